@@ -1,0 +1,51 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Layers (see docs/ARCHITECTURE.md). Only SnapUI may import CSDL2, and only when the
+// `GUI` trait is on; `--disable-default-traits` builds and tests everything else
+// on a machine without the SDL development packages.
+let gui: TargetDependencyCondition? = .when(traits: ["GUI"])
+
+let package = Package(
+    name: "Snap",
+    products: [
+        .executable(name: "snap", targets: ["snap"])
+    ],
+    traits: [
+        .trait(name: "GUI", description: "The SDL2 windows; needs libsdl2-dev, -image, -mixer and -ttf."),
+        .default(enabledTraits: ["GUI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        .target(name: "SnapEngine"),
+        .target(name: "SnapBots", dependencies: ["SnapEngine"]),
+        .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots"]),
+        .systemLibrary(
+            name: "CSDL2",
+            path: "CSDL2",
+            // No pkgConfig: SDL's headers sit in /usr/include/SDL2 and find each other by
+            // relative includes, and sdl2.pc's -D_REENTRANT is a flag SwiftPM refuses.
+            providers: [.apt(["libsdl2-dev", "libsdl2-image-dev", "libsdl2-mixer-dev", "libsdl2-ttf-dev"])]
+        ),
+        .target(
+            name: "SnapUI",
+            dependencies: ["SnapEngine", .target(name: "CSDL2", condition: gui)]
+        ),
+        .executableTarget(
+            name: "snap",
+            dependencies: [
+                "SnapEngine", "SnapBots", "SnapSimulation",
+                .target(name: "SnapUI", condition: gui),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
+        .testTarget(name: "SnapBotsTests", dependencies: ["SnapBots", "SnapEngine"]),
+        .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
+        .testTarget(name: "SnapUITests", dependencies: [.target(name: "SnapUI", condition: gui)]),
+    ]
+)

@@ -1,0 +1,297 @@
+/// The complete rules of Snap! as a deterministic value: the same seed and the same
+/// commands give the same states and events on every machine. No clocks, no I/O —
+/// time is the caller's business (the host decides when to send `.activateNext`).
+///
+/// `apply(_:)` is the one door in. A refused command throws and leaves the game as it was.
+public struct Game: Hashable, Sendable {
+    public enum Phase: Hashable, Sendable {
+        /// Before the first deal; the deck holds every card.
+        case lobby
+        /// Cards are dealt; nobody may turn until `.finishDeal`.
+        case dealing
+        case playing
+        /// Someone won; the next `.deal` gathers the cards and starts another round.
+        case roundOver(winner: Seat)
+    }
+
+    /// The seats taken at the start, in clockwise order. Leavers stay listed (see `Hand.isPresent`).
+    public let seats: [Seat]
+    public let rules: Rules
+    public internal(set) var phase: Phase = .lobby
+    /// The cards not held by anyone: all 52 in the lobby, none once dealt.
+    public internal(set) var deck: [Card]
+    public internal(set) var active: Seat?
+    /// Whether the active player has turned their one card.
+    public internal(set) var hasTurned = false
+    /// Whether a Snap! call has been judged since the last card was turned.
+    public private(set) var snapJudged = false
+    public internal(set) var round = 0
+    public internal(set) var startingSeat: Seat?
+    public private(set) var turnsThisRound = 0
+    var hands: [Hand]
+    private var random: SeededRandom
+
+    public init(seats: [Seat], seed: UInt64, rules: Rules = .original) {
+        precondition(Set(seats).count == seats.count, "a seat is listed twice")
+        self.seats = seats.sorted()
+        self.rules = rules
+        self.deck = Card.fullDeck
+        self.hands = Seat.allCases.map { seat in
+            var hand = Hand()
+            hand.isPresent = seats.contains(seat)
+            return hand
+        }
+        self.random = SeededRandom(seed: seed)
+    }
+
+    public func hand(_ seat: Seat) -> Hand { hands[Int(seat.rawValue)] }
+
+    private subscript(seat: Seat) -> Hand {
+        get { hands[Int(seat.rawValue)] }
+        set { hands[Int(seat.rawValue)] = newValue }
+    }
+
+    /// Seats still in the game, clockwise from the bottom.
+    public var presentSeats: [Seat] { seats.filter { self[$0].isPresent } }
+
+    /// Seats that still hold cards: the ones who may snap, be paid or receive a leaver's cards.
+    public var seatsWithCards: [Seat] { seats.filter { self[$0].isPresent && self[$0].hasCards } }
+
+    /// The seats in the current match (empty when there is none).
+    public var matching: [Seat] {
+        matchingSeats(topCards: seats.compactMap { seat in self[seat].open.last.map { (seat, $0) } })
+    }
+
+    @discardableResult
+    public mutating func apply(_ command: Command) throws(GameError) -> [Event] {
+        var events: [Event] = []
+        switch command {
+        case .deal: try deal(&events)
+        case .finishDeal: try finishDeal(&events)
+        case .turn(let seat): try turn(seat, &events)
+        case .activateNext: try activateNext(&events)
+        case .snap(let seat): try snap(seat, &events)
+        case .leave(let seat): try leave(seat, &events)
+        }
+        return events
+    }
+
+    // MARK: - Dealing
+
+    private mutating func deal(_ events: inout [Event]) throws(GameError) {
+        switch phase {
+        case .lobby, .roundOver: break
+        case .dealing, .playing: throw .roundInProgress
+        }
+        let players = presentSeats
+        guard players.count >= 2 else { throw .notEnoughPlayers }
+
+        let start: Seat
+        if let previous = startingSeat {
+            start = players.clockwise(from: previous.clockwiseNext)[0]
+        } else {
+            start = players[random.below(players.count)]
+        }
+        round += 1
+        startingSeat = start
+        turnsThisRound = 0
+        active = nil
+        hasTurned = false
+        snapJudged = false
+        events.append(.roundStarted(round: round, startingSeat: start))
+
+        // Gather in a fixed order, then shuffle: the deal depends only on the seed.
+        deck = Card.fullDeck
+        for seat in Seat.allCases {
+            self[seat].closed.removeAll(keepingCapacity: true)
+            self[seat].open.removeAll(keepingCapacity: true)
+        }
+        random.shuffle(&deck)
+
+        let order = players.clockwise(from: start)
+        var index = 0
+        while let card = deck.popLast() {
+            let seat = order[index % order.count]
+            self[seat].closed.append(card)
+            events.append(.dealt(card, to: seat))
+            index += 1
+        }
+        phase = .dealing
+    }
+
+    private mutating func finishDeal(_ events: inout [Event]) throws(GameError) {
+        guard phase == .dealing, let start = startingSeat else { throw .notDealing }
+        phase = .playing
+        events.append(.dealFinished)
+        activate(searchingFrom: start, &events)
+    }
+
+    // MARK: - Turns
+
+    private mutating func turn(_ seat: Seat, _ events: inout [Event]) throws(GameError) {
+        try requirePlaying()
+        guard active == seat else { throw .notYourTurn(active: active) }
+        guard !hasTurned else { throw .alreadyTurned }
+        // `activate` only ever hands the turn to a seat with a closed card.
+        let card = self[seat].closed.removeLast()
+        self[seat].open.append(card)
+        hasTurned = true
+        snapJudged = false
+        turnsThisRound += 1
+        events.append(.turned(seat, card))
+    }
+
+    private mutating func activateNext(_ events: inout [Event]) throws(GameError) {
+        try requirePlaying()
+        guard hasTurned, let current = active else { throw .noTurnYet }
+        if let limit = rules.turnLimit, turnsThisRound >= limit {
+            events.append(.turnLimitReached)
+            let order = presentSeats.clockwise(from: startingSeat ?? .bottom)
+            let most = order.map { self[$0].cardCount }.max() ?? 0
+            win(order.first { self[$0].cardCount == most }!, &events)
+            return
+        }
+        activate(searchingFrom: current.clockwiseNext, &events)
+    }
+
+    /// Gives the turn to the first seat, clockwise from `start` (inclusive), that can
+    /// play: skipping players with no cards, or with no closed cards and a single open
+    /// one; a player with no closed cards and two or more open ones recycles first.
+    private mutating func activate(searchingFrom start: Seat, _ events: inout [Event]) {
+        for seat in seats.clockwise(from: start) where self[seat].isPresent {
+            let hand = self[seat]
+            if hand.closed.isEmpty {
+                guard hand.open.count >= 2 else { continue }
+                self[seat].recycle()
+                events.append(.recycled(seat, count: hand.open.count))
+            }
+            active = seat
+            hasTurned = false
+            events.append(.activated(seat))
+            return
+        }
+        // Unreachable while playing: 52 cards among at most four players means someone
+        // holds two or more.
+        preconditionFailure("no player can take a turn")
+    }
+
+    /// After cards moved, the active player who has not turned yet may have lost their
+    /// closed pile: they recycle, or the turn passes on.
+    private mutating func keepActivePlayable(_ events: inout [Event]) {
+        guard phase == .playing, let current = active, !hasTurned, self[current].closed.isEmpty else { return }
+        activate(searchingFrom: current, &events)
+    }
+
+    // MARK: - Snap!
+
+    private mutating func snap(_ caller: Seat, _ events: inout [Event]) throws(GameError) {
+        switch phase {
+        case .playing: break
+        case .dealing: throw .stillDealing
+        case .lobby, .roundOver: throw .notPlaying
+        }
+        guard seats.contains(caller), self[caller].isPresent else { throw .notSeated(caller) }
+        guard self[caller].hasCards else { throw .noCards(caller) }
+
+        events.append(.snapCalled(caller))
+        guard !snapJudged else {
+            events.append(.snapTooLate(caller))
+            return
+        }
+        snapJudged = true
+
+        let matching = self.matching
+        if matching.isEmpty {
+            events.append(.snapWrong(caller: caller))
+            pay(from: caller, &events)
+        } else {
+            events.append(.snapCorrect(caller: caller, matching: matching))
+            for seat in matching.clockwise(from: caller) {
+                let cards = self[seat].open
+                self[seat].open.removeAll(keepingCapacity: true)
+                self[caller].closed.insert(contentsOf: cards.reversed(), at: 0)
+                events.append(.collected(cards: cards, from: seat, to: caller))
+                if !self[seat].hasCards { events.append(.playerOut(seat)) }
+            }
+        }
+        if !endRoundIfWon(&events) {
+            keepActivePlayable(&events)
+        }
+    }
+
+    /// A wrong call: one card to each other player with cards, clockwise from the caller,
+    /// recycling when the closed pile runs out, paying whom it can when short.
+    private mutating func pay(from caller: Seat, _ events: inout [Event]) {
+        let receivers = seatsWithCards.clockwise(from: caller).filter { $0 != caller }
+        for receiver in receivers {
+            if self[caller].closed.isEmpty {
+                let count = self[caller].open.count
+                guard count > 0 else { break }
+                self[caller].recycle()
+                events.append(.recycled(caller, count: count))
+            }
+            let card = self[caller].closed.removeLast()
+            self[receiver].closed.insert(card, at: 0)
+            events.append(.paid(card, from: caller, to: receiver))
+        }
+        if !self[caller].hasCards { events.append(.playerOut(caller)) }
+    }
+
+    // MARK: - Leaving
+
+    private mutating func leave(_ seat: Seat, _ events: inout [Event]) throws(GameError) {
+        guard seats.contains(seat), self[seat].isPresent else { throw .notSeated(seat) }
+        self[seat].isPresent = false
+        events.append(.playerLeft(seat))
+
+        switch phase {
+        case .lobby, .roundOver:
+            // Nothing is in play; the next deal gathers whatever the leaver held.
+            return
+        case .dealing, .playing:
+            break
+        }
+        let receivers = seatsWithCards.clockwise(from: seat)
+        // While a round is on, nobody else can be without cards: one player would hold all 52.
+        precondition(!receivers.isEmpty, "a leaver's cards have nowhere to go")
+        var next = 0
+        for pile in [PileKind.closed, .open] {
+            while let card = pile == .closed ? self[seat].closed.popLast() : self[seat].open.popLast() {
+                let receiver = receivers[next % receivers.count]
+                self[receiver].closed.insert(card, at: 0)
+                events.append(.handedOut(card, from: seat, pile: pile, to: receiver))
+                next += 1
+            }
+        }
+        if endRoundIfWon(&events) { return }
+        if phase == .playing, active == seat {
+            activate(searchingFrom: seat.clockwiseNext, &events)
+        }
+    }
+
+    // MARK: - Winning
+
+    private mutating func endRoundIfWon(_ events: inout [Event]) -> Bool {
+        guard let winner = seats.first(where: { self[$0].cardCount == Card.fullDeck.count }) else {
+            return false
+        }
+        win(winner, &events)
+        return true
+    }
+
+    private mutating func win(_ winner: Seat, _ events: inout [Event]) {
+        phase = .roundOver(winner: winner)
+        active = nil
+        hasTurned = false
+        self[winner].wins += 1
+        events.append(.roundWon(winner, wins: self[winner].wins))
+    }
+
+    private func requirePlaying() throws(GameError) {
+        switch phase {
+        case .playing: return
+        case .dealing: throw .stillDealing
+        case .lobby, .roundOver: throw .notPlaying
+        }
+    }
+}

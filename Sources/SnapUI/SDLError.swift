@@ -1,0 +1,3 @@
+#if GUI
+import CSDL2
+#endif

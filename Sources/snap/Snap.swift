@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Snap: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snap",
+        abstract: "Snap!, the card game.",
+        subcommands: []
+    )
+}
