@@ -46,6 +46,7 @@ let package = Package(
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
         .testTarget(name: "SnapBotsTests", dependencies: ["SnapBots", "SnapEngine"]),
         .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
+        .testTarget(name: "SnapCLITests", dependencies: ["snap"]),
         .testTarget(name: "SnapUITests", dependencies: [.target(name: "SnapUI", condition: gui)]),
     ]
 )

@@ -5,6 +5,6 @@ struct Snap: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snap",
         abstract: "Snap!, the card game.",
-        subcommands: []
+        subcommands: [Simulate.self, Bench.self]
     )
 }

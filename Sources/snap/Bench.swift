@@ -1,0 +1,52 @@
+import ArgumentParser
+import SnapSimulation
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure speed against baselines measured in the same run (use a release build).",
+        subcommands: [EngineBench.self])
+}
+
+struct EngineBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "engine",
+        abstract: "Engine commands per second and simulated rounds per second, against bare card moves.")
+
+    @Option(help: "Rounds of 4-player computer play to record and replay.") var rounds = 100
+    @Option(help: "Seed of the recorded play.") var seed: UInt64 = 1
+    @Option(help: "Least time each measurement runs, in seconds.") var seconds = 1.0
+
+    func validate() throws {
+        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+        guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
+    }
+
+    func run() {
+        #if DEBUG
+        print("warning: a debug build; measure with `swift build -c release`")
+        #endif
+        let result = EngineBenchmark(rounds: rounds, seed: seed, minimumSeconds: seconds).run()
+        print("snap bench engine: \(rounds) rounds of 4 computer players, seed \(seed): "
+            + "\(result.commands) commands, \(result.events) events, \(result.moves) card moves")
+        print("engine: \(si(result.commandsPerSecond)) commands/s (\(nanoseconds(1 / result.commandsPerSecond)) each), "
+            + "\(si(result.eventsPerSecond)) events/s")
+        print("baseline, the same card moves on bare arrays: \(si(result.movesPerSecond)) moves/s "
+            + "(\(nanoseconds(1 / result.movesPerSecond)) each)")
+        print("ratio: one engine command costs \(twoDecimals(result.ratio)) bare moves")
+        print("simulation: \(twoDecimals(result.roundsPerSecond)) rounds/s (bots, virtual time, checks after every event)")
+    }
+}
+
+func si(_ value: Double) -> String {
+    if value >= 1e6 { return twoDecimals(value / 1e6) + " M" }
+    if value >= 1e3 { return twoDecimals(value / 1e3) + " k" }
+    return twoDecimals(value)
+}
+
+func nanoseconds(_ seconds: Double) -> String { twoDecimals(seconds * 1e9) + " ns" }
+
+func twoDecimals(_ value: Double) -> String {
+    let hundredths = Int((value * 100).rounded())
+    let fraction = hundredths % 100
+    return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// The built `snap` binary, run as a separate process, as a person would.
+func runSnap(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    var binary = products.appendingPathComponent("snap")
+    if !FileManager.default.fileExists(atPath: binary.path) {
+        // swift-testing runs from inside the .xctest bundle directory on some setups.
+        binary = products.deletingLastPathComponent().appendingPathComponent("snap")
+    }
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let output = out.fileHandleForReading.readDataToEndOfFile()
+    let error = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
+}
+
+@Suite("snap simulate, as a process")
+struct SimulateCommandTests {
+    @Test("prints the summary lines and the same bytes for the same seed")
+    func summary() throws {
+        let arguments = ["simulate", "--players", "3", "--rounds", "4", "--seed", "21", "--level", "hard"]
+        let first = try runSnap(arguments)
+        #expect(first.status == 0)
+        let lines = first.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Snap! simulation: 3 players (Mia, Ray, Lucy), level hard, seed 21, original rules")
+        #expect(lines.contains("rounds played: 4 of 4 (unfinished: 0)"))
+        #expect(lines.contains { $0.hasPrefix("turns per round: p50 ") })
+        #expect(lines.contains { $0.hasPrefix("snaps: correct ") })
+        #expect(lines.contains { $0.hasPrefix("card conservation: held after every one of ") })
+        let second = try runSnap(arguments)
+        #expect(second.output == first.output)
+    }
+
+    @Test("bad options get a clear error and a non-zero exit")
+    func badOptions() throws {
+        let players = try runSnap(["simulate", "--players", "5"])
+        #expect(players.status != 0)
+        #expect(players.error.contains("--players must be 2, 3 or 4"))
+        let level = try runSnap(["simulate", "--level", "genius"])
+        #expect(level.status != 0)
+        #expect(level.error.contains("genius"))
+    }
+
+    @Test("a round past --abandon-after exits 2 and says so")
+    func abandoned() throws {
+        let result = try runSnap(["simulate", "--rounds", "1", "--abandon-after", "3"])
+        #expect(result.status == 2)
+        #expect(result.output.contains("stopped: a round passed 3 turns"))
+    }
+}
