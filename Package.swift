@@ -23,6 +23,8 @@ let package = Package(
         .target(name: "SnapEngine"),
         .target(name: "SnapBots", dependencies: ["SnapEngine"]),
         .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots"]),
+        .target(name: "SnapProtocol", dependencies: ["SnapEngine"]),
+        .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots"]),
         .systemLibrary(
             name: "CSDL2",
             path: "CSDL2",
@@ -46,6 +48,8 @@ let package = Package(
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
         .testTarget(name: "SnapBotsTests", dependencies: ["SnapBots", "SnapEngine"]),
         .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
+        .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SnapSessionTests", dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots"]),
         .testTarget(name: "SnapCLITests", dependencies: ["snap"]),
         .testTarget(name: "SnapUITests", dependencies: [.target(name: "SnapUI", condition: gui)]),
     ]

@@ -1,0 +1,132 @@
+import SnapEngine
+
+/// The protocol version this build speaks. A client offers a range in its hello; the
+/// host picks the highest version both know, or closes with `.versionUnsupported`.
+public enum ProtocolVersion {
+    public static let current: UInt16 = 1
+    public static let supported: ClosedRange<UInt16> = 1...1
+}
+
+// MARK: - Client → host: intents only. The host knows the sender from the connection.
+
+public enum ClientMessage: Hashable, Sendable {
+    /// The first message on a connection: sign in.
+    case hello(Hello)
+    /// In the lobby: this player is ready to start.
+    case ready
+    /// Turn the top card of my closed pile.
+    case turn
+    /// Snap!, with this client's own measure of how long after the card showed it was pressed.
+    case snap(SnapCall)
+    /// I quit on purpose.
+    case leave
+    /// The answer to a ping, echoing its nonce.
+    case pong(nonce: UInt64)
+}
+
+public struct Hello: Hashable, Sendable {
+    public var versions: ClosedRange<UInt16>
+    public var name: String
+
+    public init(versions: ClosedRange<UInt16> = ProtocolVersion.supported, name: String) {
+        self.versions = versions
+        self.name = name
+    }
+}
+
+public struct SnapCall: Hashable, Sendable {
+    /// How many cards this client had seen turned this round when the player pressed
+    /// (0 before the first turn): which card the reaction is measured from.
+    public var seenTurns: UInt32
+    /// Microseconds from that card showing on this client's screen to the press (monotonic clock).
+    public var reactionMicros: UInt32
+
+    public init(seenTurns: UInt32, reactionMicros: UInt32) {
+        self.seenTurns = seenTurns
+        self.reactionMicros = reactionMicros
+    }
+}
+
+// MARK: - Host → client: what happened, already projected for the receiving seat.
+
+public enum HostMessage: Hashable, Sendable {
+    case welcome(Welcome)
+    /// Everyone signed in so far, in joining order (the host's own player first).
+    case lobby([LobbyPlayer])
+    case gameStarted(GameStart)
+    /// Everything one command caused, in order; face-down cards are `nil`.
+    case events([SeatEvent])
+    case ping(nonce: UInt64)
+    /// A player left; their cards follow as `handedOut` events (now or after a grace period).
+    case seatLeft(Seat, LeaveReason)
+    /// The host is closing this connection, and says why. Nothing follows.
+    case closing(CloseReason, message: String)
+}
+
+public struct Welcome: Hashable, Sendable {
+    public var version: UInt16
+    public var hostName: String
+    /// This connection's player number in the lobby (the host's own player is 0).
+    public var playerID: UInt8
+
+    public init(version: UInt16, hostName: String, playerID: UInt8) {
+        self.version = version
+        self.hostName = hostName
+        self.playerID = playerID
+    }
+}
+
+public struct LobbyPlayer: Hashable, Sendable {
+    public var id: UInt8
+    public var name: String
+    public var ready: Bool
+
+    public init(id: UInt8, name: String, ready: Bool) {
+        self.id = id
+        self.name = name
+        self.ready = ready
+    }
+}
+
+public struct GameStart: Hashable, Sendable {
+    public var yourSeat: Seat
+    /// Every seated player, clockwise from the bottom.
+    public var players: [SeatedPlayer]
+    /// `Rules.turnLimit`, or nil for the original rule.
+    public var turnLimit: UInt32?
+
+    public init(yourSeat: Seat, players: [SeatedPlayer], turnLimit: UInt32?) {
+        self.yourSeat = yourSeat
+        self.players = players
+        self.turnLimit = turnLimit
+    }
+}
+
+public struct SeatedPlayer: Hashable, Sendable {
+    public var seat: Seat
+    public var name: String
+
+    public init(seat: Seat, name: String) {
+        self.seat = seat
+        self.name = name
+    }
+}
+
+public enum LeaveReason: UInt8, Hashable, Sendable {
+    /// The player chose to leave.
+    case quit = 1
+    /// The connection dropped (closed, or silent past the keepalive bound).
+    case dropped = 2
+}
+
+public enum CloseReason: UInt8, Hashable, Sendable, CaseIterable {
+    case full = 1
+    case gameStarted = 2
+    case badName = 3
+    case nameTaken = 4
+    case versionUnsupported = 5
+    case protocolViolation = 6
+    case hostQuit = 7
+    case gameFinished = 8
+    case timedOut = 9
+}

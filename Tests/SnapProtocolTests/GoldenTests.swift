@@ -1,0 +1,135 @@
+import Foundation
+import SnapEngine
+import Testing
+
+@testable import SnapProtocol
+
+/// The wire format, frozen: each message encodes to exactly the committed bytes, and the
+/// committed bytes decode to exactly the message. An intended format change means new
+/// fixtures (and a new protocol version); an accidental one fails here.
+@Suite("Golden fixtures")
+struct GoldenTests {
+    @Test("encoding gives exactly the fixture's bytes", arguments: Fixtures.all)
+    func encodesToFixture(fixture: Fixture) throws {
+        let expected = try fixture.bytes
+        let encoded = fixture.message.encoded(sequence: fixture.sequence)
+        #expect(hex(encoded) == hex(expected))
+    }
+
+    @Test("the fixture decodes to exactly the message, and nothing else", arguments: Fixtures.all)
+    func decodesFromFixture(fixture: Fixture) throws {
+        var decoder = FrameDecoder()
+        decoder.append(try fixture.bytes)
+        let frame = try #require(try decoder.nextFrame())
+        #expect(try decoder.nextFrame() == nil)
+        #expect(decoder.bufferedByteCount == 0)
+        #expect(frame.sequence == fixture.sequence)
+        #expect(try fixture.message.decodeSameDirection(frame) == fixture.message)
+        // Client and host types never overlap: the other direction refuses the frame.
+        switch fixture.message {
+        case .client: #expect(throws: ProtocolError.unknownMessageType(frame.type)) {
+                try WireCodec.decodeHostMessage(frame)
+            }
+        case .host: #expect(throws: ProtocolError.unknownMessageType(frame.type)) {
+                try WireCodec.decodeClientMessage(frame)
+            }
+        }
+    }
+
+    @Test("fixture files are lowercase hex, and there is one per listed fixture and no other")
+    func fixtureFilesMatchTheList() throws {
+        let directory = try #require(Bundle.module.url(forResource: "Fixtures", withExtension: nil))
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        let names = Set(files.filter { $0.hasSuffix(".hex") }.map { String($0.dropLast(4)) })
+        #expect(names == Set(Fixtures.all.map(\.name)))
+        #expect(Fixtures.all.count == names.count, "two fixtures share a name")
+    }
+
+    @Test("every message type in both directions and every event tag has a fixture")
+    func everyCaseCovered() throws {
+        var clientTypes: Set<UInt8> = []
+        var hostTypes: Set<UInt8> = []
+        var eventTags: Set<UInt8> = []
+        var sawHidden = false
+        var sawShown = false
+        for fixture in Fixtures.all {
+            let frame = WireCodec.frame(for: fixture.message)
+            switch fixture.message {
+            case .client: clientTypes.insert(frame.type)
+            case .host(.events(let events)):
+                hostTypes.insert(frame.type)
+                var writer = ByteWriter()
+                for event in events {
+                    writer = ByteWriter()
+                    WireCodec.write(event, to: &writer)
+                    eventTags.insert(writer.bytes[0])
+                    switch event {
+                    case .dealt(nil, _), .paid(nil, _, _), .handedOut(nil, _, _, _): sawHidden = true
+                    case .dealt(.some, _), .paid(.some, _, _), .handedOut(.some, _, _, _): sawShown = true
+                    default: break
+                    }
+                }
+            case .host: hostTypes.insert(frame.type)
+            }
+        }
+        #expect(clientTypes == Set(WireCodec.ClientType.allRawValues))
+        #expect(hostTypes == Set(WireCodec.HostType.allRawValues))
+        #expect(eventTags == Set(1...17))
+        #expect(sawHidden && sawShown)
+    }
+
+    @Test("docs/PROTOCOL.md shows every fixture, byte for byte, and no other example")
+    func documentationExamples() throws {
+        let url = URL(filePath: #filePath).deletingLastPathComponent()
+            .appending(path: "../../docs/PROTOCOL.md").standardized
+        let document = try String(contentsOf: url, encoding: .utf8)
+        for fixture in Fixtures.all {
+            let block = "```text\n" + fixtureText(try fixture.bytes) + "```"
+            #expect(document.contains(block), "PROTOCOL.md lacks the example \(fixture.name)")
+        }
+        #expect(document.components(separatedBy: "```text\n").count - 1 == Fixtures.all.count)
+    }
+
+    @Test("the frame sizes quoted in PROTOCOL.md §14")
+    func documentedSizes() {
+        let name = String(repeating: "\u{10400}", count: 16)  // 64 bytes
+        let lobby = HostMessage.lobby((0..<4).map { LobbyPlayer(id: UInt8($0), name: name, ready: true) })
+        #expect(WireCodec.encode(lobby, sequence: 0).count == 282)
+        let collected = HostMessage.events([.collected(cards: Card.fullDeck, from: .left, to: .top)])
+        #expect(WireCodec.encode(collected, sequence: 0).count == 71)
+        var game = Game(seats: Seat.allCases, seed: 1)
+        let deal = try! game.apply(.deal).map(\.seen)
+        #expect(WireCodec.encode(.events(deal), sequence: 0).count == 177)
+    }
+
+    /// Run with SNAP_RECORD_FIXTURES=1 to (re)write the fixture files from the list above;
+    /// then read every changed file against docs/PROTOCOL.md before committing it.
+    @Test(
+        "record fixtures", .enabled(if: ProcessInfo.processInfo.environment["SNAP_RECORD_FIXTURES"] == "1"))
+    func recordFixtures() throws {
+        let directory = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "Fixtures")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for fixture in Fixtures.all {
+            let bytes = fixture.message.encoded(sequence: fixture.sequence)
+            try fixtureText(bytes).write(
+                to: directory.appending(path: fixture.name + ".hex"), atomically: true, encoding: .utf8)
+        }
+    }
+}
+
+extension WireCodec.ClientType {
+    static var allRawValues: [UInt8] { (0...255).compactMap { Self(rawValue: $0)?.rawValue } }
+}
+
+extension WireCodec.HostType {
+    static var allRawValues: [UInt8] { (0...255).compactMap { Self(rawValue: $0)?.rawValue } }
+}
+
+extension WireCodec {
+    static func frame(for message: AnyMessage, sequence: UInt32 = 0) -> Frame {
+        switch message {
+        case .client(let message): frame(for: message, sequence: sequence)
+        case .host(let message): frame(for: message, sequence: sequence)
+        }
+    }
+}
