@@ -19,9 +19,13 @@ public struct Bot: Hashable, Sendable {
     public private(set) var pendingSnap: Duration?
     private var random: SeededRandom
 
-    public init(seat: Seat, level: BotLevel = .normal, seed: UInt64) {
+    /// Multiplies every delay (a faster host, a quicker test); 0 acts at once.
+    public let timeScale: Double
+
+    public init(seat: Seat, level: BotLevel = .normal, seed: UInt64, timeScale: Double = 1) {
         self.seat = seat
         self.level = level
+        self.timeScale = timeScale
         random = SeededRandom(seed: seed ^ (UInt64(seat.rawValue) &* 0x9E37_79B9_7F4A_7C15))
     }
 
@@ -86,6 +90,6 @@ public struct Bot: Hashable, Sendable {
     }
 
     private mutating func delay(_ base: Duration, _ spread: Duration) -> Duration {
-        base + spread * random.unit()
+        (base + spread * random.unit()) * timeScale
     }
 }

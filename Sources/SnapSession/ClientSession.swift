@@ -1,0 +1,79 @@
+import SnapEngine
+import SnapProtocol
+
+/// What one seat knows, mirrored from the host's messages: the lobby, then the table.
+/// It never holds a face-down card. It also keeps the time the current card showed,
+/// so a Snap! can carry this player's own reaction time (see docs/PROTOCOL.md).
+public struct ClientSession: Sendable {
+    public enum Phase: Hashable, Sendable {
+        case connecting
+        case lobby
+        case playing
+        /// The host closed the connection, or it dropped (`reason` nil).
+        case ended(reason: CloseReason?, message: String)
+    }
+
+    public private(set) var phase: Phase = .connecting
+    public private(set) var welcome: Welcome?
+    public private(set) var lobby: [LobbyPlayer] = []
+    public private(set) var seat: Seat?
+    public private(set) var names: [Seat: String] = [:]
+    public private(set) var table: TableView?
+    /// `turned` events seen this round, and when the newest reference (that card, or dealFinished) arrived.
+    public private(set) var seenTurns: UInt32 = 0
+    public private(set) var referenceShownAt: Duration?
+    public private(set) var lastLeaver: (seat: Seat, reason: LeaveReason)?
+
+    public init() {}
+
+    public static func hello(name: String) -> ClientMessage { .hello(Hello(name: name)) }
+
+    /// Applies one message from the host. Returns the events it carried (empty for
+    /// other messages) and any answer due at once (a pong).
+    public mutating func receive(_ message: HostMessage, now: Duration) -> (events: [SeatEvent], replies: [ClientMessage]) {
+        switch message {
+        case .welcome(let welcome):
+            self.welcome = welcome
+            phase = .lobby
+        case .lobby(let players):
+            lobby = players
+        case .gameStarted(let start):
+            seat = start.yourSeat
+            names = Dictionary(uniqueKeysWithValues: start.players.map { ($0.seat, $0.name) })
+            table = TableView(seats: start.players.map(\.seat))
+            phase = .playing
+        case .events(let events):
+            for event in events {
+                table?.apply(event)
+                switch event {
+                case .roundStarted: seenTurns = 0; referenceShownAt = nil
+                case .dealFinished: referenceShownAt = now
+                case .turned: seenTurns += 1; referenceShownAt = now
+                default: break
+                }
+            }
+            return (events, [])
+        case .ping(let nonce):
+            return ([], [.pong(nonce: nonce)])
+        case .seatLeft(let seat, let reason):
+            lastLeaver = (seat, reason)
+        case .closing(let reason, let message):
+            phase = .ended(reason: reason, message: message)
+        }
+        return ([], [])
+    }
+
+    /// The connection ended without a word from the host.
+    public mutating func connectionLost(_ message: String) {
+        if case .ended = phase { return }
+        phase = .ended(reason: nil, message: message)
+    }
+
+    /// A Snap! pressed at `now`, with this player's reaction time.
+    public func snap(at now: Duration) -> ClientMessage {
+        let reaction = referenceShownAt.map { now - $0 } ?? .zero
+        return .snap(SnapCall(seenTurns: seenTurns, reactionMicros: UInt32(clamping: max(0, reaction.microseconds))))
+    }
+
+    public var name: String? { seat.flatMap { names[$0] } }
+}

@@ -1,0 +1,506 @@
+import SnapBots
+import SnapEngine
+import SnapProtocol
+
+/// One connection (or in-process link) to the host, numbered by the host.
+public struct ConnectionID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let raw: UInt32
+    public init(_ raw: UInt32) { self.raw = raw }
+    public static func < (a: ConnectionID, b: ConnectionID) -> Bool { a.raw < b.raw }
+    public var description: String { "#\(raw)" }
+}
+
+/// What happens to a host, as one value.
+public enum HostInput: Sendable {
+    case connected(ConnectionID, local: Bool)
+    case message(ConnectionID, ClientMessage)
+    /// The bytes from this connection could not be decoded: it is cut.
+    case malformed(ConnectionID, String)
+    case disconnected(ConnectionID)
+    /// The host's own player (or the headless host) starts the game.
+    case start
+    /// The host's Next Round button.
+    case nextRound
+    /// The host ends the game on purpose.
+    case quit
+    /// Time passed; due timers fire.
+    case tick
+}
+
+/// What the host must do, in order.
+public enum HostAction: Hashable, Sendable {
+    case send(ConnectionID, HostMessage)
+    /// Send `closing(reason, message)`, then close.
+    case close(ConnectionID, CloseReason, String)
+    case log(String)
+    case roundWon(round: Int, winner: String)
+    /// The game is over (all rounds played, too few players, or the host quit).
+    case gameOver(String)
+}
+
+public struct HostConfiguration: Sendable {
+    public var hostName: String
+    /// How many network clients at most (the protocol's limit is 3).
+    public var maxClients = 3
+    /// Computer players seated by the host itself, after everyone who joined.
+    public var bots: Int = 0
+    public var botLevel: BotLevel = .normal
+    public var seed: UInt64 = 1
+    public var rules: Rules = .original
+    /// Play this many rounds, then end the game (nil: until the host quits).
+    public var rounds: Int?
+    /// Start the next round by itself this long after a win (nil: wait for `.nextRound`).
+    public var autoNextRound: Duration?
+    /// Multiplies every host-side delay (pacing and the host's bots); 0 removes them.
+    public var speed: Double = 1
+    public var pacing: Pacing = .original
+    public var pingInterval: Duration = .seconds(1)
+    public var silenceLimit: Duration = .seconds(5)
+    /// The longest the host waits for slower calls after the first Snap! arrives.
+    public var judgingWindowCap: Duration = .milliseconds(300)
+    /// More snaps than this from one player within a second is a flood.
+    public var snapFloodLimit = 20
+
+    public init(hostName: String) {
+        self.hostName = hostName
+    }
+}
+
+/// The host's whole job as a value: lobby, seats, pacing, fair judging of Snap!,
+/// per-seat projection, keepalive, leavers. It owns the `Game`; the driver owns the
+/// sockets and the clock. Feed it inputs with the current time; perform the actions it
+/// returns; call `.tick` again at `nextDeadline`.
+public struct HostSession: Sendable {
+    public enum Phase: Hashable, Sendable { case lobby, playing, over }
+
+    struct Player: Sendable {
+        var id: UInt8
+        var name: String
+        var ready: Bool
+        var connection: ConnectionID?
+        var bot: Bot?
+        var seat: Seat?
+    }
+
+    struct Link: Sendable {
+        var local: Bool
+        var playerID: UInt8?
+        var lastHeard: Duration
+        var pingSentAt: [UInt64: Duration] = [:]
+        var rttSamples: [Duration] = []
+        var recentSnaps: [Duration] = []
+    }
+
+    struct Call: Sendable {
+        var seat: Seat
+        var estimate: Duration
+        var arrival: Duration
+    }
+
+    public let configuration: HostConfiguration
+    public private(set) var phase: Phase = .lobby
+    public private(set) var game: Game?
+    var players: [Player] = []
+    var links: [ConnectionID: Link] = [:]
+    var nextPlayerID: UInt8 = 0
+    var timers: [Timer: Duration] = [:]
+    var random: SeededRandom
+    var nextNonce: UInt64 = 1
+    public private(set) var roundsWon = 0
+
+    // Fair judging: when each reference card (dealFinished = 0, then each turn) went out.
+    var referenceSentAt: [Duration] = []
+    var calls: [Call] = []
+
+    enum Timer: Hashable, Sendable {
+        case finishDeal, activateNext, nextRound, judge, ping
+    }
+
+    public init(_ configuration: HostConfiguration) {
+        self.configuration = configuration
+        random = SeededRandom(seed: configuration.seed ^ 0x5EED_F00D)
+    }
+
+    /// When `.tick` should come next.
+    public var nextDeadline: Duration? {
+        let botWakes = players.compactMap { $0.bot?.nextWake }
+        return (Array(timers.values) + botWakes).min()
+    }
+
+    public var lobby: [LobbyPlayer] { players.map { LobbyPlayer(id: $0.id, name: $0.name, ready: $0.ready) } }
+    public var clientCount: Int { players.filter { $0.connection != nil && !(links[$0.connection!]?.local ?? false) }.count }
+
+    public mutating func handle(_ input: HostInput, now: Duration) -> [HostAction] {
+        var out: [HostAction] = []
+        switch input {
+        case .connected(let id, let local):
+            links[id] = Link(local: local, lastHeard: now)
+            if timers[.ping] == nil { timers[.ping] = now + configuration.pingInterval }
+        case .message(let id, let message):
+            guard links[id] != nil else { break }
+            links[id]!.lastHeard = now
+            receive(message, from: id, now: now, &out)
+        case .malformed(let id, let reason):
+            cut(id, .protocolViolation, reason, now: now, &out)
+        case .disconnected(let id):
+            drop(id, reason: .dropped, now: now, &out)
+        case .start:
+            start(now: now, &out)
+        case .nextRound:
+            if phase == .playing, case .roundOver = game?.phase { deal(now: now, &out) }
+        case .quit:
+            endGame(.hostQuit, "the host ended the game", &out)
+        case .tick:
+            fireTimers(now: now, &out)
+        }
+        return out
+    }
+
+    // MARK: - Lobby
+
+    private mutating func receive(_ message: ClientMessage, from id: ConnectionID, now: Duration, _ out: inout [HostAction]) {
+        let player = links[id]?.playerID
+        switch message {
+        case .hello(let hello):
+            guard player == nil else { return cut(id, .protocolViolation, "hello sent twice", now: now, &out) }
+            signIn(hello, from: id, now: now, &out)
+        case .pong(let nonce):
+            guard player != nil else { return cut(id, .protocolViolation, "pong before hello", now: now, &out) }
+            if let sent = links[id]!.pingSentAt.removeValue(forKey: nonce) {
+                links[id]!.rttSamples.append(now - sent)
+                if links[id]!.rttSamples.count > 8 { links[id]!.rttSamples.removeFirst() }
+            }
+        case .ready:
+            guard let index = playerIndex(player) else { return cut(id, .protocolViolation, "ready before hello", now: now, &out) }
+            guard phase == .lobby else { return cut(id, .protocolViolation, "ready after the game started", now: now, &out) }
+            players[index].ready = true
+            broadcastLobby(&out)
+        case .turn:
+            guard let seat = seatOf(player) else { return cut(id, .protocolViolation, "turn outside a game", now: now, &out) }
+            judgeNow(now: now, &out)
+            apply(.turn(seat), now: now, &out)
+        case .snap(let call):
+            guard let seat = seatOf(player) else { return cut(id, .protocolViolation, "snap outside a game", now: now, &out) }
+            links[id]!.recentSnaps.removeAll { now - $0 >= .seconds(1) }
+            links[id]!.recentSnaps.append(now)
+            if links[id]!.recentSnaps.count > configuration.snapFloodLimit {
+                return cut(id, .protocolViolation, "more than \(configuration.snapFloodLimit) snaps in a second", now: now, &out)
+            }
+            collect(call, seat: seat, link: links[id]!, now: now, &out)
+        case .leave:
+            guard player != nil else { return cut(id, .protocolViolation, "leave before hello", now: now, &out) }
+            drop(id, reason: .quit, now: now, &out)
+        }
+    }
+
+    private mutating func signIn(_ hello: Hello, from id: ConnectionID, now: Duration, _ out: inout [HostAction]) {
+        let common = hello.versions.clamped(to: ProtocolVersion.supported)
+        guard hello.versions.overlaps(ProtocolVersion.supported), let version = common.last else {
+            return cut(id, .versionUnsupported,
+                       "this host speaks protocol \(ProtocolVersion.supported.lowerBound)–\(ProtocolVersion.supported.upperBound)",
+                       now: now, &out)
+        }
+        guard phase == .lobby else { return cut(id, .gameStarted, "the game has already started", now: now, &out) }
+        let name: String
+        do { name = try PlayerName.validate(hello.name) } catch {
+            return cut(id, .badName, "\(error)", now: now, &out)
+        }
+        guard !players.contains(where: { $0.name.lowercased() == name.lowercased() }) else {
+            return cut(id, .nameTaken, "someone called \(name) has already joined", now: now, &out)
+        }
+        let local = links[id]!.local
+        if !local, clientCount >= configuration.maxClients {
+            return cut(id, .full, "the game is full: \(configuration.maxClients) players have joined", now: now, &out)
+        }
+        if players.count + configuration.bots >= 4 {
+            return cut(id, .full, "the table is full", now: now, &out)
+        }
+        let playerID = nextPlayerID
+        nextPlayerID += 1
+        players.append(Player(id: playerID, name: name, ready: local, connection: id))
+        links[id]!.playerID = playerID
+        send(id, .welcome(Welcome(version: version, hostName: configuration.hostName, playerID: playerID)), &out)
+        out.append(.log("\(name) joined from \(id)"))
+        broadcastLobby(&out)
+    }
+
+    private mutating func broadcastLobby(_ out: inout [HostAction]) {
+        let list = lobby
+        for player in players { if let id = player.connection { send(id, .lobby(list), &out) } }
+    }
+
+    // MARK: - The game
+
+    private mutating func start(now: Duration, _ out: inout [HostAction]) {
+        guard phase == .lobby else { return }
+        let humans = players.count
+        guard humans + configuration.bots >= 2 else {
+            out.append(.log("start refused: at least two players are needed"))
+            return
+        }
+        for index in 0..<configuration.bots {
+            let name = ["Ray", "Lucy", "Steve", "Mia"].first { candidate in !players.contains { $0.name == candidate } }
+                ?? "Bot \(index + 1)"
+            players.append(Player(id: nextPlayerID, name: name, ready: true))
+            nextPlayerID += 1
+        }
+        let seats = Seat.seating(playerCount: players.count)
+        for index in players.indices {
+            players[index].seat = seats[index]
+            if players[index].connection == nil {
+                players[index].bot = Bot(seat: seats[index], level: configuration.botLevel,
+                                         seed: configuration.seed &+ UInt64(index), timeScale: configuration.speed)
+            }
+        }
+        phase = .playing
+        game = Game(seats: seats, seed: configuration.seed, rules: configuration.rules)
+        let seated = players.map { SeatedPlayer(seat: $0.seat!, name: $0.name) }.sorted { $0.seat < $1.seat }
+        for player in players {
+            guard let id = player.connection else { continue }
+            send(id, .gameStarted(GameStart(yourSeat: player.seat!, players: seated,
+                                            turnLimit: configuration.rules.turnLimit.map(UInt32.init))), &out)
+        }
+        out.append(.log("game started: " + seated.map { "\($0.name) at \($0.seat)" }.joined(separator: ", ")))
+        deal(now: now, &out)
+    }
+
+    private mutating func deal(now: Duration, _ out: inout [HostAction]) {
+        timers[.nextRound] = nil
+        apply(.deal, now: now, &out)
+    }
+
+    /// Applies a command, sends what it caused, and schedules what follows.
+    private mutating func apply(_ command: Command, now: Duration, _ out: inout [HostAction]) {
+        guard var game else { return }
+        let events: [Event]
+        do {
+            events = try game.apply(command)
+        } catch {
+            // Out of turn, no cards, a race with the last move: honest players do this; nothing changes.
+            out.append(.log("refused \(command): \(error)"))
+            return
+        }
+        self.game = game
+        broadcast(events, now: now, &out)
+    }
+
+    private mutating func broadcast(_ events: [Event], now: Duration, _ out: inout [HostAction]) {
+        let seen = events.map(\.seen)
+        for player in players where player.seat != nil {
+            if let id = player.connection, links[id] != nil { send(id, .events(seen), &out) }
+        }
+        for event in events {
+            switch event {
+            case .roundStarted:
+                referenceSentAt = []
+                calls = []
+                timers[.finishDeal] = now + configuration.pacing.deal * configuration.speed
+            case .dealFinished:
+                referenceSentAt = [now]
+            case .turned:
+                referenceSentAt.append(now)
+                timers[.activateNext] = now + configuration.pacing.nextPlayer * configuration.speed
+            case .roundWon(let seat, _):
+                roundsWon += 1
+                timers[.activateNext] = nil
+                timers[.judge] = nil
+                calls = []
+                let name = players.first { $0.seat == seat }?.name ?? "\(seat)"
+                out.append(.roundWon(round: game?.round ?? 0, winner: name))
+                if let rounds = configuration.rounds, roundsWon >= rounds {
+                    endGame(.gameFinished, "all \(rounds) rounds played", &out)
+                    return
+                }
+                if let pause = configuration.autoNextRound { timers[.nextRound] = now + pause * configuration.speed }
+            default:
+                break
+            }
+        }
+        if let table = game?.table {
+            for index in players.indices where players[index].bot != nil {
+                players[index].bot!.observe(seen, table: table, now: now)
+            }
+        }
+    }
+
+    // MARK: - Fair judging of Snap!
+
+    /// A call's reaction time as the host estimates it: the player's own claim, clamped
+    /// to what the arrival time and that connection's round trip make possible.
+    private func estimate(_ call: SnapCall, link: Link, now: Duration) -> Duration {
+        let current = referenceSentAt.count - 1
+        let elapsed = now - (referenceSentAt.last ?? now)
+        // A call about an older card was pressed before the current one showed: it
+        // counts as if pressed when it arrived.
+        guard Int(call.seenTurns) == current else { return elapsed }
+        let claimed = Duration.microseconds(Int64(call.reactionMicros))
+        let slowest = Self.rttHigh(link)
+        // Pressed after the card was sent and before the call arrived, and no sooner than
+        // the slowest round trip seen on this link allows.
+        let floor = max(.zero, elapsed - slowest - Self.slack(slowest))
+        return min(max(claimed, floor), elapsed)
+    }
+
+    static func rttHigh(_ link: Link) -> Duration {
+        link.local ? .zero : (link.rttSamples.max() ?? .milliseconds(5))
+    }
+
+    static func slack(_ rtt: Duration) -> Duration { .microseconds(300) + rtt / 4 }
+
+    private mutating func collect(_ call: SnapCall, seat: Seat, link: Link, now: Duration, _ out: inout [HostAction]) {
+        guard game?.phase == .playing else {
+            apply(.snap(seat), now: now, &out)  // refused and logged by the engine's rule
+            return
+        }
+        calls.append(Call(seat: seat, estimate: estimate(call, link: link, now: now), arrival: now))
+        scheduleJudging(now: now, &out)
+    }
+
+    /// Judging waits only as long as a call still on its way could beat the best one:
+    /// a player's call can show a reaction no faster than its arrival minus that link's
+    /// slowest round trip, so past `reference + best + rtt + slack` nobody can win.
+    private mutating func scheduleJudging(now: Duration, _ out: inout [HostAction]) {
+        guard let first = calls.first, let reference = referenceSentAt.last else {
+            return judgeNow(now: now, &out)
+        }
+        let best = calls.map(\.estimate).min()!
+        let called = Set(calls.map(\.seat))
+        var deadline = now
+        for player in players {
+            guard let seat = player.seat, !called.contains(seat), game?.hand(seat).hasCards == true else { continue }
+            let rtt = player.connection.flatMap { links[$0] }.map(Self.rttHigh) ?? .zero
+            deadline = max(deadline, reference + best + rtt + Self.slack(rtt))
+        }
+        deadline = min(deadline, first.arrival + configuration.judgingWindowCap)
+        if deadline <= now { return judgeNow(now: now, &out) }
+        timers[.judge] = deadline
+    }
+
+    /// Applies the pending calls fastest first; exact ties in the match's seeded order.
+    private mutating func judgeNow(now: Duration, _ out: inout [HostAction]) {
+        timers[.judge] = nil
+        guard !calls.isEmpty else { return }
+        var pending = calls
+        calls = []
+        random.shuffle(&pending)
+        pending.sort { $0.estimate < $1.estimate }  // stable: ties keep the shuffled order
+        out.append(.log("judged: " + pending.map { "\($0.seat) \($0.estimate.microseconds) µs" }.joined(separator: ", ")))
+        for call in pending { apply(.snap(call.seat), now: now, &out) }
+    }
+
+    // MARK: - Timers
+
+    private mutating func fireTimers(now: Duration, _ out: inout [HostAction]) {
+        let due = timers.filter { $0.value <= now }.map(\.key).sorted { "\($0)" < "\($1)" }
+        for timer in due {
+            timers[timer] = nil
+            switch timer {
+            case .judge: judgeNow(now: now, &out)
+            case .finishDeal: apply(.finishDeal, now: now, &out)
+            case .activateNext: judgeNow(now: now, &out); apply(.activateNext, now: now, &out)
+            case .nextRound: deal(now: now, &out)
+            case .ping: keepAlive(now: now, &out)
+            }
+        }
+        for index in players.indices {
+            guard let seat = players[index].seat, var bot = players[index].bot else { continue }
+            let intent = bot.due(at: now)
+            players[index].bot = bot
+            switch intent {
+            case .turn: judgeNow(now: now, &out); apply(.turn(seat), now: now, &out)
+            case .snap:
+                // The host's own bots react with zero latency; their reaction is measured like anyone's.
+                let reaction = now - (referenceSentAt.last ?? now)
+                collect(SnapCall(seenTurns: UInt32(max(0, referenceSentAt.count - 1)),
+                                 reactionMicros: UInt32(clamping: reaction.microseconds)),
+                        seat: seat, link: Link(local: true, lastHeard: now), now: now, &out)
+            case nil: break
+            }
+        }
+    }
+
+    private mutating func keepAlive(now: Duration, _ out: inout [HostAction]) {
+        for id in links.keys.sorted() {
+            guard let link = links[id], !link.local else { continue }
+            if now - link.lastHeard >= configuration.silenceLimit {
+                cut(id, .timedOut, "nothing heard for \(configuration.silenceLimit)", now: now, &out)
+                continue
+            }
+            guard link.playerID != nil else { continue }
+            let nonce = nextNonce
+            nextNonce += 1
+            links[id]!.pingSentAt[nonce] = now
+            if links[id]!.pingSentAt.count > 16 { links[id]!.pingSentAt.remove(at: links[id]!.pingSentAt.startIndex) }
+            send(id, .ping(nonce: nonce), &out)
+        }
+        if phase != .over, !links.isEmpty { timers[.ping] = now + configuration.pingInterval }
+    }
+
+    // MARK: - Leaving
+
+    private mutating func cut(_ id: ConnectionID, _ reason: CloseReason, _ message: String, now: Duration,
+                              _ out: inout [HostAction]) {
+        guard links[id] != nil else { return }
+        let message = CloseMessage.fitted(message)
+        out.append(.log("closing \(id): \(reason): \(message)"))
+        out.append(.close(id, reason, message))
+        drop(id, reason: .dropped, now: now, &out)
+    }
+
+    /// The connection is gone (or leaving): the player leaves the lobby, or the game.
+    private mutating func drop(_ id: ConnectionID, reason: LeaveReason, now: Duration, _ out: inout [HostAction]) {
+        guard let link = links.removeValue(forKey: id) else { return }
+        guard let playerID = link.playerID, let index = players.firstIndex(where: { $0.id == playerID }) else { return }
+        let player = players[index]
+        out.append(.log("\(player.name) left (\(reason == .quit ? "quit" : "connection dropped"))"))
+        switch phase {
+        case .lobby:
+            players.remove(at: index)
+            broadcastLobby(&out)
+        case .playing:
+            players[index].connection = nil
+            guard let seat = player.seat else { return }
+            for other in players where other.seat != nil {
+                if let otherID = other.connection, links[otherID] != nil { send(otherID, .seatLeft(seat, reason), &out) }
+            }
+            judgeNow(now: now, &out)
+            apply(.leave(seat), now: now, &out)
+            if let game, game.presentSeats.count < 2 {
+                endGame(.gameFinished, "too few players are left", &out)
+            }
+        case .over:
+            break
+        }
+    }
+
+    private mutating func endGame(_ reason: CloseReason, _ message: String, _ out: inout [HostAction]) {
+        guard phase != .over else { return }
+        phase = .over
+        timers = [:]
+        for id in links.keys.sorted() { out.append(.close(id, reason, CloseMessage.fitted(message))) }
+        links = [:]
+        out.append(.gameOver(message))
+    }
+
+    // MARK: - Helpers
+
+    private mutating func send(_ id: ConnectionID, _ message: HostMessage, _ out: inout [HostAction]) {
+        out.append(.send(id, message))
+    }
+
+    private func playerIndex(_ id: UInt8?) -> Int? {
+        id.flatMap { id in players.firstIndex { $0.id == id } }
+    }
+
+    private func seatOf(_ id: UInt8?) -> Seat? {
+        guard phase == .playing, let index = playerIndex(id) else { return nil }
+        return players[index].seat
+    }
+}
+
+extension Duration {
+    /// Whole microseconds, rounded down.
+    public var microseconds: Int64 {
+        components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000
+    }
+}
