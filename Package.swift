@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         .target(name: "SnapEngine"),
@@ -25,6 +26,17 @@ let package = Package(
         .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots"]),
         .target(name: "SnapProtocol", dependencies: ["SnapEngine"]),
         .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots"]),
+        .target(
+            name: "SnapNet",
+            dependencies: [
+                "SnapSession", "SnapProtocol", "SnapBots",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // NIO's handlers live on one event loop; Swift 6's checker cannot see that.
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .systemLibrary(
             name: "CSDL2",
             path: "CSDL2",
@@ -39,7 +51,9 @@ let package = Package(
         .executableTarget(
             name: "snap",
             dependencies: [
-                "SnapEngine", "SnapBots", "SnapSimulation",
+                "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

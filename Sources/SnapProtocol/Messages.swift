@@ -22,6 +22,9 @@ public enum ClientMessage: Hashable, Sendable {
     case leave
     /// The answer to a ping, echoing its nonce.
     case pong(nonce: UInt64)
+    /// Instead of a hello: what game is this? The host answers `info` and closes.
+    /// Used by discovery (`snap list`) to probe a socket without joining.
+    case query
 }
 
 public struct Hello: Hashable, Sendable {
@@ -61,6 +64,25 @@ public enum HostMessage: Hashable, Sendable {
     case seatLeft(Seat, LeaveReason)
     /// The host is closing this connection, and says why. Nothing follows.
     case closing(CloseReason, message: String)
+    /// The answer to a `query`; the host closes the connection after it.
+    case info(HostInfo)
+}
+
+public struct HostInfo: Hashable, Sendable {
+    public var hostName: String
+    /// Seats taken (players signed in, the host's own player and its computer players
+    /// included), and the most the table takes.
+    public var players: UInt8
+    public var maxPlayers: UInt8
+    /// False while the lobby is open; true once the game has started.
+    public var started: Bool
+
+    public init(hostName: String, players: UInt8, maxPlayers: UInt8, started: Bool) {
+        self.hostName = hostName
+        self.players = players
+        self.maxPlayers = maxPlayers
+        self.started = started
+    }
 }
 
 public struct Welcome: Hashable, Sendable {

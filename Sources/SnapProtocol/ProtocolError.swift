@@ -53,6 +53,8 @@ public enum ProtocolError: Error, Hashable, Sendable {
     case duplicatePlayerID(UInt8)
     /// A `gameStarted` whose `yourSeat` is not among its players.
     case yourSeatNotPlaying(Seat)
+    /// An `info` counting more players than its table takes.
+    case tooManyPlayers(players: UInt8, maxPlayers: UInt8)
 
     // MARK: Text
 
@@ -69,6 +71,7 @@ public enum ProtocolError: Error, Hashable, Sendable {
         case recycledCards = "recycled card count"
         case matchingSeats = "matching seat count"
         case collectedCards = "collected card count"
+        case maxPlayers = "table size"
     }
 
     /// Why a player name was refused (see `PlayerName`).
@@ -123,6 +126,8 @@ extension ProtocolError: CustomStringConvertible {
         case .duplicateCard(let card): "card \(card.id) is listed twice"
         case .duplicatePlayerID(let id): "player id \(id) is listed twice"
         case .yourSeatNotPlaying(let seat): "your seat \(seat.rawValue) is not among the players"
+        case .tooManyPlayers(let players, let maxPlayers):
+            "\(players) players at a table for at most \(maxPlayers)"
         case .invalidUTF8: "text is not valid UTF-8"
         case .badName(let problem): "bad player name: \(problem)"
         case .badCloseMessage(let problem): "bad closing message: \(problem)"

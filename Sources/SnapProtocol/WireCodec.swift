@@ -14,11 +14,11 @@ public enum WireCodec {
     // MARK: - Message types
 
     enum ClientType: UInt8 {
-        case hello = 0x01, ready, turn, snap, leave, pong
+        case hello = 0x01, ready, turn, snap, leave, pong, query
     }
 
     enum HostType: UInt8 {
-        case welcome = 0x81, lobby, gameStarted, events, ping, seatLeft, closing
+        case welcome = 0x81, lobby, gameStarted, events, ping, seatLeft, closing, info
     }
 
     // MARK: - Encoding
@@ -53,6 +53,7 @@ public enum WireCodec {
         case .pong(let nonce):
             type = .pong
             writer.u64(nonce)
+        case .query: type = .query
         }
         return Frame(type: type.rawValue, sequence: sequence, payload: writer.bytes)
     }
@@ -115,6 +116,15 @@ public enum WireCodec {
             mustBeValid(message, CloseMessage.validate)
             writer.u8(reason.rawValue)
             writer.string(message)
+        case .info(let info):
+            type = .info
+            mustBeValid(info.hostName, PlayerName.validate)
+            precondition(tableSizeRange.contains(Int(info.maxPlayers)), "a table for \(info.maxPlayers) players")
+            precondition(info.players <= info.maxPlayers, "\(info.players) players at a table for \(info.maxPlayers)")
+            writer.string(info.hostName)
+            writer.u8(info.players)
+            writer.u8(info.maxPlayers)
+            writer.u8(info.started ? 1 : 0)
         }
         return Frame(type: type.rawValue, sequence: sequence, payload: writer.bytes)
     }
@@ -172,6 +182,7 @@ public enum WireCodec {
             message = .snap(SnapCall(seenTurns: seenTurns, reactionMicros: reactionMicros))
         case .leave: message = .leave
         case .pong: message = .pong(nonce: try reader.u64())
+        case .query: message = .query
         }
         try reader.finish()
         return message
@@ -232,6 +243,13 @@ public enum WireCodec {
             guard let reason = CloseReason(rawValue: raw) else { throw .badCloseReason(raw) }
             let text = try CloseMessage.validate(reader.string())
             message = .closing(reason, message: text)
+        case .info:
+            let hostName = try PlayerName.validate(reader.string())
+            let players = try reader.u8()
+            let maxPlayers = UInt8(try reader.count8(.maxPlayers, in: tableSizeRange))
+            let started = try readBool(&reader)
+            guard players <= maxPlayers else { throw .tooManyPlayers(players: players, maxPlayers: maxPlayers) }
+            message = .info(HostInfo(hostName: hostName, players: players, maxPlayers: maxPlayers, started: started))
         }
         try reader.finish()
         return message
@@ -240,6 +258,8 @@ public enum WireCodec {
     // MARK: - Fields
 
     static let hiddenCard: UInt8 = 0xFF
+    /// How many players a table takes at most (`info.maxPlayers`).
+    static let tableSizeRange = 2...4
 
     static func readSeat(_ reader: inout ByteReader) throws(ProtocolError) -> Seat {
         let raw = try reader.u8()

@@ -59,6 +59,8 @@ public struct ClientSession: Sendable {
             lastLeaver = (seat, reason)
         case .closing(let reason, let message):
             phase = .ended(reason: reason, message: message)
+        case .info:
+            break
         }
         return ([], [])
     }

@@ -32,6 +32,8 @@ public enum HostAction: Hashable, Sendable {
     case send(ConnectionID, HostMessage)
     /// Send `closing(reason, message)`, then close.
     case close(ConnectionID, CloseReason, String)
+    /// Close once what was sent has gone out (after answering a `query`).
+    case hangUp(ConnectionID)
     case log(String)
     case roundWon(round: Int, winner: String)
     /// The game is over (all rounds played, too few players, or the host quit).
@@ -107,6 +109,9 @@ public struct HostSession: Sendable {
     var random: SeededRandom
     var nextNonce: UInt64 = 1
     public private(set) var roundsWon = 0
+    /// Commands applied, and the first broken invariant if any (checked after every one).
+    public private(set) var commandsApplied = 0
+    public private(set) var invariantViolation: String?
 
     // Fair judging: when each reference card (dealFinished = 0, then each turn) went out.
     var referenceSentAt: [Duration] = []
@@ -164,6 +169,16 @@ public struct HostSession: Sendable {
         case .hello(let hello):
             guard player == nil else { return cut(id, .protocolViolation, "hello sent twice", now: now, &out) }
             signIn(hello, from: id, now: now, &out)
+        case .query:
+            guard player == nil else { return cut(id, .protocolViolation, "query after hello", now: now, &out) }
+            // Seats, counting the host's bots (seated at the start) as taken.
+            let taken = players.count + (phase == .lobby ? configuration.bots : 0)
+            let local = links.values.contains { $0.local } ? 1 : 0
+            let capacity = min(4, configuration.bots + configuration.maxClients + local)
+            send(id, .info(HostInfo(hostName: configuration.hostName, players: UInt8(min(taken, capacity)),
+                                    maxPlayers: UInt8(max(2, capacity)), started: phase != .lobby)), &out)
+            links[id] = nil
+            out.append(.hangUp(id))
         case .pong(let nonce):
             guard player != nil else { return cut(id, .protocolViolation, "pong before hello", now: now, &out) }
             if let sent = links[id]!.pingSentAt.removeValue(forKey: nonce) {
@@ -281,6 +296,11 @@ public struct HostSession: Sendable {
             return
         }
         self.game = game
+        commandsApplied += 1
+        if invariantViolation == nil, let violation = game.invariantViolation() {
+            invariantViolation = "after \(command): \(violation)"
+            out.append(.log("card conservation FAILED \(invariantViolation!)"))
+        }
         broadcast(events, now: now, &out)
     }
 

@@ -5,6 +5,6 @@ struct Snap: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snap",
         abstract: "Snap!, the card game.",
-        subcommands: [Simulate.self, Bench.self]
+        subcommands: [Host.self, Join.self, List.self, Simulate.self, Bench.self]
     )
 }

@@ -43,10 +43,10 @@ struct DecodingErrorTests {
 
     @Test("unknown message types, including the other direction's")
     func unknownTypes() {
-        for type: UInt8 in [0x00, 0x07, 0x80, 0x81, 0x87, 0xFF] {
+        for type: UInt8 in [0x00, 0x08, 0x80, 0x81, 0x88, 0xFF] {
             #expect(throws: ProtocolError.unknownMessageType(type)) { try client(type, []) }
         }
-        for type: UInt8 in [0x00, 0x01, 0x06, 0x80, 0x88, 0xFF] {
+        for type: UInt8 in [0x00, 0x01, 0x07, 0x80, 0x89, 0xFF] {
             #expect(throws: ProtocolError.unknownMessageType(type)) { try host(type, []) }
         }
     }
@@ -101,6 +101,7 @@ struct DecodingErrorTests {
         for raw: UInt8 in [2, 0xFF] {
             #expect(throws: ProtocolError.badPile(raw)) { try event([15, 0xFF, 0, raw, 1]) }
             #expect(throws: ProtocolError.badBool(raw)) { try host(0x82, [1, 0] + string("Ana") + [raw]) }
+            #expect(throws: ProtocolError.badBool(raw)) { try host(0x88, string("Ana") + [1, 4, raw]) }
         }
         for tag: UInt8 in [0, 18, 0x80, 0xFF] {
             #expect(throws: ProtocolError.unknownEventTag(tag)) { try event([tag]) }
@@ -148,6 +149,61 @@ struct DecodingErrorTests {
         #expect(throws: ProtocolError.truncatedPayload(type: 0x84)) { try host(0x84, [2, 0, 3]) }
         #expect(throws: ProtocolError.truncatedPayload(type: 0x84)) { try event([9, 0, 1, 52, 1, 2]) }
         #expect(throws: ProtocolError.truncatedPayload(type: 0x81)) { try host(0x81, [0, 1, 0xFF, 0x41]) }
+        #expect(throws: ProtocolError.truncatedPayload(type: 0x88)) { try host(0x88, [3, 0x41, 0x6E]) }
+    }
+
+    @Test("info: the table size is 2–4, the players at most that, the started flag 0 or 1")
+    func info() throws {
+        let name = string("Ana")
+        // Every valid combination decodes, and re-encodes to the same payload.
+        for maxPlayers: UInt8 in 2...4 {
+            for players: UInt8 in 0...maxPlayers {
+                for started: UInt8 in 0...1 {
+                    let payload = name + [players, maxPlayers, started]
+                    let expected = HostInfo(
+                        hostName: "Ana", players: players, maxPlayers: maxPlayers, started: started == 1)
+                    #expect(try host(0x88, payload) == .info(expected))
+                    #expect(WireCodec.frame(for: .info(expected), sequence: 0).payload == payload)
+                }
+            }
+        }
+        for maxPlayers: UInt8 in [0, 1, 5, 0xFF] {
+            let error = ProtocolError.countOutOfRange(.maxPlayers, count: Int(maxPlayers), allowed: 2...4)
+            #expect(throws: error) { try host(0x88, name + [0, maxPlayers, 0]) }
+            // The table size is checked as soon as it is read: before the players
+            // (here more than it), before the flag after it, and before truncation.
+            #expect(throws: error) { try host(0x88, name + [9, maxPlayers, 7]) }
+            #expect(throws: error) { try host(0x88, name + [1, maxPlayers]) }
+        }
+        for (players, maxPlayers): (UInt8, UInt8) in [(3, 2), (4, 3), (5, 4), (0xFF, 4), (0xFF, 2)] {
+            #expect(throws: ProtocolError.tooManyPlayers(players: players, maxPlayers: maxPlayers)) {
+                try host(0x88, name + [players, maxPlayers, 1])
+            }
+        }
+        // …but only once the whole message is read: a bad flag or a cut comes first.
+        #expect(throws: ProtocolError.badBool(2)) { try host(0x88, name + [5, 4, 2]) }
+        #expect(throws: ProtocolError.truncatedPayload(type: 0x88)) { try host(0x88, name + [5, 4]) }
+        // Each cut and each excess byte, spelled out.
+        let payload = name + [1, 4, 0]
+        for cut in 0..<payload.count {
+            #expect(throws: ProtocolError.truncatedPayload(type: 0x88), "cut at \(cut)") {
+                try host(0x88, Array(payload[..<cut]))
+            }
+        }
+        #expect(throws: ProtocolError.trailingBytes(type: 0x88, count: 1)) { try host(0x88, payload + [0]) }
+        #expect(throws: ProtocolError.trailingBytes(type: 0x88, count: 2)) { try host(0x88, payload + [1, 4]) }
+    }
+
+    @Test("query: an empty payload, nothing else")
+    func query() throws {
+        #expect(try client(0x07, []) == .query)
+        for extra: [UInt8] in [[0], [0x07], [0, 0, 0, 0, 0, 0, 0, 0], Array(string("Ana"))] {
+            #expect(throws: ProtocolError.trailingBytes(type: 0x07, count: extra.count)) { try client(0x07, extra) }
+        }
+        // A hello's payload behind a query's type is still a query with trailing bytes.
+        #expect(throws: ProtocolError.trailingBytes(type: 0x07, count: 8)) {
+            try client(0x07, [0, 1, 0, 1] + string("Ana"))
+        }
     }
 
     @Test("duplicates and contradictions")
@@ -188,6 +244,7 @@ struct DecodingErrorTests {
             try host(0x83, [0, 2, 0] + string(bytes) + [2] + string("B") + [0, 0, 0, 0])
         }
         #expect(throws: ProtocolError.invalidUTF8) { try host(0x87, [6] + string(bytes)) }
+        #expect(throws: ProtocolError.invalidUTF8) { try host(0x88, string(bytes) + [1, 4, 0]) }
     }
 
     @Test("bad names are refused in every name field")
@@ -198,7 +255,15 @@ struct DecodingErrorTests {
         #expect(throws: error) { try host(0x81, [0, 1] + name + [1]) }
         #expect(throws: error) { try host(0x82, [1, 0] + name + [1]) }
         #expect(throws: error) { try host(0x83, [0, 2, 0] + name + [2] + string("B") + [0, 0, 0, 0]) }
+        #expect(throws: error) { try host(0x88, name + [1, 4, 0]) }
         #expect(throws: ProtocolError.badName(.empty)) { try client(0x01, [0, 1, 0, 1, 0]) }
+        #expect(throws: ProtocolError.badName(.empty)) { try host(0x88, [0, 1, 4, 0]) }
+        #expect(throws: ProtocolError.badName(.forbiddenCharacter("🎉"))) {
+            try host(0x88, string("A🎉") + [1, 4, 0])
+        }
+        #expect(throws: ProtocolError.badName(.tooManyCharacters(21))) {
+            try host(0x88, string(String(repeating: "a", count: 21)) + [1, 4, 0])
+        }
     }
 
     @Test("closing messages: up to 200 bytes, no control characters")
@@ -226,7 +291,9 @@ struct DecodingErrorTests {
             .countOutOfRange(.collectedCards, count: 0, allowed: 1...52), .badSeat(9), .badCard(52),
             .hiddenCardNotAllowed(eventTag: 5), .badPile(2), .badBool(3), .badLeaveReason(0),
             .badCloseReason(0), .badVersionRange(min: 2, max: 1), .duplicateSeat(.top),
-            .duplicateCard(card("AS")), .duplicatePlayerID(1), .yourSeatNotPlaying(.left), .invalidUTF8,
+            .duplicateCard(card("AS")), .duplicatePlayerID(1), .yourSeatNotPlaying(.left),
+            .tooManyPlayers(players: 255, maxPlayers: 4), .countOutOfRange(.maxPlayers, count: 255, allowed: 2...4),
+            .invalidUTF8,
             .badName(.empty), .badName(.tooManyCharacters(21)), .badName(.tooManyBytes(65)),
             .badName(.leadingOrTrailingWhitespace), .badName(.consecutiveSpaces),
             .badName(.forbiddenCharacter("\u{7}")), .badName(.forbiddenCharacter("🎉")),
@@ -238,5 +305,11 @@ struct DecodingErrorTests {
         }
         #expect(ProtocolError.unknownMessageType(0xAB).description == "unknown message type 0xab")
         #expect(ProtocolError.badName(.forbiddenCharacter("\u{7}")).description.contains("U+0007"))
+        #expect(
+            ProtocolError.tooManyPlayers(players: 5, maxPlayers: 4).description
+                == "5 players at a table for at most 4")
+        #expect(
+            ProtocolError.countOutOfRange(.maxPlayers, count: 5, allowed: 2...4).description
+                == "table size 5 is outside 2–4")
     }
 }

@@ -113,6 +113,7 @@ enum Fixtures {
         .client("snap", 3, .snap(SnapCall(seenTurns: 7, reactionMicros: 245_000))),
         .client("leave", 4, .leave),
         .client("pong", 0x0102_0304, .pong(nonce: 0x0123_4567_89AB_CDEF)),
+        .client("query", 0, .query),
     ]
 
     static let hostMessages: [Fixture] = [
@@ -158,6 +159,7 @@ enum Fixtures {
         .host("seatLeft-quit", 7, .seatLeft(.left, .quit)),
         .host("closing", 8, .closing(.protocolViolation, message: "sequence number 5 where 4 was expected")),
         .host("closing-empty", 9, .closing(.hostQuit, message: "")),
+        .host("info", 0, .info(HostInfo(hostName: "Zoë", players: 3, maxPlayers: 4, started: true))),
     ]
 
     static let events: [Fixture] = [

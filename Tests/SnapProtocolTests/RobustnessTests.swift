@@ -103,7 +103,7 @@ struct RobustnessTests {
                 // Pure noise, sometimes behind a plausible header.
                 var noise = (0..<random.below(48)).map { _ in UInt8(random.below(256)) }
                 if random.below(2) == 0 {
-                    let types: [UInt8] = [1, 2, 3, 4, 5, 6, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87]
+                    let types: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88]
                     noise = bigEndian(UInt32(9 + noise.count)) + Frame.magic + [types[random.below(types.count)]]
                         + [0, 0, 0, 0] + noise
                 }

@@ -89,6 +89,22 @@ struct EncodingPreconditionTests {
         }
     }
 
+    @Test("an info with a bad name, a table size outside 2–4 or more players than that traps")
+    func badInfo() async {
+        await #expect(processExitsWith: .failure) {
+            let info = HostInfo(hostName: "", players: 1, maxPlayers: 4, started: false)
+            _ = WireCodec.encode(HostMessage.info(info), sequence: 0)
+        }
+        await #expect(processExitsWith: .failure) {
+            let info = HostInfo(hostName: "Ana", players: 1, maxPlayers: 5, started: false)
+            _ = WireCodec.encode(HostMessage.info(info), sequence: 0)
+        }
+        await #expect(processExitsWith: .failure) {
+            let info = HostInfo(hostName: "Ana", players: 3, maxPlayers: 2, started: true)
+            _ = WireCodec.encode(HostMessage.info(info), sequence: 0)
+        }
+    }
+
     @Test("a batch too big for one frame traps")
     func oversizedBatch() async {
         await #expect(processExitsWith: .failure) {

@@ -77,6 +77,8 @@ struct VirtualNetwork {
             case .close(let id, let reason, let message):
                 deliver(.closing(reason, message: message), to: id)
                 if let index = clients.firstIndex(where: { $0.connection == id }) { clients[index].closed = true }
+            case .hangUp(let id):
+                if let index = clients.firstIndex(where: { $0.connection == id }) { clients[index].closed = true }
             case .log(let line): log.append(line)
             case .roundWon(_, let winner): wins.append(winner)
             case .gameOver(let why): over = why

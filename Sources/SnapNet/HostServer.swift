@@ -1,0 +1,240 @@
+import Logging
+import NIOCore
+import NIOPosix
+import SnapProtocol
+import SnapSession
+
+/// The host on the network: drives a `HostSession` from sockets and one event loop.
+/// Every connection's handler and every timer run on `loop`, so the session needs no
+/// locks; everything here is touched on that loop only.
+public final class HostServer: @unchecked Sendable {
+    public let loop: EventLoop
+    private var session: HostSession
+    private var channels: [ConnectionID: Channel] = [:]
+    private var sequences: [ConnectionID: UInt32] = [:]
+    private var nextID: UInt32 = 1
+    private var timer: Scheduled<Void>?
+    private var listeners: [Channel] = []
+    private var socketPaths: [String] = []
+    private let origin = ContinuousClock.now
+    private let logger: Logger
+    /// Start by itself once this many players have joined and are ready.
+    public var startWhen: Int?
+    /// Told about every action (the CLI prints round winners and the end).
+    public var observer: (@Sendable (HostAction) -> Void)?
+    private let done: EventLoopPromise<String>
+
+    public init(_ configuration: HostConfiguration, loop: EventLoop, logger: Logger) {
+        self.loop = loop
+        self.logger = logger
+        session = HostSession(configuration)
+        done = loop.makePromise()
+    }
+
+    /// Completes with the reason when the game is over.
+    public var finished: EventLoopFuture<String> { done.futureResult }
+
+    private var now: Duration { ContinuousClock.now - origin }
+
+    // MARK: - Listening
+
+    /// Listens on a Unix socket; the path is claimed safely first (see `claimSocketPath`).
+    public func listen(unixPath path: String) throws {
+        try claimSocketPath(path)
+        do {
+            let channel = try bootstrap().bind(unixDomainSocketPath: path).wait()
+            chmod(path, 0o600)
+            listeners.append(channel)
+            socketPaths.append(path)
+        } catch {
+            throw NetError.cannotListen(path, "\(error)")
+        }
+    }
+
+    /// Listens on TCP; returns the port (useful with port 0).
+    public func listen(host: String, port: Int) throws -> Int {
+        do {
+            let channel = try bootstrap().bind(host: host, port: port).wait()
+            listeners.append(channel)
+            return channel.localAddress?.port ?? port
+        } catch {
+            throw NetError.cannotListen("\(host):\(port)", "\(error)")
+        }
+    }
+
+    private func bootstrap() -> ServerBootstrap {
+        ServerBootstrap(group: loop)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { [unowned self] channel in
+                channel.pipeline.addHandler(HostConnectionHandler(server: self))
+            }
+    }
+
+    // MARK: - Inputs (on the loop)
+
+    func connected(_ channel: Channel) -> ConnectionID {
+        let id = ConnectionID(nextID)
+        nextID += 1
+        channels[id] = channel
+        sequences[id] = 0
+        handle(.connected(id, local: false))
+        return id
+    }
+
+    func received(_ message: ClientMessage, from id: ConnectionID) {
+        handle(.message(id, message))
+    }
+
+    func malformed(_ id: ConnectionID, _ reason: String) {
+        handle(.malformed(id, reason))
+    }
+
+    func disconnected(_ id: ConnectionID) {
+        guard channels.removeValue(forKey: id) != nil else { return }
+        handle(.disconnected(id))
+    }
+
+    /// "held after N commands", or what broke. Call after the game is over.
+    public var conservationReport: (held: Bool, text: String) {
+        try! loop.submit { [self] in
+            if let broken = session.invariantViolation { return (false, "FAILED \(broken)") }
+            return (true, "held after every one of \(session.commandsApplied) commands")
+        }.wait()
+    }
+
+    /// Feeds the session on the loop (callable from anywhere).
+    public func submit(_ input: HostInput) {
+        loop.execute { self.handle(input) }
+    }
+
+    private func handle(_ input: HostInput) {
+        loop.preconditionInEventLoop()
+        perform(session.handle(input, now: now))
+        if let startWhen, session.phase == .lobby, session.lobby.count >= startWhen, session.lobby.allSatisfy({ $0.ready }) {
+            perform(session.handle(.start, now: now))
+        }
+        reschedule()
+    }
+
+    private func perform(_ actions: [HostAction]) {
+        for action in actions {
+            observer?(action)
+            switch action {
+            case .send(let id, let message):
+                write(message, to: id)
+            case .close(let id, let reason, let message):
+                write(.closing(reason, message: message), to: id)
+                hangUp(id)
+            case .hangUp(let id):
+                hangUp(id)
+            case .log(let line):
+                logger.info("\(line)")
+            case .roundWon(let round, let winner):
+                logger.info("round \(round) won by \(winner)")
+            case .gameOver(let why):
+                logger.info("game over: \(why)")
+                shutdown(reason: why)
+            }
+        }
+    }
+
+    private func write(_ message: HostMessage, to id: ConnectionID) {
+        guard let channel = channels[id], let sequence = sequences[id] else { return }
+        sequences[id] = sequence &+ 1
+        let bytes = WireCodec.encode(message, sequence: sequence)
+        channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
+    }
+
+    private func hangUp(_ id: ConnectionID) {
+        guard let channel = channels.removeValue(forKey: id) else { return }
+        sequences[id] = nil
+        channel.close(promise: nil)
+    }
+
+    private func reschedule() {
+        timer?.cancel()
+        timer = nil
+        guard let deadline = session.nextDeadline else { return }
+        let delay = max(.zero, deadline - now)
+        timer = loop.scheduleTask(in: .nanoseconds(delay.nanoseconds)) { [weak self] in
+            self?.timer = nil
+            self?.handle(.tick)
+        }
+    }
+
+    // MARK: - Ending
+
+    /// Stops listening, closes every connection, removes the socket files.
+    public func shutdown(reason: String) {
+        loop.execute {
+            for listener in self.listeners { listener.close(promise: nil) }
+            self.listeners = []
+            for path in self.socketPaths { unlink(path) }
+            self.socketPaths = []
+            // Let the last words (closing frames) go out before the connections close.
+            for channel in self.channels.values { channel.close(promise: nil) }
+            self.channels = [:]
+            self.timer?.cancel()
+            if !self.over {
+                self.over = true
+                self.done.succeed(reason)
+            }
+        }
+    }
+
+    private var over = false
+
+    deinit {
+        // A server that never got going (it could not listen) still completes its promise.
+        if !over { done.fail(NetError.noHost("the host stopped before the game ended")) }
+    }
+}
+
+/// One connection: bytes → frames → messages for the server; any decoding error cuts it.
+final class HostConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let server: HostServer
+    private var id: ConnectionID?
+    private var decoder = FrameDecoder()
+    private var sequence = SequenceChecker()
+    private var broken = false
+
+    init(server: HostServer) {
+        self.server = server
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        id = server.connected(context.channel)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let id, !broken else { return }
+        let buffer = unwrapInboundIn(data)
+        decoder.append(buffer.readableBytesView)
+        do {
+            while let frame = try decoder.nextFrame() {
+                try sequence.check(frame.sequence)
+                server.received(try WireCodec.decodeClientMessage(frame), from: id)
+            }
+        } catch {
+            broken = true
+            server.malformed(id, "\(error)")
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let id { server.disconnected(id) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        context.close(promise: nil)
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,224 @@
+import ArgumentParser
+import Logging
+import NIOCore
+import NIOPosix
+import SnapBots
+import SnapEngine
+import SnapNet
+import SnapProtocol
+import SnapSession
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One line to standard output, at once: tests and tools read these lines while the
+/// process runs, and a pipe would otherwise hold them back.
+func say(_ line: String) {
+    var text = line + "\n"
+    text.withUTF8 { bytes in _ = write(1, bytes.baseAddress, bytes.count) }
+}
+
+/// Logs go to standard error, so standard output keeps only the lines tools read.
+func makeLogger(_ label: String, verbose: Bool) -> Logger {
+    var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
+    logger.logLevel = verbose ? .info : .warning
+    return logger
+}
+
+func defaultPlayerName() -> String {
+    let login = currentEnvironment()["USER"] ?? "Player"
+    return (try? PlayerName.validate(login)) ?? "Player"
+}
+
+func validName(_ name: String, option: String) throws -> String {
+    do { return try PlayerName.validate(name) } catch {
+        throw ValidationError("\(option): \(error)")
+    }
+}
+
+struct Host: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Host a game that up to three players join.",
+        discussion: """
+            Listens on $XDG_RUNTIME_DIR/snap/NAME.sock (or --socket), and on TCP only with --listen.
+            With --headless, prints "listening on …" lines, then one line per finished round \
+            ("round N: NAME wins"), and exits 0 when all rounds are played.
+            """)
+
+    @Flag(help: "No window: wait for players, play the rounds, print the winners.") var headless = false
+    @Option(help: "The host's name (the socket file and what joining players see).") var name = defaultPlayerName()
+    @Option(help: "Listen on this Unix socket path instead of the default.") var socket: String?
+    @Option(help: "Also listen on TCP, e.g. 127.0.0.1:7777 (port 0 picks a free one).") var listen: String?
+    @Option(help: "Start once this many players have joined (headless).") var startWhen = 1
+    @Option(help: "Rounds to play before the game ends.") var rounds = 1
+    @Option(help: "Seed for the deal, the host's bots and tie breaks.") var seed: UInt64 = 1
+    @Option(help: "Multiply every host-side delay (0 removes them; 0.1 is ten times faster).") var speed = 1.0
+    @Option(help: "Computer players the host seats after the joined players.") var bots = 0
+    @Option(help: "Level of the host's computer players.") var level = BotLevel.normal
+    @OptionGroup var ruleOptions: RuleOptions
+    @Flag(help: "Log connections, refusals and judging to standard error.") var verbose = false
+
+    func validate() throws {
+        _ = try validName(name, option: "--name")
+        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+        guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
+        guard (0...3).contains(bots) else { throw ValidationError("--bots must be 0 to 3") }
+        guard (1...3).contains(startWhen) else { throw ValidationError("--start-when must be 1 to 3") }
+        guard startWhen + bots >= 2, startWhen + bots <= 4 else {
+            throw ValidationError("--start-when plus --bots must make 2 to 4 players")
+        }
+        if let listen { _ = try parseHostPort(listen) }
+    }
+
+    func run() throws {
+        guard headless else {
+            throw ValidationError("the host window arrives with the game windows (issue 4); use --headless")
+        }
+        var configuration = HostConfiguration(hostName: name)
+        configuration.rounds = rounds
+        configuration.seed = seed
+        configuration.speed = speed
+        configuration.bots = bots
+        configuration.botLevel = level
+        configuration.rules = ruleOptions.rules
+        configuration.autoNextRound = .seconds(2)
+        configuration.maxClients = min(3, 4 - bots)
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let server = HostServer(configuration, loop: group.next(), logger: makeLogger("snap.host", verbose: verbose))
+        server.startWhen = startWhen
+        server.observer = { action in
+            if case .roundWon(let round, let winner) = action {
+                say("round \(round): \(winner) wins")
+            }
+        }
+        do {
+            let path: String
+            if let socket { path = socket } else {
+                let directory = SocketDirectory.default()
+                try directory.prepare()
+                path = directory.socketPath(forHost: name)
+            }
+            try server.listen(unixPath: path)
+            say("listening on unix:\(path)")
+            if let listen {
+                let (host, port) = try parseHostPort(listen)
+                say("listening on tcp:\(host):\(try server.listen(host: host, port: port))")
+            }
+        } catch let error as NetError {
+            say("error: \(error)")
+            throw ExitCode(3)
+        }
+        let reason = try server.finished.wait()
+        say("game over: \(reason)")
+        let conservation = server.conservationReport
+        say("card conservation: \(conservation.text)")
+        if !conservation.held { throw ExitCode(1) }
+    }
+}
+
+struct Join: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Join a game on this machine (a Unix socket) or another (TCP).",
+        discussion: """
+            With --bot, a computer player plays. Exits 0 when the host ends the game; otherwise \
+            prints the quit reason and exits 1 (refused), 2 (connection dropped) or 3 (cannot connect).
+            """)
+
+    @Flag(help: "Play as a computer player (no window).") var bot = false
+    @Option(help: "Computer player's level.") var level = BotLevel.normal
+    @Option(help: "Your name.") var name = defaultPlayerName()
+    @Option(help: "The host's Unix socket path.") var socket: String?
+    @Option(help: "The host's name, among the hosts on this machine.") var host: String?
+    @Option(help: "Connect over TCP to HOST:PORT.") var connect: String?
+    @Option(help: "Multiply the computer player's delays.") var speed = 1.0
+    @Option(help: "Seed of the computer player's choices.") var seed: UInt64 = 1
+    @Option(help: "Write every byte received from the host to this file.") var record: String?
+    @Flag(help: "Log to standard error.") var verbose = false
+
+    func validate() throws {
+        _ = try validName(name, option: "--name")
+        if socket != nil, connect != nil { throw ValidationError("--socket and --connect exclude each other") }
+        if let connect { _ = try parseHostPort(connect) }
+        guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
+    }
+
+    func run() throws {
+        guard bot else {
+            throw ValidationError("the game window arrives with issue 4; use --bot for a computer player")
+        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let endpoint: Endpoint
+        do {
+            endpoint = try resolveEndpoint(loop: loop)
+        } catch let error as NetError {
+            say("error: \(error)")
+            throw ExitCode(3)
+        }
+        let player = BotConnection(name: name, bot: BotClient(level: level, seed: seed, timeScale: speed), loop: loop,
+                                   logger: makeLogger("snap.join", verbose: verbose))
+        if let record {
+            let file = open(record, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard file >= 0 else { throw ValidationError("--record: cannot write \(record)") }
+            player.recorder = { bytes in bytes.withUnsafeBufferPointer { _ = write(file, $0.baseAddress, $0.count) } }
+        }
+        let outcome: ClientOutcome
+        do {
+            outcome = try player.run(endpoint).wait()
+        } catch let error as NetError {
+            say("error: \(error)")
+            throw ExitCode(3)
+        }
+        say(outcome.description)
+        switch outcome {
+        case .ended: return
+        case .refused: throw ExitCode(1)
+        case .dropped: throw ExitCode(2)
+        }
+    }
+
+    private func resolveEndpoint(loop: EventLoop) throws -> Endpoint {
+        if let connect {
+            let (host, port) = try parseHostPort(connect)
+            return .tcp(host: host, port: port)
+        }
+        if let socket { return .unix(socket) }
+        let directory = SocketDirectory.default()
+        if let host { return .unix(directory.socketPath(forHost: host)) }
+        let found = discoverHosts(in: directory, loop: loop)
+        switch found.count {
+        case 1: return .unix(found[0].socketPath)
+        case 0: throw NetError.noHost("no game is hosted on this machine (\(directory.path)); start one with snap host")
+        default:
+            throw NetError.noHost("several games are hosted here; pick one with --host: "
+                + found.map(\.info.hostName).joined(separator: ", "))
+        }
+    }
+}
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the games hosted on this machine that answer.",
+        discussion: "One line a host: NAME, players joined out of the most, open or started, and the socket path.")
+
+    @Option(help: "Look in this socket directory instead of the default.") var directory: String?
+
+    func run() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let socketDirectory = directory.map(SocketDirectory.init(path:)) ?? .default()
+        let hosts = discoverHosts(in: socketDirectory, loop: group.next())
+        if hosts.isEmpty {
+            say("no games hosted on this machine (\(socketDirectory.path))")
+            return
+        }
+        for host in hosts {
+            let info = host.info
+            say("\(info.hostName)\tplayers \(info.players)/\(info.maxPlayers)\t\(info.started ? "started" : "open")\t\(host.socketPath)")
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import SnapEngine
+import SnapProtocol
+import Testing
+
+/// Hosts and computer players as separate `snap` processes over real sockets.
+@Suite("snap host and snap join, as processes", .serialized)
+struct NetworkCommandTests {
+    static let fast = ["--speed", "0.01"]
+
+    func host(_ extra: [String], in directory: String, name: String = "Table") throws -> SnapProcess {
+        try SnapProcess(["host", "--headless", "--name", name, "--turn-limit", "150", "--verbose"] + Self.fast + extra,
+                        runtimeDirectory: directory)
+    }
+
+    func bot(_ name: String, _ extra: [String], in directory: String) throws -> SnapProcess {
+        try SnapProcess(["join", "--bot", "--name", name] + Self.fast + extra, runtimeDirectory: directory)
+    }
+
+    @Test("a host and three bots play two rounds over a Unix socket", .timeLimit(.minutes(2)))
+    func unixSocket() throws {
+        let directory = makeRuntimeDirectory()
+        let host = try host(["--rounds", "2", "--start-when", "3"], in: directory)
+        let listening = try #require(host.line(startingWith: "listening on unix:"))
+        #expect(listening == "listening on unix:\(directory)/snap/Table.sock")
+        let bots = try ["Ann", "Bob", "Cy"].enumerated().map { try bot($1, ["--seed", "\($0)"], in: directory) }
+        #expect(host.exitStatus() == 0)
+        let rounds = host.lines.filter { $0.hasPrefix("round ") }
+        #expect(rounds.count == 2)
+        #expect(rounds.allSatisfy { line in ["Ann", "Bob", "Cy"].contains { line.hasSuffix(": \($0) wins") } })
+        #expect(host.lines.contains("card conservation: held after every one of " +
+                                    (host.lines.last { $0.hasPrefix("card conservation") }?.split(separator: " ")[7] ?? "?") + " commands"))
+        for bot in bots {
+            #expect(bot.exitStatus() == 0)
+            #expect(bot.output.contains("game ended (gameFinished)"))
+        }
+        // The host removed its socket file when it was done.
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/snap/Table.sock"))
+    }
+
+    @Test("the same over TCP on 127.0.0.1, port chosen by the system", .timeLimit(.minutes(2)))
+    func tcp() throws {
+        let directory = makeRuntimeDirectory()
+        let host = try host(["--rounds", "1", "--start-when", "3", "--listen", "127.0.0.1:0"], in: directory)
+        let listening = try #require(host.line(startingWith: "listening on tcp:"))
+        let address = String(listening.dropFirst("listening on tcp:".count))
+        let bots = try ["Ann", "Bob", "Cy"].map { try bot($0, ["--connect", address], in: directory) }
+        #expect(host.exitStatus() == 0)
+        #expect(host.lines.filter { $0.hasPrefix("round 1: ") }.count == 1)
+        for bot in bots { #expect(bot.exitStatus() == 0) }
+    }
+
+    @Test("kill -9 a bot mid-round: its cards are handed out and the round finishes", .timeLimit(.minutes(2)))
+    func killBot() throws {
+        let directory = makeRuntimeDirectory()
+        let host = try host(["--rounds", "1", "--start-when", "3"], in: directory)
+        _ = host.line(startingWith: "listening on unix:")
+        let bots = try ["Ann", "Bob", "Cy"].map { try bot($0, [], in: directory) }
+        #expect(host.line(startingWith: "never", timeout: 1.5) == nil)  // let the game start
+        bots[1].signal(SIGKILL)
+        #expect(host.exitStatus() == 0)
+        #expect(host.errors.contains("Bob left (connection dropped)"))
+        #expect(host.lines.contains { $0.hasPrefix("card conservation: held") })
+        #expect(bots[0].exitStatus() == 0)
+        #expect(bots[2].exitStatus() == 0)
+    }
+
+    @Test("kill -9 the host: every client says connection dropped, at once", .timeLimit(.minutes(1)))
+    func killHost() throws {
+        let directory = makeRuntimeDirectory()
+        let host = try host(["--rounds", "5", "--start-when", "2"], in: directory)
+        _ = host.line(startingWith: "listening on unix:")
+        let bots = try ["Ann", "Bob"].map { try bot($0, [], in: directory) }
+        usleep(1_500_000)
+        host.signal(SIGKILL)
+        let killedAt = Date()
+        for bot in bots {
+            #expect(bot.exitStatus(timeout: 10) == 2)
+            #expect(bot.output.contains("connection dropped"))
+        }
+        #expect(Date().timeIntervalSince(killedAt) < 5)
+    }
+
+    @Test("a host that hangs (SIGSTOP): clients give up within the 5 s keepalive bound", .timeLimit(.minutes(1)))
+    func hungHost() throws {
+        let directory = makeRuntimeDirectory()
+        let host = try host(["--rounds", "5", "--start-when", "2"], in: directory)
+        _ = host.line(startingWith: "listening on unix:")
+        let bots = try ["Ann", "Bob"].map { try bot($0, [], in: directory) }
+        usleep(1_500_000)
+        host.signal(SIGSTOP)
+        let stoppedAt = Date()
+        for bot in bots {
+            #expect(bot.exitStatus(timeout: 15) == 2)
+            #expect(bot.output.contains("nothing heard from the host"))
+        }
+        let waited = Date().timeIntervalSince(stoppedAt)
+        #expect(waited < 6.5)
+        host.signal(SIGKILL)
+    }
+
+    @Test("garbage, an oversized frame, turns out of turn and a snap flood: each raw connection is cut, the game plays on",
+          .timeLimit(.minutes(2)))
+    func hostileClients() throws {
+        let directory = makeRuntimeDirectory()
+        let host = try host(["--rounds", "1", "--start-when", "3"], in: directory)
+        let path = String(try #require(host.line(startingWith: "listening on unix:")).dropFirst("listening on unix:".count))
+
+        let garbage = try #require(RawSocket(unixPath: path))
+        garbage.send(Array("GET / HTTP/1.1\r\n\r\n".utf8))
+        let garbageReply = garbage.readUntilClosed()
+        #expect(garbageReply.closed)
+        guard case .closing(.protocolViolation, _) = try hostMessages(garbageReply.bytes).last else {
+            Issue.record("no closing(protocolViolation) for garbage"); return
+        }
+
+        let oversized = try #require(RawSocket(unixPath: path))
+        oversized.send([0xFF, 0xFF, 0xFF, 0xFF])
+        let oversizedReply = oversized.readUntilClosed()
+        #expect(oversizedReply.closed)
+        guard case .closing(.protocolViolation, let why) = try hostMessages(oversizedReply.bytes).last else {
+            Issue.record("no closing for an oversized frame"); return
+        }
+        #expect(why.contains("4096") || why.lowercased().contains("large") || why.lowercased().contains("long"))
+
+        // A raw player: signs in, then turns out of turn (ignored) and floods snaps (cut).
+        let raw = try #require(RawSocket(unixPath: path))
+        raw.send(WireCodec.encode(ClientMessage.hello(Hello(name: "Mallory")), sequence: 0))
+        raw.send(WireCodec.encode(ClientMessage.ready, sequence: 1))
+        let bots = try ["Ann", "Bob"].map { try bot($0, [], in: directory) }
+        usleep(1_000_000)
+        var sequence: UInt32 = 2
+        for _ in 0..<3 { raw.send(WireCodec.encode(ClientMessage.turn, sequence: sequence)); sequence += 1 }
+        for _ in 0..<30 {
+            raw.send(WireCodec.encode(ClientMessage.snap(SnapCall(seenTurns: 0, reactionMicros: 0)), sequence: sequence))
+            sequence += 1
+        }
+        let rawReply = raw.readUntilClosed()
+        #expect(rawReply.closed)
+        guard case .closing(.protocolViolation, let flood) = try hostMessages(rawReply.bytes).last else {
+            Issue.record("no closing for the snap flood"); return
+        }
+        #expect(flood.contains("snaps in a second"))
+
+        #expect(host.exitStatus() == 0)
+        #expect(host.lines.contains { $0.hasPrefix("round 1: ") })
+        #expect(host.errors.contains("Mallory left (connection dropped)"))
+        for bot in bots { #expect(bot.exitStatus() == 0) }
+    }
+
+    @Test("hidden information: over a whole round, no byte sent to a player names a face-down card",
+          .timeLimit(.minutes(2)))
+    func hiddenInformation() throws {
+        let directory = makeRuntimeDirectory()
+        let record = directory + "/ann.bytes"
+        let host = try host(["--rounds", "1", "--start-when", "2"], in: directory)
+        _ = host.line(startingWith: "listening on unix:")
+        let ann = try bot("Ann", ["--record", record], in: directory)
+        let bob = try bot("Bob", [], in: directory)
+        #expect(host.exitStatus() == 0)
+        #expect(ann.exitStatus() == 0)
+        #expect(bob.exitStatus() == 0)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: record)))
+        var events: [SeatEvent] = []
+        for case .events(let batch) in try hostMessages(bytes) { events += batch }
+        #expect(events.contains { if case .roundWon = $0 { true } else { false } })
+        var hiddenMoves = 0
+        for event in events {
+            switch event {
+            case .dealt(let card, _), .paid(let card, _, _), .handedOut(let card, _, .closed, _):
+                #expect(card == nil)
+                hiddenMoves += 1
+            default: break
+            }
+        }
+        #expect(hiddenMoves >= 52)
+    }
+
+    @Test("snap list shows live hosts and skips a stale socket; a new host replaces the stale file",
+          .timeLimit(.minutes(1)))
+    func discoveryAndStaleSockets() throws {
+        let directory = makeRuntimeDirectory()
+        // A socket file nobody listens on: what a crashed host leaves behind.
+        let first = try host(["--start-when", "2"], in: directory, name: "Old")
+        _ = first.line(startingWith: "listening on unix:")
+        first.signal(SIGKILL)
+        _ = first.exitStatus(timeout: 5)
+        #expect(FileManager.default.fileExists(atPath: "\(directory)/snap/Old.sock"))
+
+        let live = try host(["--start-when", "2", "--bots", "1"], in: directory, name: "Live")
+        _ = live.line(startingWith: "listening on unix:")
+        let list = try SnapProcess(["list"], runtimeDirectory: directory)
+        #expect(list.exitStatus() == 0)
+        #expect(list.lines == ["Live\tplayers 1/4\topen\t\(directory)/snap/Live.sock"])
+
+        // Same name as the live host: refused. Same name as the stale file: replaced.
+        let clash = try host(["--start-when", "2"], in: directory, name: "Live")
+        #expect(clash.exitStatus() == 3)
+        #expect(clash.output.contains("a host is already running"))
+        let reborn = try host(["--start-when", "2"], in: directory, name: "Old")
+        #expect(reborn.line(startingWith: "listening on unix:\(directory)/snap/Old.sock") != nil)
+        reborn.signal(SIGKILL)
+        live.signal(SIGKILL)
+
+        let nobody = try SnapProcess(["join", "--bot", "--socket", "\(directory)/nothing.sock"], runtimeDirectory: directory)
+        #expect(nobody.exitStatus() == 3)
+        #expect(nobody.output.contains("no network: cannot connect"))
+    }
+}

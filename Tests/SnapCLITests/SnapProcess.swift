@@ -1,0 +1,125 @@
+import Foundation
+import SnapProtocol
+
+/// A running `snap` process whose output is read as it comes.
+final class SnapProcess: @unchecked Sendable {
+    let process = Process()
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+
+    init(_ arguments: [String], runtimeDirectory: String) throws {
+        process.executableURL = snapBinary()
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtimeDirectory
+        process.environment = environment
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            self?.lock.withLock { self?.out.append(data) }
+        }
+        errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            self?.lock.withLock { self?.err.append(data) }
+        }
+        try process.run()
+    }
+
+    var output: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+    var errors: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+    var lines: [String] { output.split(separator: "\n").map(String.init) }
+
+    /// The first output line starting with `prefix`, waiting up to `timeout` seconds.
+    func line(startingWith prefix: String, timeout: Double = 20) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let line = lines.first(where: { $0.hasPrefix(prefix) }) { return line }
+            if !process.isRunning, !lines.contains(where: { $0.hasPrefix(prefix) }) {
+                usleep(50_000)
+                return lines.first { $0.hasPrefix(prefix) }
+            }
+            usleep(20_000)
+        }
+        return nil
+    }
+
+    /// The exit status, or nil if still running after `timeout` seconds (then it is killed).
+    func exitStatus(timeout: Double = 60) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            process.terminate()
+            return nil
+        }
+        usleep(50_000)  // let the pipes drain
+        return process.terminationStatus
+    }
+
+    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+}
+
+func snapBinary() -> URL {
+    let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let binary = products.appendingPathComponent("snap")
+    if FileManager.default.fileExists(atPath: binary.path) { return binary }
+    return products.deletingLastPathComponent().appendingPathComponent("snap")
+}
+
+/// A short, private runtime directory (Unix socket paths are limited to 108 bytes).
+func makeRuntimeDirectory() -> String {
+    var template = Array("/tmp/snapt-XXXXXX".utf8CString)
+    return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+}
+
+/// A raw client socket: whatever bytes the test wants, nothing checked.
+final class RawSocket {
+    let fd: Int32
+
+    init?(unixPath path: String) {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if result != 0 { close(fd); return nil }
+    }
+
+    func send(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    /// Everything received until the host closes the connection or `timeout` passes.
+    func readUntilClosed(timeout: Double = 10) -> (bytes: [UInt8], closed: Bool) {
+        var received: [UInt8] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { return (received, true) }
+            received += buffer[0..<count]
+        }
+        return (received, false)
+    }
+
+    deinit { close(fd) }
+}
+
+/// The host messages in a byte stream.
+func hostMessages(_ bytes: [UInt8]) throws -> [HostMessage] {
+    var decoder = FrameDecoder()
+    decoder.append(bytes)
+    var messages: [HostMessage] = []
+    while let frame = try decoder.nextFrame() { messages.append(try WireCodec.decodeHostMessage(frame)) }
+    return messages
+}
