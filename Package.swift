@@ -32,6 +32,7 @@ let package = Package(
                 "SnapSession", "SnapProtocol", "SnapBots",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             // NIO's handlers live on one event loop; Swift 6's checker cannot see that.
@@ -46,7 +47,12 @@ let package = Package(
         ),
         .target(
             name: "SnapUI",
-            dependencies: ["SnapEngine", .target(name: "CSDL2", condition: gui)]
+            dependencies: [
+                "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots",
+                .target(name: "CSDL2", condition: gui),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .executableTarget(
             name: "snap",

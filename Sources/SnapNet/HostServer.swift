@@ -82,6 +82,16 @@ public final class HostServer: @unchecked Sendable {
         return id
     }
 
+    private var localLinks: [ConnectionID: GameLink] = [:]
+
+    func attachLocal(_ link: GameLink) -> ConnectionID {
+        let id = ConnectionID(nextID)
+        nextID += 1
+        localLinks[id] = link
+        handle(.connected(id, local: true))
+        return id
+    }
+
     func received(_ message: ClientMessage, from id: ConnectionID) {
         handle(.message(id, message))
     }
@@ -91,7 +101,7 @@ public final class HostServer: @unchecked Sendable {
     }
 
     func disconnected(_ id: ConnectionID) {
-        guard channels.removeValue(forKey: id) != nil else { return }
+        guard channels.removeValue(forKey: id) != nil || localLinks.removeValue(forKey: id) != nil else { return }
         handle(.disconnected(id))
     }
 
@@ -102,6 +112,9 @@ public final class HostServer: @unchecked Sendable {
             return (true, "held after every one of \(session.commandsApplied) commands")
         }.wait()
     }
+
+    /// The lobby as the host sees it (for the host's window).
+    public var lobby: [LobbyPlayer] { try! loop.submit { self.session.lobby }.wait() }
 
     /// Feeds the session on the loop (callable from anywhere).
     public func submit(_ input: HostInput) {
@@ -140,6 +153,10 @@ public final class HostServer: @unchecked Sendable {
     }
 
     private func write(_ message: HostMessage, to id: ConnectionID) {
+        if let link = localLinks[id] {
+            link.deliverFromHost(message)
+            return
+        }
         guard let channel = channels[id], let sequence = sequences[id] else { return }
         sequences[id] = sequence &+ 1
         let bytes = WireCodec.encode(message, sequence: sequence)
@@ -147,6 +164,7 @@ public final class HostServer: @unchecked Sendable {
     }
 
     private func hangUp(_ id: ConnectionID) {
+        localLinks[id] = nil
         guard let channel = channels.removeValue(forKey: id) else { return }
         sequences[id] = nil
         channel.close(promise: nil)

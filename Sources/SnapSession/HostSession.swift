@@ -235,6 +235,8 @@ public struct HostSession: Sendable {
         players.append(Player(id: playerID, name: name, ready: local, connection: id))
         links[id]!.playerID = playerID
         send(id, .welcome(Welcome(version: version, hostName: configuration.hostName, playerID: playerID)), &out)
+        // Measure the round trip at once: judging needs it before the first card.
+        if !local { ping(id, now: now, &out) }
         out.append(.log("\(name) joined from \(id)"))
         broadcastLobby(&out)
     }
@@ -447,13 +449,17 @@ public struct HostSession: Sendable {
                 continue
             }
             guard link.playerID != nil else { continue }
-            let nonce = nextNonce
-            nextNonce += 1
-            links[id]!.pingSentAt[nonce] = now
-            if links[id]!.pingSentAt.count > 16 { links[id]!.pingSentAt.remove(at: links[id]!.pingSentAt.startIndex) }
-            send(id, .ping(nonce: nonce), &out)
+            ping(id, now: now, &out)
         }
         if phase != .over, !links.isEmpty { timers[.ping] = now + configuration.pingInterval }
+    }
+
+    private mutating func ping(_ id: ConnectionID, now: Duration, _ out: inout [HostAction]) {
+        let nonce = nextNonce
+        nextNonce += 1
+        links[id]!.pingSentAt[nonce] = now
+        if links[id]!.pingSentAt.count > 16 { links[id]!.pingSentAt.remove(at: links[id]!.pingSentAt.startIndex) }
+        send(id, .ping(nonce: nonce), &out)
     }
 
     // MARK: - Leaving

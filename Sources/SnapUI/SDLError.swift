@@ -1,5 +1,6 @@
 #if GUI
 import CSDL2
+import Glibc
 
 /// An SDL call that failed, with SDL's own explanation (`SDL_GetError()`).
 public struct SDLError: Error, CustomStringConvertible {
@@ -11,12 +12,17 @@ public struct SDLError: Error, CustomStringConvertible {
         message = String(cString: SDL_GetError())
     }
 
+    public init(_ call: String, message: String) {
+        self.call = call
+        self.message = message
+    }
+
     public var description: String { "\(call) failed: \(message)" }
 }
 
 /// Turns SDL's "negative means failure" return codes into thrown errors.
 @discardableResult
-func sdlCheck(_ result: Int32, _ call: @autoclosure () -> String) throws -> Int32 {
+func sdlCheck(_ result: Int32, _ call: @autoclosure () -> String) throws(SDLError) -> Int32 {
     if result < 0 { throw SDLError(call()) }
     return result
 }

@@ -1,10 +1,11 @@
 import ArgumentParser
+import SnapNet
 import SnapSimulation
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure speed against baselines measured in the same run (use a release build).",
-        subcommands: [EngineBench.self])
+        subcommands: [EngineBench.self, NetBench.self])
 }
 
 struct EngineBench: ParsableCommand {
@@ -35,6 +36,36 @@ struct EngineBench: ParsableCommand {
         print("ratio: one engine command costs \(twoDecimals(result.ratio)) bare moves")
         print("simulation: \(twoDecimals(result.roundsPerSecond)) rounds/s (bots, virtual time, checks after every event)")
     }
+}
+
+struct NetBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "net",
+        abstract: "Snap! call to verdict at every client, against a raw socket ping-pong, over Unix and TCP.")
+
+    @Option(help: "Snap! calls (and ping-pongs) to time on each transport.") var samples = 2000
+
+    func validate() throws {
+        guard samples >= 1 else { throw ValidationError("--samples must be at least 1") }
+    }
+
+    func run() throws {
+        #if DEBUG
+        print("warning: a debug build; measure with `swift build -c release`")
+        #endif
+        let benchmark = NetBenchmark(samples: samples)
+        print("snap bench net: \(samples) samples each, \(benchmark.clients) clients")
+        for transport in [NetBenchmark.Transport.unix, .tcp] {
+            let result = try benchmark.run(transport: transport)
+            let label = transport == .unix ? "unix:" : "tcp: "
+            print("\(label) snap → verdict at all clients p50 \(micros(result.verdictP50)), p99 \(micros(result.verdictP99)) "
+                + "(max \(micros(result.verdictMax))); raw ping-pong p50 \(micros(result.pingPongP50)), "
+                + "p99 \(micros(result.pingPongP99)); ratio p50 \(twoDecimals(result.ratioP50))x, "
+                + "p99 \(twoDecimals(result.ratioP99))x")
+        }
+    }
+
+    private func micros(_ value: Double) -> String { "\(Int(value.rounded())) µs" }
 }
 
 func si(_ value: Double) -> String {

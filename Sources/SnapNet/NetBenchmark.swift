@@ -1,0 +1,362 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SnapEngine
+import SnapProtocol
+import SnapSession
+
+/// `snap bench net`: how long a Snap! call takes to come back as a verdict at every
+/// client, against a bare 16-byte ping-pong over the same transport, in one run.
+public struct NetBenchmark {
+    public enum Transport: String, Sendable { case unix, tcp }
+
+    public struct Result: Sendable {
+        public var transport: Transport
+        public var clients: Int
+        /// Microseconds, sorted ascending.
+        public var verdict: [Double]
+        public var pingPong: [Double]
+
+        public var verdictP50: Double { Self.percentile(verdict, 0.50) }
+        public var verdictP99: Double { Self.percentile(verdict, 0.99) }
+        public var verdictMax: Double { verdict.last ?? 0 }
+        public var pingPongP50: Double { Self.percentile(pingPong, 0.50) }
+        public var pingPongP99: Double { Self.percentile(pingPong, 0.99) }
+        public var ratioP50: Double { verdictP50 / pingPongP50 }
+        public var ratioP99: Double { verdictP99 / pingPongP99 }
+
+        static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+            guard !sorted.isEmpty else { return 0 }
+            let index = Int((p * Double(sorted.count)).rounded(.up)) - 1
+            return sorted[min(max(index, 0), sorted.count - 1)]
+        }
+    }
+
+    public let samples: Int
+    public let clients = 3
+
+    public init(samples: Int) {
+        self.samples = samples
+    }
+
+    public func run(transport: Transport) throws -> Result {
+        let directory = makeTemporaryDirectory()
+        defer { rmdir(directory) }
+        let verdict = try measureVerdicts(transport: transport, directory: directory)
+        let pingPong = try measurePingPong(transport: transport, directory: directory)
+        return Result(transport: transport, clients: clients, verdict: verdict.sorted(), pingPong: pingPong.sorted())
+    }
+
+    // MARK: - Snap → verdict
+
+    private func measureVerdicts(transport: Transport, directory: String) throws -> [Double] {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        var logger = Logger(label: "snap.bench")
+        logger.logLevel = .critical
+        var configuration = HostConfiguration(hostName: "Bench")
+        configuration.speed = 1
+        configuration.pacing = Pacing(deal: .zero, nextPlayer: .seconds(100_000))
+        configuration.snapFloodLimit = Int.max
+        configuration.rounds = nil
+        let server = HostServer(configuration, loop: group.next(), logger: logger)
+        server.startWhen = clients
+        defer { server.shutdown(reason: "benchmark finished") }
+
+        let connect: () throws -> BenchSocket
+        switch transport {
+        case .unix:
+            let path = directory + "/host.sock"
+            try server.listen(unixPath: path)
+            connect = { try BenchSocket(unixPath: path) }
+        case .tcp:
+            let port = try server.listen(host: "127.0.0.1", port: 0)
+            connect = { try BenchSocket(tcpPort: port) }
+        }
+
+        var players: [BenchClient] = []
+        for index in 0..<clients {
+            let player = BenchClient(try connect())
+            player.send(.hello(Hello(name: "B\(index + 1)")))
+            player.send(.ready)
+            players.append(player)
+        }
+        // Wait for the deal and the first player's activation: then the table is still.
+        for player in players {
+            try player.readUntil(timeout: 10, "the game to start") { message in
+                if case .events(let events) = message {
+                    return events.contains { if case .activated = $0 { return true } else { return false } }
+                }
+                return false
+            }
+        }
+
+        var latencies: [Double] = []
+        latencies.reserveCapacity(samples)
+        let clock = ContinuousClock()
+        for _ in 0..<samples {
+            let t0 = clock.now
+            players[0].send(.snap(SnapCall(seenTurns: 0, reactionMicros: 0)))
+            var pending = Set(players.indices)
+            var last = t0
+            let deadline = t0 + .seconds(10)
+            while !pending.isEmpty {
+                guard clock.now < deadline else { throw BenchError.timedOut("a verdict") }
+                var fds = players.map { pollfd(fd: $0.socket.fd, events: Int16(POLLIN), revents: 0) }
+                guard poll(&fds, nfds_t(fds.count), 100) > 0 else { continue }
+                for index in players.indices where fds[index].revents != 0 {
+                    let messages = try players[index].receive()
+                    let now = clock.now
+                    for message in messages where pending.contains(index) {
+                        if case .events(let events) = message, events.contains(where: Self.isVerdict) {
+                            pending.remove(index)
+                            last = now
+                        }
+                    }
+                }
+            }
+            latencies.append(Self.microseconds(last - t0))
+        }
+        for player in players { player.socket.close() }
+        return latencies
+    }
+
+    static func isVerdict(_ event: SeatEvent) -> Bool {
+        switch event {
+        case .snapCorrect, .snapWrong, .snapTooLate: return true
+        default: return false
+        }
+    }
+
+    static func microseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) * 1e6 + Double(attoseconds) / 1e12
+    }
+
+    // MARK: - Baseline: 16-byte ping-pong
+
+    private func measurePingPong(transport: Transport, directory: String) throws -> [Double] {
+        let listener: BenchSocket
+        let connect: () throws -> BenchSocket
+        switch transport {
+        case .unix:
+            let path = directory + "/echo.sock"
+            listener = try BenchSocket(listeningUnixPath: path)
+            connect = { try BenchSocket(unixPath: path) }
+        case .tcp:
+            listener = try BenchSocket(listeningTCP: ())
+            let port = listener.localPort
+            connect = { try BenchSocket(tcpPort: port) }
+        }
+        let echo = Thread {
+            let peer = accept(listener.fd, nil, nil)
+            guard peer >= 0 else { return }
+            BenchSocket.setNoDelay(peer, transport == .tcp)
+            var buffer = [UInt8](repeating: 0, count: 64)
+            while true {
+                let count = read(peer, &buffer, buffer.count)
+                if count <= 0 { break }
+                var written = 0
+                while written < count {
+                    let n = buffer.withUnsafeBufferPointer { write(peer, $0.baseAddress! + written, count - written) }
+                    if n <= 0 { break }
+                    written += n
+                }
+            }
+            Glibc.close(peer)
+        }
+        echo.start()
+        let client = try connect()
+        defer {
+            client.close()
+            listener.close()
+            if case .unix = transport { unlink(directory + "/echo.sock") }
+        }
+        let message = [UInt8](repeating: 0x5A, count: 16)
+        var reply = [UInt8](repeating: 0, count: 16)
+        let clock = ContinuousClock()
+        var latencies: [Double] = []
+        latencies.reserveCapacity(samples)
+        for sample in 0..<(samples + samples / 10) {  // the first tenth warms up
+            let t0 = clock.now
+            client.write(message)
+            try client.readExactly(&reply)
+            if sample >= samples / 10 { latencies.append(Self.microseconds(clock.now - t0)) }
+        }
+        return latencies
+    }
+
+    private func makeTemporaryDirectory() -> String {
+        var template = Array("/tmp/snapb-XXXXXX".utf8CString)
+        return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    }
+}
+
+public enum BenchError: Error, CustomStringConvertible {
+    case socket(String)
+    case timedOut(String)
+    case closed(String)
+
+    public var description: String {
+        switch self {
+        case .socket(let what): return "socket: \(what)"
+        case .timedOut(let what): return "timed out waiting for \(what)"
+        case .closed(let what): return "the host closed the connection: \(what)"
+        }
+    }
+}
+
+/// A raw blocking socket.
+final class BenchSocket {
+    private(set) var fd: Int32
+
+    init(unixPath path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BenchError.socket("socket: errno \(errno)") }
+        var address = Self.unixAddress(path)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if result != 0 { Glibc.close(fd); throw BenchError.socket("connect \(path): errno \(errno)") }
+    }
+
+    init(tcpPort port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BenchError.socket("socket: errno \(errno)") }
+        var address = Self.loopback(port: 0)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if result != 0 { Glibc.close(fd); throw BenchError.socket("connect 127.0.0.1:\(port): errno \(errno)") }
+        Self.setNoDelay(fd, true)
+    }
+
+    init(listeningUnixPath path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BenchError.socket("socket: errno \(errno)") }
+        var address = Self.unixAddress(path)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0, listen(fd, 4) == 0 else { Glibc.close(fd); throw BenchError.socket("listen \(path): errno \(errno)") }
+    }
+
+    init(listeningTCP: Void) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BenchError.socket("socket: errno \(errno)") }
+        var address = Self.loopback(port: 0)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0, listen(fd, 4) == 0 else { Glibc.close(fd); throw BenchError.socket("listen tcp: errno \(errno)") }
+    }
+
+    var localPort: Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func unixAddress(_ path: String) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
+        }
+        return address
+    }
+
+    static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(port.bigEndian)
+        address.sin_addr = in_addr(s_addr: in_addr_t(UInt32(0x7F00_0001).bigEndian))
+        return address
+    }
+
+    static func setNoDelay(_ fd: Int32, _ on: Bool) {
+        guard on else { return }
+        var one: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    func write(_ bytes: [UInt8]) {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if n <= 0 { return }
+            written += n
+        }
+    }
+
+    func readExactly(_ buffer: inout [UInt8]) throws {
+        var got = 0
+        let total = buffer.count
+        while got < total {
+            let n = buffer.withUnsafeMutableBufferPointer { Glibc.read(fd, $0.baseAddress! + got, total - got) }
+            if n <= 0 { throw BenchError.closed("echo") }
+            got += n
+        }
+    }
+
+    func close() {
+        if fd >= 0 { Glibc.close(fd); fd = -1 }
+    }
+
+    deinit { close() }
+}
+
+/// A raw game client: sends what it is told, answers pings, decodes what arrives.
+final class BenchClient {
+    let socket: BenchSocket
+    private var sequence = SequenceCounter()
+    private var decoder = FrameDecoder()
+    private var buffer = [UInt8](repeating: 0, count: 65_536)
+
+    init(_ socket: BenchSocket) {
+        self.socket = socket
+    }
+
+    func send(_ message: ClientMessage) {
+        socket.write(WireCodec.encode(message, sequence: sequence.next()))
+    }
+
+    /// Reads what is there now (one read), answers pings, returns the messages.
+    func receive() throws -> [HostMessage] {
+        let count = buffer.withUnsafeMutableBufferPointer { read(socket.fd, $0.baseAddress!, $0.count) }
+        if count <= 0 { throw BenchError.closed("read returned \(count)") }
+        decoder.append(buffer[0..<count])
+        var messages: [HostMessage] = []
+        while let frame = try decoder.nextFrame() {
+            let message = try WireCodec.decodeHostMessage(frame)
+            switch message {
+            case .ping(let nonce): send(.pong(nonce: nonce))
+            case .closing(let reason, let text): throw BenchError.closed("\(reason): \(text)")
+            default: break
+            }
+            messages.append(message)
+        }
+        return messages
+    }
+
+    func readUntil(timeout: Double, _ what: String, _ done: (HostMessage) -> Bool) throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(Int(timeout * 1000))
+        while clock.now < deadline {
+            var poller = pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            if try receive().contains(where: done) { return }
+        }
+        throw BenchError.timedOut(what)
+    }
+}

@@ -1,0 +1,192 @@
+#if GUI
+import CSDL2
+import Glibc
+import Logging
+
+/// Options every windowed command shares.
+public struct WindowOptions: Sendable {
+    /// Save a PNG of the window after `quitAfter` seconds (or at the end), then quit.
+    public var screenshot: String?
+    /// Quit after this many seconds (tests, screenshots).
+    public var quitAfter: Double?
+    /// Start with sound off.
+    public var muted = false
+    public var hidden = false
+
+    public init(screenshot: String? = nil, quitAfter: Double? = nil, muted: Bool = false, hidden: Bool = false) {
+        self.screenshot = screenshot
+        self.quitAfter = quitAfter
+        self.muted = muted
+        self.hidden = hidden
+    }
+}
+
+/// The process's one window and its loop, in fixed stages: poll input → scene
+/// intents; the scene drains its session and updates its tweens; draw only when
+/// something changed or moves, otherwise sleep until input or the next timer.
+public final class App {
+    public let graphics: Graphics
+    public let assets: Assets
+    public let audio: Audio
+    public let logger: Logger
+    public let options: WindowOptions
+    public private(set) var scene: Scene
+    private var needsRedraw = true
+    private let start = ContinuousClock.now
+    public private(set) var frames = 0
+    /// Milliseconds each drawn frame took (draw + present), for `snap bench ui`.
+    public private(set) var frameTimes: [Double] = []
+    public var recordFrameTimes = false
+    /// Extra work each frame (tests and benchmarks inject input here).
+    public var onFrame: ((App, Double) -> Void)?
+
+    public var now: Double {
+        let d = ContinuousClock.now - start
+        return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+
+    public init(options: WindowOptions, logger: Logger, makeScene: (App) -> Scene) throws(SDLError) {
+        // Tests set SDL_VIDEODRIVER=offscreen and SDL_AUDIODRIVER=dummy; nothing here assumes a display.
+        try sdlCheck(SDL_Init(SDL_INIT_VIDEO | SDL_INIT_AUDIO | SDL_INIT_EVENTS), "SDL_Init")
+        _ = IMG_Init(Int32(IMG_INIT_PNG.rawValue))
+        try sdlCheck(TTF_Init(), "TTF_Init")
+        guard let directory = findAssetsDirectory() else {
+            throw SDLError("finding assets", message: "no Assets folder found: set SNAP_ASSETS to the repository's Assets directory")
+        }
+        self.options = options
+        self.logger = logger
+        graphics = try Graphics(title: "Snap!", hidden: options.hidden, fonts: try Fonts())
+        assets = try Assets(graphics: graphics, directory: directory)
+        audio = Audio(directory: directory)
+        audio.isMuted = options.muted
+        scene = EmptyScene()
+        scene = makeScene(self)
+        graphics.title = scene.title
+        SDL_StartTextInput()
+    }
+
+    public func show(_ next: Scene) {
+        scene = next
+        graphics.title = next.title
+        needsRedraw = true
+    }
+
+    public func setNeedsRedraw() { needsRedraw = true }
+
+    /// Runs until a scene quits, the window closes, or `quitAfter` passes.
+    public func run() throws(SDLError) {
+        var running = true
+        while running {
+            let now = self.now
+            var event = SDL_Event()
+            // Sleep until input when nothing moves: an idle window costs almost nothing.
+            let idle = !needsRedraw && !scene.isAnimating && onFrame == nil
+            if idle, SDL_WaitEventTimeout(&event, 50) == 1 {
+                running = dispatch(event) && running
+            }
+            while SDL_PollEvent(&event) == 1 { running = dispatch(event) && running }
+            onFrame?(self, now)
+            if let change = scene.update(now: now, app: self) { running = apply(change) && running }
+            if needsRedraw || scene.isAnimating {
+                let frameStart = self.now
+                scene.draw(graphics, app: self)
+                graphics.present()
+                frames += 1
+                if recordFrameTimes { frameTimes.append((self.now - frameStart) * 1_000) }
+                needsRedraw = false
+            }
+            if let quitAfter = options.quitAfter, now >= quitAfter { running = false }
+        }
+        if let path = options.screenshot {
+            scene.draw(graphics, app: self)
+            try graphics.screenshot(to: path)
+            graphics.present()
+        }
+    }
+
+    private func dispatch(_ event: SDL_Event) -> Bool {
+        guard let input = translate(event) else {
+            if event.type == SDL_QUIT.rawValue { return false }
+            if event.type == SDL_WINDOWEVENT.rawValue { needsRedraw = true }
+            return true
+        }
+        needsRedraw = true
+        switch input {
+        case .key(.m): audio.isMuted.toggle()
+        case .key(.f11): graphics.toggleFullscreen()
+        default: break
+        }
+        if let change = scene.handle(input, app: self) { return apply(change) }
+        return true
+    }
+
+    private func apply(_ change: SceneChange) -> Bool {
+        switch change {
+        case .show(let next): show(next); return true
+        case .quit: return false
+        }
+    }
+
+    private func translate(_ event: SDL_Event) -> Input? {
+        switch event.type {
+        case SDL_MOUSEBUTTONDOWN.rawValue:
+            return .press(graphics.logicalPoint(windowX: event.button.x, windowY: event.button.y))
+        case SDL_MOUSEBUTTONUP.rawValue:
+            return .release(graphics.logicalPoint(windowX: event.button.x, windowY: event.button.y))
+        case SDL_MOUSEMOTION.rawValue:
+            return .move(graphics.logicalPoint(windowX: event.motion.x, windowY: event.motion.y))
+        case SDL_TEXTINPUT.rawValue:
+            let text = withUnsafeBytes(of: event.text.text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return .text(text)
+        case SDL_KEYDOWN.rawValue:
+            switch Int(event.key.keysym.sym) {
+            case Int(SDLK_SPACE.rawValue): return .key(.space)
+            case Int(SDLK_s.rawValue): return .key(.s)
+            case Int(SDLK_m.rawValue): return .key(.m)
+            case Int(SDLK_y.rawValue): return .key(.y)
+            case Int(SDLK_n.rawValue): return .key(.n)
+            case Int(SDLK_ESCAPE.rawValue): return .key(.escape)
+            case Int(SDLK_RETURN.rawValue), Int(SDLK_KP_ENTER.rawValue): return .key(.enter)
+            case Int(SDLK_BACKSPACE.rawValue): return .key(.backspace)
+            case Int(SDLK_TAB.rawValue): return .key(.tab)
+            case Int(SDLK_F11.rawValue): return .key(.f11)
+            default: return .key(.other)
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// Pushes a real mouse click through SDL's queue, as a person's would arrive
+    /// (scripted play-throughs and benchmarks).
+    public func pushClick(at point: Point) {
+        for type in [SDL_MOUSEBUTTONDOWN, SDL_MOUSEBUTTONUP] {
+            var event = SDL_Event()
+            event.type = type.rawValue
+            event.button.button = UInt8(SDL_BUTTON_LEFT)
+            event.button.windowID = SDL_GetWindowID(graphics.window)
+            // Logical → window coordinates: the inverse of the renderer's letterbox scale.
+            var windowX: Int32 = 0, windowY: Int32 = 0
+            SDL_RenderLogicalToWindow(graphics.renderer, Float(point.x), Float(point.y), &windowX, &windowY)
+            event.button.x = windowX
+            event.button.y = windowY
+            SDL_PushEvent(&event)
+        }
+    }
+
+    deinit {
+        SDL_StopTextInput()
+        TTF_Quit()
+        IMG_Quit()
+        SDL_Quit()
+    }
+}
+
+final class EmptyScene: Scene {
+    func handle(_ input: Input, app: App) -> SceneChange? { nil }
+    func update(now: Double, app: App) -> SceneChange? { nil }
+    func draw(_ graphics: Graphics, app: App) {}
+    var isAnimating: Bool { false }
+    var title: String { "Snap!" }
+}
+#endif

@@ -1,0 +1,69 @@
+#if GUI
+import CSDL2
+import Glibc
+import SnapEngine
+
+/// Where the committed `Assets/` folder is: `$SNAP_ASSETS`, else the first `Assets`
+/// folder holding `cards/AS.png` beside the executable or above it (a checkout's
+/// `.build/debug/snap` finds the repository's), else the current directory's.
+public func findAssetsDirectory(executable: String = CommandLine.arguments[0]) -> String? {
+    func valid(_ path: String) -> Bool { access(path + "/cards/AS.png", R_OK) == 0 }
+    if let env = getenv("SNAP_ASSETS").map({ String(cString: $0) }), valid(env) { return env }
+    var directory = realpathString(executable).map { String($0[..<($0.lastIndex(of: "/") ?? $0.endIndex)]) } ?? "."
+    for _ in 0..<6 {
+        if valid(directory + "/Assets") { return directory + "/Assets" }
+        guard let slash = directory.lastIndex(of: "/"), slash != directory.startIndex else { break }
+        directory = String(directory[..<slash])
+    }
+    return valid("Assets") ? "Assets" : nil
+}
+
+func realpathString(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
+}
+
+/// Every image the game draws, loaded once as textures.
+public final class Assets {
+    public let directory: String
+    private var faces: [Texture] = []
+    public let back: Texture
+    public let felt: Texture
+    public let button: Texture
+    public let buttonPressed: Texture
+    public let buttonDisabled: Texture
+    public let snapButton: Texture
+    public let snapButtonPressed: Texture
+    public let bubble: Texture
+    public let smiley: Texture
+    public let wrong: Texture
+    public let highlight: Texture
+    public let joker: Texture
+    public let titleLetters: [Texture]
+
+    public init(graphics: Graphics, directory: String) throws(SDLError) {
+        self.directory = directory
+        func load(_ name: String) throws(SDLError) -> Texture { try graphics.loadTexture(directory + "/" + name) }
+        for card in Card.fullDeck { faces.append(try load("cards/\(card).png")) }
+        back = try load("cards/back.png")
+        felt = try load("table/felt.png")
+        button = try load("ui/button.png")
+        buttonPressed = try load("ui/button-pressed.png")
+        buttonDisabled = try load("ui/button-disabled.png")
+        snapButton = try load("ui/snap-button.png")
+        snapButtonPressed = try load("ui/snap-button-pressed.png")
+        bubble = try load("ui/bubble.png")
+        smiley = try load("ui/smiley.png")
+        wrong = try load("ui/wrong.png")
+        highlight = try load("ui/highlight.png")
+        joker = try load("ui/title-joker.png")
+        var letters: [Texture] = []
+        for letter in ["S", "N", "A", "P"] { letters.append(try load("ui/title-\(letter).png")) }
+        titleLetters = letters
+        graphics.setIcon(path: directory + "/ui/icon.png")
+    }
+
+    public func face(_ card: Card) -> Texture { faces[Int(card.id)] }
+}
+#endif

@@ -1,0 +1,223 @@
+#if GUI
+import CSDL2
+import Glibc
+
+/// A GPU (or software) texture SDL owns; destroyed with this object.
+public final class Texture {
+    let pointer: OpaquePointer
+    public let pixelWidth: Int
+    public let pixelHeight: Int
+
+    init(_ pointer: OpaquePointer) {
+        self.pointer = pointer
+        var w: Int32 = 0, h: Int32 = 0
+        SDL_QueryTexture(pointer, nil, nil, &w, &h)
+        pixelWidth = Int(w)
+        pixelHeight = Int(h)
+    }
+
+    deinit { SDL_DestroyTexture(pointer) }
+}
+
+/// The window and its renderer. Everything is drawn in logical 1024×768 coordinates;
+/// SDL scales and letterboxes to the real window size.
+public final class Graphics {
+    let window: OpaquePointer
+    let renderer: OpaquePointer
+    private var textCache: [TextKey: Texture] = [:]
+    private let fonts: Fonts
+
+    struct TextKey: Hashable { var text: String; var size: Int; var bold: Bool; var color: Color }
+
+    public init(title: String, hidden: Bool = false, fonts: Fonts) throws(SDLError) {
+        var flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
+        if hidden { flags |= SDL_WINDOW_HIDDEN.rawValue }
+        let centered = Int32(bitPattern: 0x2FFF_0000)  // SDL_WINDOWPOS_CENTERED
+        guard let window = SDL_CreateWindow(title, centered, centered, Int32(logicalSize.width), Int32(logicalSize.height), flags) else {
+            throw SDLError("SDL_CreateWindow")
+        }
+        self.window = window
+        // Linear filtering: cards are drawn from 2× textures at 1× and in between.
+        SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "1")
+        guard let renderer = SDL_CreateRenderer(window, -1, SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue)
+            ?? SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue) else {
+            SDL_DestroyWindow(window)
+            throw SDLError("SDL_CreateRenderer")
+        }
+        self.renderer = renderer
+        self.fonts = fonts
+        try sdlCheck(SDL_RenderSetLogicalSize(renderer, Int32(logicalSize.width), Int32(logicalSize.height)), "SDL_RenderSetLogicalSize")
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
+    }
+
+    deinit {
+        textCache = [:]
+        SDL_DestroyRenderer(renderer)
+        SDL_DestroyWindow(window)
+    }
+
+    public var title: String {
+        get { String(cString: SDL_GetWindowTitle(window)) }
+        set { SDL_SetWindowTitle(window, newValue) }
+    }
+
+    public var hasFocus: Bool { SDL_GetWindowFlags(window) & SDL_WINDOW_INPUT_FOCUS.rawValue != 0 }
+
+    public func flash() { SDL_FlashWindow(window, SDL_FLASH_UNTIL_FOCUSED) }
+
+    public func toggleFullscreen() {
+        let isFull = SDL_GetWindowFlags(window) & SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue != 0
+        SDL_SetWindowFullscreen(window, isFull ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue)
+    }
+
+    public func setIcon(path: String) {
+        guard let surface = IMG_Load(path) else { return }
+        SDL_SetWindowIcon(window, surface)
+        SDL_FreeSurface(surface)
+    }
+
+    /// Loads a PNG into a texture.
+    public func loadTexture(_ path: String) throws(SDLError) -> Texture {
+        guard let texture = IMG_LoadTexture(renderer, path) else { throw SDLError("IMG_LoadTexture(\(path))") }
+        return Texture(texture)
+    }
+
+    // MARK: - Drawing
+
+    public func clear(_ color: Color = Color(16, 70, 40)) {
+        SDL_SetRenderDrawColor(renderer, color.r, color.g, color.b, color.a)
+        SDL_RenderClear(renderer)
+    }
+
+    public func present() { SDL_RenderPresent(renderer) }
+
+    public func fill(_ rect: Rect, _ color: Color) {
+        SDL_SetRenderDrawColor(renderer, color.r, color.g, color.b, color.a)
+        var r = sdlRect(rect)
+        SDL_RenderFillRect(renderer, &r)
+    }
+
+    public func outline(_ rect: Rect, _ color: Color, thickness: Int = 2) {
+        SDL_SetRenderDrawColor(renderer, color.r, color.g, color.b, color.a)
+        for i in 0..<thickness {
+            var r = sdlRect(rect.insetBy(Double(i)))
+            SDL_RenderDrawRect(renderer, &r)
+        }
+    }
+
+    /// Draws `texture` stretched into `rect`, turned `degrees` about its centre.
+    public func draw(_ texture: Texture, in rect: Rect, degrees: Double = 0, alpha: Double = 1, flipX: Bool = false) {
+        SDL_SetTextureAlphaMod(texture.pointer, UInt8(max(0, min(255, alpha * 255))))
+        var destination = SDL_FRect(x: Float(rect.x), y: Float(rect.y), w: Float(rect.width), h: Float(rect.height))
+        SDL_RenderCopyExF(renderer, texture.pointer, nil, &destination, degrees, nil,
+                          flipX ? SDL_FLIP_HORIZONTAL : SDL_FLIP_NONE)
+    }
+
+    /// Tiles `texture` over the whole table at `tileSize`.
+    public func tile(_ texture: Texture, tileSize: Size) {
+        var y = 0.0
+        while y < logicalSize.height {
+            var x = 0.0
+            while x < logicalSize.width {
+                draw(texture, in: Rect(x: x, y: y, width: tileSize.width, height: tileSize.height))
+                x += tileSize.width
+            }
+            y += tileSize.height
+        }
+    }
+
+    /// Text rendered once per (text, size, weight, colour) and cached.
+    public func textTexture(_ text: String, size: Int, bold: Bool = false, color: Color = .white) -> Texture? {
+        guard !text.isEmpty else { return nil }
+        let key = TextKey(text: text, size: size, bold: bold, color: color)
+        if let cached = textCache[key] { return cached }
+        guard let font = fonts.font(size: size, bold: bold),
+              let surface = TTF_RenderUTF8_Blended(font, text, SDL_Color(r: color.r, g: color.g, b: color.b, a: color.a)) else {
+            return nil
+        }
+        defer { SDL_FreeSurface(surface) }
+        guard let texture = SDL_CreateTextureFromSurface(renderer, surface) else { return nil }
+        if textCache.count > 512 { textCache.removeAll() }
+        let result = Texture(texture)
+        textCache[key] = result
+        return result
+    }
+
+    public enum Alignment { case left, center, right }
+
+    /// Draws text with its top at `origin.y`, aligned on `origin.x`; returns its size.
+    @discardableResult
+    public func text(_ text: String, at origin: Point, size: Int, bold: Bool = false, color: Color = .white,
+                     align: Alignment = .center, shadow: Bool = true) -> Size {
+        guard let texture = textTexture(text, size: size, bold: bold, color: color) else { return Size(0, 0) }
+        // Fonts are rendered at 2× for crisp text when the window is scaled up.
+        let w = Double(texture.pixelWidth) / 2, h = Double(texture.pixelHeight) / 2
+        let x: Double
+        switch align {
+        case .left: x = origin.x
+        case .center: x = origin.x - w / 2
+        case .right: x = origin.x - w
+        }
+        if shadow, let dark = textTexture(text, size: size, bold: bold, color: Color(0, 0, 0, 160)) {
+            draw(dark, in: Rect(x: x + 1.5, y: origin.y + 1.5, width: w, height: h))
+        }
+        draw(texture, in: Rect(x: x, y: origin.y, width: w, height: h))
+        return Size(w, h)
+    }
+
+    /// The window's pixels, as a PNG.
+    public func screenshot(to path: String) throws(SDLError) {
+        var w: Int32 = 0, h: Int32 = 0
+        try sdlCheck(SDL_GetRendererOutputSize(renderer, &w, &h), "SDL_GetRendererOutputSize")
+        guard let surface = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888.rawValue) else {
+            throw SDLError("SDL_CreateRGBSurfaceWithFormat")
+        }
+        defer { SDL_FreeSurface(surface) }
+        try sdlCheck(SDL_RenderReadPixels(renderer, nil, SDL_PIXELFORMAT_ARGB8888.rawValue, surface.pointee.pixels,
+                                          surface.pointee.pitch), "SDL_RenderReadPixels")
+        try sdlCheck(IMG_SavePNG(surface, path), "IMG_SavePNG(\(path))")
+    }
+
+    /// Window coordinates (mouse events) → logical table coordinates.
+    public func logicalPoint(windowX: Int32, windowY: Int32) -> Point {
+        var x: Float = 0, y: Float = 0
+        SDL_RenderWindowToLogical(renderer, windowX, windowY, &x, &y)
+        return Point(Double(x), Double(y))
+    }
+
+    private func sdlRect(_ rect: Rect) -> SDL_Rect {
+        SDL_Rect(x: Int32(rect.x.rounded()), y: Int32(rect.y.rounded()), w: Int32(rect.width.rounded()), h: Int32(rect.height.rounded()))
+    }
+}
+
+/// DejaVu from Debian's fonts-dejavu-core, opened at 2× the asked size.
+public final class Fonts {
+    private var cache: [Int: OpaquePointer] = [:]
+    let regularPath: String
+    let boldPath: String
+
+    public static let searchDirectories = ["/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu", "/usr/local/share/fonts"]
+
+    public init() throws(SDLError) {
+        func find(_ file: String) -> String? {
+            Self.searchDirectories.map { $0 + "/" + file }.first { access($0, R_OK) == 0 }
+        }
+        guard let regular = find("DejaVuSans.ttf"), let bold = find("DejaVuSans-Bold.ttf") else {
+            throw SDLError("finding fonts", message: "DejaVu Sans is missing: install Debian's fonts-dejavu-core "
+                + "(looked in \(Self.searchDirectories.joined(separator: ", ")))")
+        }
+        regularPath = regular
+        boldPath = bold
+    }
+
+    func font(size: Int, bold: Bool) -> OpaquePointer? {
+        let key = size * 2 + (bold ? 1 : 0)
+        if let font = cache[key] { return font }
+        guard let font = TTF_OpenFont(bold ? boldPath : regularPath, Int32(size * 2)) else { return nil }
+        cache[key] = font
+        return font
+    }
+
+    deinit { for font in cache.values { TTF_CloseFont(font) } }
+}
+#endif
