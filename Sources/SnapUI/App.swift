@@ -174,12 +174,9 @@ public final class App {
         }
     }
 
-    deinit {
-        SDL_StopTextInput()
-        TTF_Quit()
-        IMG_Quit()
-        SDL_Quit()
-    }
+    // NB: no SDL_Quit/TTF_Quit here. The textures and fonts this object holds are released
+    // after its deinit runs, and freeing them after SDL shut down crashes; the process
+    // exits right after anyway.
 }
 
 final class EmptyScene: Scene {

@@ -58,6 +58,59 @@ public struct Button {
     }
 }
 
+/// A modal box over the scene: a message and one or two buttons. Scenes keep an
+/// optional `Dialog` and give it input first while it is shown.
+public struct Dialog {
+    public enum Choice: Equatable { case yes, no }
+
+    public var title: String
+    public var message: String
+    public var yes: Button
+    public var no: Button?
+
+    /// A question with Yes / No (keys Y, Enter / N, Esc).
+    public static func confirm(_ title: String, _ message: String, yes: String = "Yes", no: String = "No") -> Dialog {
+        Dialog(title: title, message: message, yes: Button(yes, center: Point(422, 430), width: 150),
+               no: Button(no, center: Point(602, 430), width: 150))
+    }
+
+    /// A message with OK (Enter or Esc).
+    public static func alert(_ title: String, _ message: String) -> Dialog {
+        Dialog(title: title, message: message, yes: Button("OK", center: Point(512, 430), width: 150), no: nil)
+    }
+
+    public var frame: Rect { Rect(center: Point(512, 384), size: Size(520, 220)) }
+
+    /// The choice this input makes, if any.
+    public mutating func handle(_ input: Input) -> Choice? {
+        switch input {
+        case .press(let point):
+            yes.isPressed = yes.contains(point)
+            let onNo = no?.contains(point) ?? false
+            no?.isPressed = onNo
+        case .release(let point):
+            defer { yes.isPressed = false; no?.isPressed = false }
+            if yes.isPressed, yes.contains(point) { return .yes }
+            if no?.isPressed == true, no?.contains(point) == true { return .no }
+        case .key(.y), .key(.enter): return .yes
+        case .key(.n): return no == nil ? nil : .no
+        case .key(.escape): return no == nil ? .yes : .no
+        default: break
+        }
+        return nil
+    }
+
+    public func draw(_ graphics: Graphics, assets: Assets) {
+        graphics.fill(Rect(x: 0, y: 0, width: logicalSize.width, height: logicalSize.height), Color.dim)
+        graphics.fill(frame, Color(250, 246, 236))
+        graphics.outline(frame, Color(60, 40, 20), thickness: 3)
+        graphics.text(title, at: Point(512, frame.y + 24), size: 26, bold: true, color: .ink, shadow: false)
+        graphics.text(message, at: Point(512, frame.y + 72), size: 17, color: .ink, shadow: false)
+        yes.draw(graphics, assets: assets)
+        no?.draw(graphics, assets: assets)
+    }
+}
+
 /// A one-line text field for names and addresses.
 public struct TextField {
     public var text: String

@@ -11,6 +11,9 @@ import SnapSession
 #if canImport(Glibc)
 import Glibc
 #endif
+#if GUI
+import SnapUI
+#endif
 
 /// One line to standard output, at once: tests and tools read these lines while the
 /// process runs, and a pipe would otherwise hold them back.
@@ -58,6 +61,9 @@ struct Host: ParsableCommand {
     @Option(help: "Level of the host's computer players.") var level = BotLevel.normal
     @OptionGroup var ruleOptions: RuleOptions
     @Flag(help: "Log connections, refusals and judging to standard error.") var verbose = false
+    #if GUI
+    @OptionGroup var window: WindowFlags
+    #endif
 
     func validate() throws {
         _ = try validName(name, option: "--name")
@@ -73,7 +79,17 @@ struct Host: ParsableCommand {
 
     func run() throws {
         guard headless else {
-            throw ValidationError("the host window arrives with the game windows (issue 4); use --headless")
+            #if GUI
+            let listenAddress = try listen.map { try parseHostPort($0) }
+            try runWindow(window, verbose: verbose) { app in
+                HostLobbyScene(app: app, client: try GameClient.host(
+                    name: name, bots: bots, level: level, speed: speed, rules: ruleOptions.rules,
+                    socket: socket, listen: listenAddress, logger: app.logger))
+            }
+            return
+            #else
+            throw ValidationError("this snap was built without windows (--disable-default-traits); use --headless")
+            #endif
         }
         var configuration = HostConfiguration(hostName: name)
         configuration.rounds = rounds
@@ -137,6 +153,9 @@ struct Join: ParsableCommand {
     @Option(help: "Seed of the computer player's choices.") var seed: UInt64 = 1
     @Option(help: "Write every byte received from the host to this file.") var record: String?
     @Flag(help: "Log to standard error.") var verbose = false
+    #if GUI
+    @OptionGroup var window: WindowFlags
+    #endif
 
     func validate() throws {
         _ = try validName(name, option: "--name")
@@ -147,7 +166,17 @@ struct Join: ParsableCommand {
 
     func run() throws {
         guard bot else {
-            throw ValidationError("the game window arrives with issue 4; use --bot for a computer player")
+            #if GUI
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            defer { try? group.syncShutdownGracefully() }
+            let endpoint = try resolveEndpoint(loop: group.next())
+            try runWindow(window, verbose: verbose) { app in
+                TableScene(app: app, client: try GameClient.join(endpoint, name: name))
+            }
+            return
+            #else
+            throw ValidationError("this snap was built without windows (--disable-default-traits); use --bot")
+            #endif
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }

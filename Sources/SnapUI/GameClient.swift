@@ -1,0 +1,111 @@
+#if GUI
+import Glibc
+import Logging
+import NIOPosix
+import SnapBots
+import SnapEngine
+import SnapNet
+import SnapProtocol
+import SnapSession
+
+/// One window's game: the link to the host and the mirror of what this seat knows.
+/// On the host's window it also owns the `HostServer` (Start, Next Round, End game).
+/// Everything here runs on the main thread; the link is the only thing shared.
+public final class GameClient {
+    public let link: GameLink
+    public private(set) var session = ClientSession()
+    public let server: HostServer?
+    public let name: String
+    /// Where this host listens (for the lobby and `snap play`).
+    public let socketPath: String?
+
+    static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+    init(link: GameLink, name: String, server: HostServer?, socketPath: String?) {
+        self.link = link
+        self.name = name
+        self.server = server
+        self.socketPath = socketPath
+        link.send(ClientSession.hello(name: name))
+    }
+
+    public var isHost: Bool { server != nil }
+
+    /// Applies everything the host sent since the last call; returns each message with
+    /// the events it carried, in order, for the scene to animate.
+    public func poll(now: Double) -> [(message: HostMessage, events: [SeatEvent])] {
+        var result: [(HostMessage, [SeatEvent])] = []
+        for message in link.drain() {
+            let applied = session.receive(message, now: .seconds(now))
+            for reply in applied.replies { link.send(reply) }
+            result.append((message, applied.events))
+        }
+        if let lost = link.connectionLost { session.connectionLost(lost) }
+        return result
+    }
+
+    public func send(_ message: ClientMessage) { link.send(message) }
+
+    /// Snap!, with this player's reaction time measured on this screen.
+    public func snap(now: Double) { link.send(session.snap(at: .seconds(now))) }
+
+    public func start() { server?.submit(.start) }
+    public func nextRound() { server?.submit(.nextRound) }
+
+    /// Leaves on purpose: a host ends the game for everyone; a client says goodbye.
+    public func leave() {
+        if let server {
+            server.submit(.quit)
+        } else {
+            link.send(.leave)
+            link.close()
+        }
+    }
+
+    // MARK: - Starting games
+
+    /// Hosts a game on this machine's default socket (and TCP when asked); this window plays too.
+    public static func host(name: String, bots: Int = 0, level: BotLevel = .normal, speed: Double = 1,
+                            rules: Rules = .original, socket: String? = nil, listen: (host: String, port: Int)? = nil,
+                            logger: Logger) throws -> GameClient {
+        var configuration = HostConfiguration(hostName: name)
+        configuration.bots = bots
+        configuration.botLevel = level
+        configuration.speed = speed
+        configuration.rules = rules
+        configuration.seed = UInt64.random(in: 1...UInt64.max)
+        configuration.maxClients = 3 - bots
+        let server = HostServer(configuration, loop: group.next(), logger: logger)
+        let path: String
+        if let socket { path = socket } else {
+            let directory = SocketDirectory.default()
+            try directory.prepare()
+            path = directory.socketPath(forHost: name)
+        }
+        try server.listen(unixPath: path)
+        if let listen { _ = try server.listen(host: listen.host, port: listen.port) }
+        return GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path)
+    }
+
+    /// Single player: the host lives in this process with computer players and no sockets.
+    public static func solo(name: String, opponents: Int, level: BotLevel, speed: Double = 1, seed: UInt64? = nil,
+                            rules: Rules = .original, logger: Logger) -> GameClient {
+        var configuration = HostConfiguration(hostName: name)
+        configuration.bots = opponents
+        configuration.botLevel = level
+        configuration.speed = speed
+        configuration.rules = rules
+        configuration.seed = seed ?? UInt64.random(in: 1...UInt64.max)
+        configuration.maxClients = 0
+        let server = HostServer(configuration, loop: group.next(), logger: logger)
+        let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: nil)
+        server.startWhen = 1
+        return client
+    }
+
+    /// Joins a host over a Unix socket or TCP.
+    public static func join(_ endpoint: Endpoint, name: String) throws -> GameClient {
+        GameClient(link: try connectLink(to: endpoint, on: group.next()), name: name, server: nil, socketPath: nil)
+    }
+}
+#endif

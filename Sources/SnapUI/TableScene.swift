@@ -1,0 +1,17 @@
+#if GUI
+import SnapEngine
+
+/// Placeholder until the table is built.
+public final class TableScene: Scene {
+    let client: GameClient
+    public init(app: App, client: GameClient) { self.client = client }
+    public func handle(_ input: Input, app: App) -> SceneChange? { input == .key(.escape) ? .quit : nil }
+    public func update(now: Double, app: App) -> SceneChange? { _ = client.poll(now: now); return nil }
+    public func draw(_ graphics: Graphics, app: App) {
+        graphics.tile(app.assets.felt, tileSize: Size(256, 256))
+        graphics.text("TableScene (not built yet)", at: Point(512, 360), size: 28, bold: true)
+    }
+    public var isAnimating: Bool { true }
+    public var title: String { "Snap! — \(client.name)" + (client.isHost ? " (host)" : "") }
+}
+#endif
