@@ -71,6 +71,12 @@ let package = Package(
         .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SnapSessionTests", dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots"]),
         .testTarget(name: "SnapCLITests", dependencies: ["snap"]),
-        .testTarget(name: "SnapUITests", dependencies: [.target(name: "SnapUI", condition: gui)]),
+        .testTarget(
+            name: "SnapUITests",
+            dependencies: [
+                .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
+                .target(name: "snap", condition: gui),
+            ]
+        ),
     ]
 )

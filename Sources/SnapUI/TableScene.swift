@@ -12,6 +12,10 @@ public final class TableScene: Scene {
         graphics.text("TableScene (not built yet)", at: Point(512, 360), size: 28, bold: true)
     }
     public var isAnimating: Bool { true }
+    public func pileFrame(for seat: Seat) -> Rect { Rect(center: Point(452, 640), size: cardSize) }
+    public var snapButtonFrame: Rect { Rect(center: Point(920, 660), size: Size(120, 120)) }
+    public var statusLine: String { "" }
+    public var mySeat: Seat? { client.session.seat }
     public var title: String { "Snap! — \(client.name)" + (client.isHost ? " (host)" : "") }
 }
 #endif

@@ -3,9 +3,14 @@ import SnapNet
 import SnapSimulation
 
 struct Bench: ParsableCommand {
+    #if GUI
+    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, UIBench.self]
+    #else
+    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self]
+    #endif
     static let configuration = CommandConfiguration(
         abstract: "Measure speed against baselines measured in the same run (use a release build).",
-        subcommands: [EngineBench.self, NetBench.self])
+        subcommands: subcommands)
 }
 
 struct EngineBench: ParsableCommand {

@@ -43,10 +43,20 @@ func runWindow(_ flags: WindowFlags, verbose: Bool = false, _ makeScene: @escapi
 /// `snap` with no subcommand: the main menu.
 struct Menu: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "menu", abstract: "Open the main menu (what `snap` alone does).")
+
+    enum StartScene: String, ExpressibleByArgument, CaseIterable { case menu, join, solo }
+
+    @Option(help: "Open on this screen: menu, join or solo (for screenshots and tests).") var scene = StartScene.menu
     @OptionGroup var window: WindowFlags
 
     func run() throws {
-        try runWindow(window) { app in MenuScene(app: app) }
+        try runWindow(window) { app in
+            switch scene {
+            case .menu: MenuScene(app: app)
+            case .join: JoinScene(app: app)
+            case .solo: SoloSetupScene(app: app)
+            }
+        }
     }
 }
 
@@ -59,6 +69,9 @@ struct Solo: ParsableCommand {
     @Option(help: "Seed the deal (default: random).") var seed: UInt64?
     @OptionGroup var ruleOptions: RuleOptions
     @OptionGroup var window: WindowFlags
+    @Flag(help: "Play your seat by scripted mouse clicks (tests, demos): turn when it is your turn, snap a match.")
+    var autoplay = false
+    @Flag(help: "Print \"winner: NAME\" and quit when the first round is won.") var quitWhenWon = false
 
     func validate() throws {
         guard (1...3).contains(opponents) else { throw ValidationError("--opponents must be 1, 2 or 3") }
@@ -68,8 +81,54 @@ struct Solo: ParsableCommand {
 
     func run() throws {
         try runWindow(window) { app in
-            TableScene(app: app, client: GameClient.solo(name: name, opponents: opponents, level: level, speed: speed,
-                                                          seed: seed, rules: ruleOptions.rules, logger: app.logger))
+            let client = GameClient.solo(name: name, opponents: opponents, level: level, speed: speed,
+                                         seed: seed, rules: ruleOptions.rules, logger: app.logger)
+            let table = TableScene(app: app, client: client)
+            if autoplay || quitWhenWon {
+                var player = ScriptedPlayer(autoplay: autoplay, quitWhenWon: quitWhenWon)
+                app.onFrame = { app, now in player.frame(app: app, table: table, client: client, now: now) }
+            }
+            return table
+        }
+    }
+}
+
+/// Plays the local seat with real clicks pushed through SDL's event queue, as a
+/// person's would arrive: the same input path, the same rules.
+struct ScriptedPlayer {
+    let autoplay: Bool
+    let quitWhenWon: Bool
+    var lastClick = -10.0
+    var seenTurns: UInt32 = .max
+    var snapDue: Double?
+
+    init(autoplay: Bool, quitWhenWon: Bool) {
+        self.autoplay = autoplay
+        self.quitWhenWon = quitWhenWon
+    }
+
+    mutating func frame(app: App, table scene: TableScene, client: GameClient, now: Double) {
+        let session = client.session
+        guard let seat = session.seat, let table = session.table else { return }
+        if quitWhenWon, case .roundOver(let winner) = table.phase {
+            say("winner: \(session.names[winner] ?? "\(winner)")")
+            say("statusline: \(scene.statusLine)")
+            exit(0)
+        }
+        guard autoplay, table.phase == .playing, table[seat].hasCards else { return }
+        // A person reacts to a new card after a moment.
+        if session.seenTurns != seenTurns {
+            seenTurns = session.seenTurns
+            snapDue = table.matching.isEmpty ? nil : now + 0.25
+        }
+        if let due = snapDue, now >= due {
+            snapDue = nil
+            app.pushClick(at: scene.snapButtonFrame.center)
+            return
+        }
+        if table.active == seat, !table.hasTurned, now - lastClick > 0.3 {
+            lastClick = now
+            app.pushClick(at: scene.pileFrame(for: seat).center)
         }
     }
 }
@@ -102,6 +161,46 @@ struct Play: ParsableCommand {
             }
             return HostLobbyScene(app: app, client: client)
         }
+    }
+}
+#endif
+
+#if GUI
+/// When this process started, for "start to first frame".
+nonisolated(unsafe) let processStart = ContinuousClock.now
+
+struct UIBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ui",
+        abstract: "Frame time with 52 cards animating (software renderer) against bare SDL; idle CPU; first frame; memory.")
+
+    @Option(help: "Frames to measure each way.") var frames = 600
+
+    func run() throws {
+        _ = processStart
+        #if DEBUG
+        say("warning: a debug build; measure with `swift build -c release`")
+        #endif
+        let result: UIBenchmark.Result
+        do {
+            result = try UIBenchmark(frames: frames).run(logger: makeLogger("snap.bench", verbose: false),
+                                                          processStart: processStart)
+        } catch {
+            say("error: \(error)")
+            throw ExitCode(4)
+        }
+        func p(_ values: [Double], _ q: Int) -> String {
+            let sorted = values.sorted()
+            return twoDecimals(sorted[min(sorted.count - 1, max(0, (q * sorted.count + 99) / 100 - 1))])
+        }
+        say("snap bench ui: \(result.frames) frames each, software renderer, 52 cards moving and turning")
+        say("ours (Graphics, as the table draws): p50 \(p(result.ours, 50)) ms, p99 \(p(result.ours, 99)) ms a frame")
+        say("baseline (bare SDL_RenderCopyExF, same sprites): p50 \(p(result.bare, 50)) ms, p99 \(p(result.bare, 99)) ms a frame")
+        let ratio = result.ours.sorted()[result.ours.count / 2] / max(0.001, result.bare.sorted()[result.bare.count / 2])
+        say("ratio p50: \(twoDecimals(ratio))x")
+        say("start to first frame: \(twoDecimals(result.firstFrameMs)) ms")
+        say("idle window: \(twoDecimals(result.idleCPUPercent)) % of one core")
+        say("memory: \(twoDecimals(result.maxResidentMB)) MB peak resident")
     }
 }
 #endif
