@@ -111,11 +111,8 @@ public final class App {
             return true
         }
         needsRedraw = true
-        switch input {
-        case .key(.m): audio.isMuted.toggle()
-        case .key(.f11): graphics.toggleFullscreen()
-        default: break
-        }
+        // M (mute) belongs to the table: elsewhere an "m" may be part of a typed name.
+        if input == .key(.f11) { graphics.toggleFullscreen() }
         if let change = scene.handle(input, app: self) { return apply(change) }
         return true
     }

@@ -20,6 +20,17 @@ public final class GameClient {
     public let socketPath: String?
 
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    /// Hosts this process started, so closing the window ends their games (and removes their sockets).
+    nonisolated(unsafe) static var hosted: [HostServer] = []
+
+    /// Ends every game this process hosts: the players hear "host quit", the socket files go.
+    public static func endHostedGames() {
+        for server in hosted {
+            server.submit(.quit)
+            _ = try? server.finished.wait()
+        }
+        hosted = []
+    }
 
     init(link: GameLink, name: String, server: HostServer?, socketPath: String?) {
         self.link = link
@@ -56,6 +67,7 @@ public final class GameClient {
     public func leave() {
         if let server {
             server.submit(.quit)
+            Self.hosted.removeAll { $0 === server }
         } else {
             link.send(.leave)
             link.close()
@@ -84,6 +96,7 @@ public final class GameClient {
         }
         try server.listen(unixPath: path)
         if let listen { _ = try server.listen(host: listen.host, port: listen.port) }
+        hosted.append(server)
         return GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path)
     }
 

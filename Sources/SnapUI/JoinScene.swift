@@ -1,17 +1,475 @@
 #if GUI
+import Foundation
 import SnapBots
 import SnapEngine
+import SnapNet
+import SnapProtocol
 
-/// Placeholder until the scene is built: shows its name.
+/// Join a game: your name, the games hosted on this machine (found live, about once a
+/// second, on a background thread), or an address typed as HOST:PORT.
+/// Choosing one shows "Connecting…" until the host welcomes or refuses this player.
 public final class JoinScene: Scene {
-    public init(app: App) {}
-    public func handle(_ input: Input, app: App) -> SceneChange? { input == .key(.escape) ? .quit : nil }
-    public func update(now: Double, app: App) -> SceneChange? { nil }
-    public func draw(_ graphics: Graphics, app: App) {
-        graphics.tile(app.assets.felt, tileSize: Size(256, 256))
-        graphics.text("JoinScene (not built yet)", at: Point(512, 360), size: 28, bold: true)
+    enum Action: Hashable { case connect, back, cancel }
+    enum Field { case name, address }
+
+    private enum State {
+        case choosing
+        /// `GameClient.join` runs on a background thread (connecting may take seconds).
+        case connecting(JoinAttempt, label: String, since: Double)
+        /// Connected; waiting for the host's welcome (or refusal).
+        case waiting(GameClient, label: String, since: Double)
     }
-    public var isAnimating: Bool { false }
+
+    private let scanner = HostScanner()
+    private var hosts: [DiscoveredHost] = []
+    private var hasScanned = false
+    private var nameField: TextField
+    private var addressField: TextField
+    private var nameError: String?
+    private var buttons = ButtonSet<Action>()
+    private var dialog: Dialog?
+    private var state = State.choosing
+    private var hoveredRow: Int?
+    private var pressedRow: Int?
+    private var caret = -1
+
+    static let panel = Rect(x: 172, y: 200, width: 680, height: 352)
+    static let rowHeight = 50.0
+    static let rowStep = 56.0
+    static let visibleRows = 5
+    static let overlay = Rect(x: 292, y: 274, width: 440, height: 220)
+    /// How long to wait for the host's welcome once connected.
+    static let welcomeTimeout = 10.0
+
+    public init(app: App) {
+        nameField = TextField(text: Settings.load().name, frame: Rect(x: 312, y: 122, width: 400, height: 42),
+                              maxLength: PlayerName.maxScalars)
+        addressField = TextField(text: "", frame: Rect(x: 172, y: 602, width: 480, height: 42), maxLength: 60)
+        buttons.add(.connect, Button("Connect", center: Point(762, 623), width: 180))
+        buttons.add(.back, Button("Back", center: Point(512, 706), width: 180))
+        buttons.add(.cancel, Button("Cancel", center: Point(Self.overlay.center.x, Self.overlay.y + Self.overlay.height - 44),
+                                    width: 160))
+        buttons.hidden = [.cancel]
+        scanner.start()
+    }
+
+    deinit { scanner.stop() }
+
+    public var isAnimating: Bool {
+        if case .choosing = state { return false }
+        return true  // the spinner turns
+    }
+
     public var title: String { "Snap!" }
+
+    private var isBusy: Bool {
+        if case .choosing = state { return false }
+        return true
+    }
+
+    // MARK: - Input
+
+    public func handle(_ input: Input, app: App) -> SceneChange? {
+        if var shown = dialog {
+            dialog = shown.handle(input) == nil ? shown : nil
+            return nil
+        }
+        if isBusy {
+            switch input {
+            case .press(let point): buttons.press(point)
+            case .release(let point): if buttons.release(point) == .cancel { cancel() }
+            case .key(.escape): cancel()
+            default: break
+            }
+            return nil
+        }
+        let nameChanged = nameField.handle(input)
+        if nameChanged { nameError = nil }
+        _ = addressField.handle(input)
+        switch input {
+        case .move(let point):
+            let row = row(at: point)
+            if row != hoveredRow { hoveredRow = row }
+        case .press(let point):
+            buttons.press(point)
+            pressedRow = row(at: point)
+        case .release(let point):
+            defer { pressedRow = nil }
+            if let action = buttons.release(point) { return perform(action, app: app) }
+            if let pressedRow, row(at: point) == pressedRow, pressedRow < hosts.count {
+                choose(hosts[pressedRow], app: app)
+            }
+        case .key(.enter):
+            if addressField.isFocused {
+                connectToAddress(app: app)
+            } else if nameField.isFocused {
+                if saveName() { nameField.isFocused = false }
+            } else if hosts.count == 1, !hosts[0].info.started {
+                choose(hosts[0], app: app)
+            }
+        case .key(.tab):
+            if nameField.isFocused {
+                nameField.isFocused = false
+                addressField.isFocused = true
+            } else {
+                addressField.isFocused = false
+                nameField.isFocused = true
+            }
+        case .key(.escape):
+            if nameField.isFocused || addressField.isFocused {
+                nameField.isFocused = false
+                addressField.isFocused = false
+            } else {
+                return perform(.back, app: app)
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    private func perform(_ action: Action, app: App) -> SceneChange? {
+        switch action {
+        case .connect: connectToAddress(app: app)
+        case .back:
+            scanner.stop()
+            return .show(MenuScene(app: app))
+        case .cancel: cancel()
+        }
+        return nil
+    }
+
+    private func row(at point: Point) -> Int? {
+        (0..<min(hosts.count, Self.visibleRows)).first { rowFrame($0).contains(point) }
+    }
+
+    private func rowFrame(_ index: Int) -> Rect {
+        Rect(x: Self.panel.x + 20, y: Self.panel.y + 60 + Double(index) * Self.rowStep, width: Self.panel.width - 40,
+             height: Self.rowHeight)
+    }
+
+    // MARK: - Joining
+
+    /// The name, checked and remembered; false (with the reason shown) if it cannot be used.
+    private func saveName() -> Bool {
+        if let problem = MenuKit.nameProblem(nameField.text) {
+            nameError = problem
+            nameField.isFocused = true
+            addressField.isFocused = false
+            return false
+        }
+        var settings = Settings.load()
+        if settings.name != nameField.text {
+            settings.name = nameField.text
+            settings.save()
+        }
+        return true
+    }
+
+    private func choose(_ host: DiscoveredHost, app: App) {
+        if host.info.started {
+            dialog = MenuKit.alert("Already playing", "\(host.info.hostName)'s game has already started.")
+            return
+        }
+        if host.info.players >= host.info.maxPlayers {
+            dialog = MenuKit.alert("Game full", "\(host.info.hostName)'s table is full (\(host.info.players) of \(host.info.maxPlayers)).")
+            return
+        }
+        connect(.unix(host.socketPath), label: host.info.hostName, app: app)
+    }
+
+    private func connectToAddress(app: App) {
+        let text = addressField.text.trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else {
+            addressField.isFocused = true
+            dialog = MenuKit.alert("Which address?", "Type the host's address as HOST:PORT, e.g. 192.168.1.20:7777.")
+            return
+        }
+        do {
+            let (host, port) = try parseHostPort(text)
+            guard port > 0 else { throw NetError.badAddress(text) }
+            connect(.tcp(host: host, port: port), label: text, app: app)
+        } catch {
+            let (title, message) = MenuKit.describe(error)
+            dialog = MenuKit.alert(title, message)
+        }
+    }
+
+    private func connect(_ endpoint: Endpoint, label: String, app: App) {
+        guard saveName() else { return }
+        nameField.isFocused = false
+        addressField.isFocused = false
+        hoveredRow = nil
+        let attempt = JoinAttempt()
+        let name = nameField.text
+        Thread.detachNewThread {
+            attempt.finish(Result { try GameClient.join(endpoint, name: name) })
+        }
+        state = .connecting(attempt, label: label, since: app.now)
+        buttons.hidden = []
+    }
+
+    private func cancel() {
+        switch state {
+        case .choosing: return
+        case .connecting(let attempt, _, _): attempt.cancel()
+        case .waiting(let client, _, _): client.leave()
+        }
+        state = .choosing
+        buttons.hidden = [.cancel]
+    }
+
+    private func fail(_ title: String, _ message: String) {
+        state = .choosing
+        buttons.hidden = [.cancel]
+        dialog = MenuKit.alert(title, message)
+    }
+
+    /// Why the host turned this player away, in words.
+    private func refusal(_ reason: CloseReason?, _ message: String, host: String) -> (String, String) {
+        switch reason {
+        case .full?: return ("Game full", "\(host)'s table is full.")
+        case .gameStarted?: return ("Already playing", "\(host)'s game has already started.")
+        case .nameTaken?: return ("Name taken", "Someone called \(nameField.text) has already joined. Change your name and try again.")
+        case .badName?: return ("Invalid name", "The host refused the name: \(message).")
+        case .versionUnsupported?: return ("Different version", "That game runs another version of Snap!")
+        case .hostQuit?, .gameFinished?: return ("Game closed", "\(host) closed the game.")
+        case nil:
+            // Lost before any welcome: whatever answered is not a Snap! game (or it hung up).
+            return ("Cannot join", "\(host) did not let us in: \(MenuKit.shortReason(message)).")
+        default: return ("Could not join", message.isEmpty ? "The host refused." : message)
+        }
+    }
+
+    // MARK: - Frame
+
+    public func update(now: Double, app: App) -> SceneChange? {
+        if let found = scanner.take() {
+            let changed = !hasScanned || found.map(\.socketPath) != hosts.map(\.socketPath)
+                || found.map(\.info) != hosts.map(\.info)
+            hosts = found
+            hasScanned = true
+            if let hovered = hoveredRow, hovered >= hosts.count { hoveredRow = nil }
+            if changed { app.setNeedsRedraw() }
+        }
+        switch state {
+        case .choosing:
+            break
+        case .connecting(let attempt, let label, _):
+            guard let result = attempt.result else { break }
+            switch result {
+            case .success(let client):
+                state = .waiting(client, label: label, since: now)
+            case .failure(let error):
+                let (title, message) = MenuKit.describe(error)
+                fail(title, message)
+            }
+        case .waiting(let client, let label, let since):
+            _ = client.poll(now: now)
+            switch client.session.phase {
+            case .lobby, .playing:
+                scanner.stop()
+                return .show(TableScene(app: app, client: client))
+            case .ended(let reason, let message):
+                client.leave()
+                let (title, text) = refusal(reason, message, host: client.session.welcome?.hostName ?? label)
+                fail(title, text)
+            case .connecting:
+                if now - since > Self.welcomeTimeout {
+                    client.leave()
+                    fail("No answer", "\(label) did not answer. Is it a Snap! game?")
+                }
+            }
+        }
+        if nameField.isFocused || addressField.isFocused, MenuKit.caretPhase(now) != caret {
+            caret = MenuKit.caretPhase(now)
+            app.setNeedsRedraw()
+        }
+        return nil
+    }
+
+    public func draw(_ graphics: Graphics, app: App) {
+        MenuKit.background(graphics, app.assets)
+        MenuKit.heading(graphics, "Join a Game")
+
+        MenuKit.label(graphics, "Your name", at: Point(nameField.frame.x, 96))
+        nameField.draw(graphics, now: app.now)
+        if let nameError {
+            graphics.text(nameError, at: Point(512, 170), size: 15, color: MenuKit.errorColor)
+        }
+
+        drawList(graphics, app: app)
+
+        MenuKit.label(graphics, "Or connect to an address (HOST:PORT)", at: Point(addressField.frame.x, 576))
+        addressField.draw(graphics, now: app.now)
+        if addressField.text.isEmpty, !addressField.isFocused {
+            graphics.text("e.g. 192.168.1.20:7777", at: Point(addressField.frame.x + 10, addressField.frame.y + 10),
+                          size: 18, color: Color(120, 120, 120), align: .left, shadow: false)
+        }
+        var visible = buttons
+        visible.hidden.insert(.cancel)
+        visible.draw(graphics, app.assets)
+
+        if isBusy { drawConnecting(graphics, app: app) }
+        if let dialog { MenuKit.drawDialog(graphics, app.assets, dialog) }
+    }
+
+    private func drawList(_ graphics: Graphics, app: App) {
+        let panel = Self.panel
+        MenuKit.panel(graphics, panel)
+        graphics.text("Games on this computer", at: Point(panel.x + 28, panel.y + 18), size: 22, bold: true,
+                      color: .white, align: .left)
+        if hasScanned, !hosts.isEmpty {
+            let open = hosts.filter { !$0.info.started && $0.info.players < $0.info.maxPlayers }.count
+            graphics.text(open == 1 ? "1 open" : "\(open) open", at: Point(panel.x + panel.width - 28, panel.y + 22),
+                          size: 17, color: MenuKit.hintColor, align: .right)
+        }
+        guard hasScanned else {
+            graphics.text("Looking for games…", at: Point(panel.center.x, panel.y + 150), size: 20, color: MenuKit.hintColor)
+            return
+        }
+        guard !hosts.isEmpty else {
+            graphics.text("No games yet", at: Point(panel.center.x, panel.y + 126), size: 22, bold: true,
+                          color: Color(255, 255, 255, 200))
+            graphics.text("When someone on this computer chooses Host Game,", at: Point(panel.center.x, panel.y + 166),
+                          size: 16, color: MenuKit.hintColor)
+            graphics.text("their game appears here.", at: Point(panel.center.x, panel.y + 188), size: 16,
+                          color: MenuKit.hintColor)
+            return
+        }
+        for (index, host) in hosts.prefix(Self.visibleRows).enumerated() {
+            let row = rowFrame(index)
+            let info = host.info
+            let isFull = !info.started && info.players >= info.maxPlayers
+            let isOpen = !info.started && !isFull
+            let hovered = hoveredRow == index && isOpen && !isBusy
+            MenuKit.panel(graphics, row, hovered ? Color(255, 255, 255, 60) : Color(255, 255, 255, 26), radius: 10)
+            if hovered { MenuKit.panel(graphics, Rect(x: row.x, y: row.y + 8, width: 4, height: row.height - 16), .gold, radius: 2) }
+            let card = Rect(x: row.x + 14, y: row.y + 7, width: 24.5, height: 36)
+            graphics.draw(app.assets.back, in: card, alpha: isOpen ? 1 : 0.4)
+            graphics.text(info.hostName, at: Point(card.x + card.width + 16, row.y + 13), size: 20, bold: true,
+                          color: isOpen ? .white : Color(255, 255, 255, 150), align: .left)
+            graphics.text("\(info.players)/\(info.maxPlayers) players", at: Point(row.x + row.width - 210, row.y + 15),
+                          size: 17, color: isOpen ? MenuKit.hintColor : Color(210, 228, 210, 140), align: .right)
+            let badge = Rect(x: row.x + row.width - 186, y: row.y + 12, width: 96, height: 26)
+            let (status, colour, ink): (String, Color, Color) =
+                info.started ? ("Started", Color(120, 120, 120, 200), Color(235, 235, 235))
+                : isFull ? ("Full", Color(220, 140, 60, 230), .white)
+                : ("Open", Color(90, 200, 110, 235), .white)
+            MenuKit.panel(graphics, badge, colour, radius: 8)
+            graphics.text(status, at: Point(badge.center.x, badge.y + 4), size: 14, bold: true, color: ink)
+            if isOpen {
+                graphics.text("Join ›", at: Point(row.x + row.width - 16, row.y + 14), size: 17, bold: true,
+                              color: hovered ? .gold : Color(255, 255, 255, 170), align: .right)
+            }
+        }
+        if hosts.count > Self.visibleRows {
+            graphics.text("and \(hosts.count - Self.visibleRows) more", at: Point(panel.center.x, panel.y + panel.height - 2),
+                          size: 13, color: MenuKit.hintColor)
+        }
+    }
+
+    private func drawConnecting(_ graphics: Graphics, app: App) {
+        let label: String
+        let since: Double
+        switch state {
+        case .choosing: return
+        case .connecting(_, let text, let start): label = text; since = start
+        case .waiting(_, let text, let start): label = text; since = start
+        }
+        graphics.fill(Rect(x: 0, y: 0, width: logicalSize.width, height: logicalSize.height), Color.dim)
+        let box = Self.overlay
+        MenuKit.panel(graphics, box, Color(250, 246, 236), radius: 16)
+        graphics.text("Connecting…", at: Point(box.center.x, box.y + 22), size: 26, bold: true, color: .ink, shadow: false)
+        graphics.text("to \(label)", at: Point(box.center.x, box.y + 60), size: 17, color: Color(80, 80, 80), shadow: false)
+        // A ring of dots, one bright dot going round.
+        let t = app.now - since
+        let centre = Point(box.center.x, box.y + 112)
+        for index in 0..<10 {
+            let angle = Double(index) / 10 * 2 * .pi - .pi / 2
+            let lead = Int(t * 12) % 10
+            let age = (index - lead + 10) % 10
+            let alpha = UInt8(max(40, 255 - age * 26))
+            let dot = Point(centre.x + cos(angle) * 16, centre.y + sin(angle) * 16)
+            MenuKit.panel(graphics, Rect(center: dot, size: Size(6, 6)), Color(40, 110, 60, alpha), radius: 3)
+        }
+        buttons[.cancel].draw(graphics, assets: app.assets)
+    }
+}
+
+/// One join attempt on a background thread; the main thread reads the result.
+final class JoinAttempt: @unchecked Sendable {
+    private let lock = NSLock()
+    private var outcome: Result<GameClient, Error>?
+    private var cancelled = false
+
+    var result: Result<GameClient, Error>? { lock.lock(); defer { lock.unlock() }; return outcome }
+
+    func finish(_ result: Result<GameClient, Error>) {
+        lock.lock()
+        let dropped = cancelled
+        if !dropped { outcome = result }
+        lock.unlock()
+        // Cancelled while connecting: say goodbye at once.
+        if dropped, case .success(let client) = result { client.leave() }
+    }
+
+    func cancel() {
+        lock.lock()
+        cancelled = true
+        let finished = outcome
+        outcome = nil
+        lock.unlock()
+        if case .success(let client)? = finished { client.leave() }
+    }
+}
+
+/// Looks for hosts on this machine about once a second on its own thread (probing blocks);
+/// the scene takes the newest list in `update`.
+final class HostScanner: @unchecked Sendable {
+    private let lock = NSLock()
+    private var latest: [DiscoveredHost]?
+    private var stopped = false
+    private var running = false
+
+    func start() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !running else { return }
+        running = true
+        Thread.detachNewThread { [self] in scan() }
+    }
+
+    func stop() {
+        lock.lock()
+        stopped = true
+        lock.unlock()
+    }
+
+    private var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
+
+    /// The list found since the last call, if a scan finished.
+    func take() -> [DiscoveredHost]? {
+        lock.lock()
+        defer { lock.unlock() }
+        let found = latest
+        latest = nil
+        return found
+    }
+
+    private func scan() {
+        let directory = SocketDirectory.default()
+        while !isStopped {
+            let found = discoverHosts(in: directory, loop: GameClient.group.next())
+            lock.lock()
+            latest = found
+            lock.unlock()
+            for _ in 0..<10 where !isStopped { usleep(100_000) }
+        }
+    }
 }
 #endif

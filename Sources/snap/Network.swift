@@ -70,9 +70,11 @@ struct Host: ParsableCommand {
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
         guard (0...3).contains(bots) else { throw ValidationError("--bots must be 0 to 3") }
-        guard (1...3).contains(startWhen) else { throw ValidationError("--start-when must be 1 to 3") }
-        guard startWhen + bots >= 2, startWhen + bots <= 4 else {
-            throw ValidationError("--start-when plus --bots must make 2 to 4 players")
+        if headless {
+            guard (1...3).contains(startWhen) else { throw ValidationError("--start-when must be 1 to 3") }
+            guard startWhen + bots >= 2, startWhen + bots <= 4 else {
+                throw ValidationError("--start-when plus --bots must make 2 to 4 players")
+            }
         }
         if let listen { _ = try parseHostPort(listen) }
     }

@@ -30,6 +30,7 @@ func runWindow(_ flags: WindowFlags, verbose: Bool = false, _ makeScene: @escapi
             }
         }
         if let failure { throw failure }
+        defer { GameClient.endHostedGames() }
         try app.run()
     } catch let error as SDLError {
         say("error: \(error)")
