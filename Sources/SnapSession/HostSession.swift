@@ -187,7 +187,8 @@ public struct HostSession: Sendable {
             }
         case .ready:
             guard let index = playerIndex(player) else { return cut(id, .protocolViolation, "ready before hello", now: now, &out) }
-            guard phase == .lobby else { return cut(id, .protocolViolation, "ready after the game started", now: now, &out) }
+            // A ready that crossed gameStarted on the wire is an honest race, not a violation.
+            guard phase == .lobby else { return out.append(.log("ignored a ready from \(players[index].name) after the start")) }
             players[index].ready = true
             broadcastLobby(&out)
         case .turn:

@@ -49,6 +49,8 @@ public final class GameClient {
         for message in link.drain() {
             let applied = session.receive(message, now: .seconds(now))
             for reply in applied.replies { link.send(reply) }
+            // A window that joined is ready at once (a headless host's --start-when waits for it).
+            if case .welcome = message, !isHost { link.send(.ready) }
             result.append((message, applied.events))
         }
         if let lost = link.connectionLost { session.connectionLost(lost) }

@@ -1,21 +1,315 @@
 #if GUI
 import SnapEngine
+import SnapProtocol
+import SnapSession
 
-/// Placeholder until the table is built.
+/// The game table: every seat's piles, the status line, Snap!, Exit and (on the host)
+/// Next Round. It draws the `GameClient`'s session and sends intents; the host decides
+/// every rule. Events become a timeline of flights and effects (`TableAnimator`), so
+/// the drawn piles lag the session's `TableView` while cards are in the air.
 public final class TableScene: Scene {
     let client: GameClient
-    public init(app: App, client: GameClient) { self.client = client }
-    public func handle(_ input: Input, app: App) -> SceneChange? { input == .key(.escape) ? .quit : nil }
-    public func update(now: Double, app: App) -> SceneChange? { _ = client.poll(now: now); return nil }
-    public func draw(_ graphics: Graphics, app: App) {
-        graphics.tile(app.assets.felt, tileSize: Size(256, 256))
-        graphics.text("TableScene (not built yet)", at: Point(512, 360), size: 28, bold: true)
+    let animator = TableAnimator()
+    /// The animator holds this game's table (set on `gameStarted`, or at once if it already came).
+    var started = false
+    var exitButton = Button("Exit", center: TableLayout.exitCenter, width: 130)
+    var nextRoundButton = Button("Next Round", center: TableLayout.nextRoundCenter, width: 210)
+    var snapHeld = false
+    var snapPressedUntil = -1.0
+    var dialog: Dialog?
+    private var dialogGoesToMenu = false
+    /// `closing(.gameFinished, message)`: the table stays, with this in the status line.
+    var gameOver: String?
+    private var endingHandled = false
+    /// My click sent `.turn` at this time; no second one until the host answers.
+    private var turnRequestedAt: Double?
+    private var wasMyTurn = false
+    private var titleAlert = false
+    private var dealSoundOn = false
+    var lastNow = 0.0
+
+    public init(app: App, client: GameClient) {
+        self.client = client
+        lastNow = app.now
+        let session = client.session
+        if let table = session.table, let seat = session.seat {
+            // The scene before this one already drained the game's start (and perhaps the deal).
+            animator.adopt(table, mySeat: seat, names: session.names, now: lastNow)
+            started = true
+        }
     }
-    public var isAnimating: Bool { true }
-    public func pileFrame(for seat: Seat) -> Rect { Rect(center: Point(452, 640), size: cardSize) }
-    public var snapButtonFrame: Rect { Rect(center: Point(920, 660), size: Size(120, 120)) }
-    public var statusLine: String { "" }
+
+    // MARK: - For tests and scripted play
+
+    /// My seat at the table (always drawn at the bottom); nil before the game starts.
     public var mySeat: Seat? { client.session.seat }
-    public var title: String { "Snap! — \(client.name)" + (client.isHost ? " (host)" : "") }
+
+    /// The closed pile of table seat `seat`, on screen: click its centre to turn a card.
+    public func pileFrame(for seat: Seat) -> Rect {
+        TableLayout.closedHitRect(seat.onScreen(of: mySeat ?? .bottom))
+    }
+
+    /// The round Snap! button (it is hidden while I have no cards).
+    public var snapButtonFrame: Rect { TableLayout.snapButtonFrame }
+
+    public var exitButtonFrame: Rect { exitButton.frame }
+
+    /// The host's Next Round button, while it is shown.
+    public var nextRoundButtonFrame: Rect? { showsNextRound ? nextRoundButton.frame : nil }
+
+    /// The line in the middle of the table, as drawn.
+    public var statusLine: String {
+        if let gameOver { return "Game over — " + gameOver }
+        switch client.session.phase {
+        case .connecting: return "Connecting…"
+        case .lobby: return "Waiting for the host to start…"
+        case .playing, .ended: return started ? animator.visual.status : "Waiting for the host to start…"
+        }
+    }
+
+    // MARK: - Scene
+
+    public var title: String {
+        (titleAlert ? "Your turn — " : "") + "Snap! — \(client.name)" + (client.isHost ? " (host)" : "")
+    }
+
+    public var isAnimating: Bool { animator.isAnimating || snapPressedUntil > lastNow }
+
+    var table: TableView? { client.session.table }
+
+    private var isPlaying: Bool {
+        guard gameOver == nil, client.session.phase == .playing, let table else { return false }
+        return table.phase == .playing
+    }
+
+    /// I may call Snap!: playing and holding cards.
+    var canSnap: Bool {
+        guard isPlaying, let table, let seat = mySeat else { return false }
+        return table[seat].isPresent && table[seat].hasCards
+    }
+
+    /// The Snap! button shows while I hold cards in a round under way (during the deal too,
+    /// though a call only counts once the cards are out).
+    var showsSnap: Bool {
+        guard started, gameOver == nil, client.session.phase == .playing, let table, let seat = mySeat else { return false }
+        if case .roundOver = table.phase { return false }
+        return table[seat].isPresent && table[seat].hasCards
+    }
+
+    var showsNextRound: Bool {
+        guard client.isHost, gameOver == nil, client.session.phase == .playing, let table else { return false }
+        if case .roundOver = table.phase { return true }
+        return false
+    }
+
+    private var isMyTurn: Bool {
+        guard isPlaying, let table, let seat = mySeat else { return false }
+        return table.active == seat && !table.hasTurned
+    }
+
+    public func handle(_ input: Input, app: App) -> SceneChange? {
+        if var shown = dialog {
+            guard let choice = shown.handle(input) else {
+                dialog = shown
+                return nil
+            }
+            dialog = nil
+            if dialogGoesToMenu { return toMenu(app: app, leaving: false) }
+            return choice == .yes ? toMenu(app: app, leaving: true) : nil
+        }
+        switch input {
+        case .press(let point):
+            if exitButton.contains(point) {
+                exitButton.isPressed = true
+            } else if showsNextRound, nextRoundButton.contains(point) {
+                nextRoundButton.isPressed = true
+            } else if showsSnap, hitsSnapButton(point) {
+                snapHeld = true
+                snap(app: app)
+            } else if let seat = mySeat, pileFrame(for: seat).contains(point) {
+                turn(app: app)
+            }
+        case .release(let point):
+            snapHeld = false
+            if exitButton.isPressed {
+                exitButton.isPressed = false
+                if exitButton.contains(point) { return askExit(app: app) }
+            }
+            if nextRoundButton.isPressed {
+                nextRoundButton.isPressed = false
+                if showsNextRound, nextRoundButton.contains(point) { client.nextRound() }
+            }
+        case .key(.space):
+            turn(app: app)
+        case .key(.s):
+            if showsSnap {
+                snapPressedUntil = app.now + 0.15
+                snap(app: app)
+            }
+        case .key(.enter):
+            if showsNextRound { client.nextRound() }
+        case .key(.escape):
+            return askExit(app: app)
+        case .key(.m):
+            app.audio.isMuted.toggle()
+        default:
+            break
+        }
+        return nil
+    }
+
+    private func hitsSnapButton(_ point: Point) -> Bool {
+        let d = point - snapButtonFrame.center
+        return d.x * d.x + d.y * d.y <= 60 * 60
+    }
+
+    private func snap(app: App) {
+        guard canSnap else { return }
+        client.snap(now: app.now)
+    }
+
+    /// A click on my pile (or Space) on my turn: send the intent and start the flip at once.
+    private func turn(app: App) {
+        guard isMyTurn, turnRequestedAt == nil, !animator.isDealing, let table, let seat = mySeat,
+              table[seat].closedCount > 0 else { return }
+        client.send(.turn)
+        let now = app.now
+        turnRequestedAt = now
+        animator.beginLocalFlip(now: now)
+    }
+
+    /// Back to the main menu; `leaving`: say goodbye to the host first (a host ends the game).
+    private func toMenu(app: App, leaving: Bool) -> SceneChange {
+        if leaving { client.leave() }
+        app.audio.stopDealing()
+        animator.stop()
+        return .show(MenuScene(app: app))
+    }
+
+    private func askExit(app: App) -> SceneChange? {
+        if gameOver != nil { return toMenu(app: app, leaving: true) }
+        if client.isHost {
+            dialog = .confirm("End game?", "This ends the game for all other players.")
+        } else {
+            dialog = .confirm("Leave game?", "You will leave the table.")
+        }
+        dialogGoesToMenu = false
+        return nil
+    }
+
+    public func update(now: Double, app: App) -> SceneChange? {
+        lastNow = now
+        let batches = client.poll(now: now)
+        if !batches.isEmpty { app.setNeedsRedraw() }
+        for (message, events) in batches {
+            switch message {
+            case .gameStarted(let start):
+                animator.start(seats: start.players.map(\.seat), mySeat: start.yourSeat, names: client.session.names)
+                started = true
+            case .events:
+                if started { animator.schedule(events, now: now) }
+            case .seatLeft(let seat, let reason):
+                if started, reason == .dropped { animator.announce("\(animator.name(seat)) lost the connection", now: now) }
+            default:
+                break
+            }
+        }
+        if !started, let table, let seat = mySeat {
+            animator.adopt(table, mySeat: seat, names: client.session.names, now: now)
+            started = true
+        }
+        trackMyTurn(now: now)
+        animator.advance(to: now, play: { app.audio.play($0) })
+        updateDealingSound(now: now, audio: app.audio)
+        if started, let table, animator.reconcile(with: table) { app.setNeedsRedraw() }
+        alertIfMyTurn(app: app)
+        return checkEnding(app: app)
+    }
+
+    /// Ends a pending turn request when the host answers (or never does).
+    private func trackMyTurn(now: Double) {
+        guard let at = turnRequestedAt else { return }
+        guard let table, let seat = mySeat else {
+            turnRequestedAt = nil
+            return
+        }
+        if table.hasTurned && table.active == seat {
+            turnRequestedAt = nil
+        } else if table.active != seat || now - at > 2 || !isPlaying {
+            animator.cancelLocalFlip()
+            turnRequestedAt = nil
+        }
+    }
+
+    private func updateDealingSound(now: Double, audio: Audio) {
+        let dealing = animator.flights.contains { $0.kind == .deal && $0.start <= now }
+        if dealing, !audio.isDealing, !audio.isMuted {
+            audio.startDealing()
+            dealSoundOn = true
+        } else if !dealing, dealSoundOn {
+            audio.stopDealing()
+            dealSoundOn = false
+        }
+    }
+
+    /// An unfocused window flashes and says so in its title when my turn comes.
+    private func alertIfMyTurn(app: App) {
+        let mine = isMyTurn
+        let focused = app.graphics.hasFocus
+        if mine, !wasMyTurn, !focused {
+            app.graphics.flash()
+            titleAlert = true
+            app.graphics.title = title
+        } else if titleAlert, focused || !mine {
+            titleAlert = false
+            app.graphics.title = title
+        }
+        wasMyTurn = mine
+    }
+
+    private func checkEnding(app: App) -> SceneChange? {
+        guard !endingHandled else { return nil }
+        var ended: (reason: CloseReason?, message: String)?
+        if case .ended(let reason, let message) = client.session.phase {
+            ended = (reason, message)
+        } else if let lost = client.link.connectionLost {
+            ended = (nil, lost)
+        }
+        guard let (reason, message) = ended else { return nil }
+        endingHandled = true
+        app.setNeedsRedraw()
+        switch reason {
+        case .hostQuit?:
+            return toMenu(app: app, leaving: false)
+        case .gameFinished?:
+            gameOver = message.isEmpty ? "the game has ended" : message
+            turnRequestedAt = nil
+            animator.cancelLocalFlip()
+        case nil:
+            app.audio.stopDealing()
+            dialog = .alert("Disconnected", "You were disconnected from the game.")
+            dialogGoesToMenu = true
+        case let other?:
+            app.audio.stopDealing()
+            dialog = .alert(Self.closeTitle(other), message.isEmpty ? "The host closed the connection." : message)
+            dialogGoesToMenu = true
+        }
+        return nil
+    }
+
+    static func closeTitle(_ reason: CloseReason) -> String {
+        switch reason {
+        case .full: "The table is full"
+        case .gameStarted: "The game has started"
+        case .badName, .nameTaken: "Cannot use that name"
+        case .versionUnsupported: "Incompatible version"
+        case .timedOut: "Disconnected"
+        case .protocolViolation, .hostQuit, .gameFinished: "The game closed"
+        }
+    }
+
+    public func draw(_ graphics: Graphics, app: App) {
+        drawTable(graphics, app: app, now: app.now)
+    }
 }
 #endif

@@ -86,6 +86,19 @@ struct HostSessionTests {
         #expect(started.closing(of: 1)?.0 == .gameStarted)
     }
 
+    @Test("a ready that crosses the start is ignored, not a violation: the player stays")
+    func lateReady() {
+        var net = VirtualNetwork(configuration(rounds: 1, speed: 0.1, bots: 1))
+        net.join(.bot(BotClient(seed: 1, timeScale: 0.1)), name: "Ann")
+        net.run(until: .seconds(1))
+        net.start()
+        net.send(.ready, from: 0)
+        net.run(until: .seconds(36_000))
+        #expect(net.closing(of: 0)?.0 == .gameFinished)
+        #expect(net.log.contains("ignored a ready from Ann after the start"))
+        #expect(net.wins.count == 1)
+    }
+
     @Test("start needs two players")
     func startNeedsTwo() {
         var net = VirtualNetwork(configuration())

@@ -58,6 +58,8 @@ struct Screenshot {
 func isFelt(_ r: Int, _ g: Int, _ b: Int) -> Bool { g > 60 && g > r + 25 && g > b + 10 }
 /// Card-face white.
 func isCardWhite(_ r: Int, _ g: Int, _ b: Int) -> Bool { r > 235 && g > 235 && b > 235 }
+/// The dialog box's cream.
+func isDialogCream(_ r: Int, _ g: Int, _ b: Int) -> Bool { r > 240 && g > 236 && b > 220 && b < 245 && r > b + 6 }
 /// The card back's navy.
 func isCardBack(_ r: Int, _ g: Int, _ b: Int) -> Bool { b > 70 && b > r + 30 && b > g + 20 }
 #endif

@@ -95,6 +95,8 @@ struct WindowTests {
         #expect(shot.share(x: 0.25...0.75, y: 0.0...0.3, where: isCardBack) > 0.005, "top")
         #expect(shot.share(x: 0.0...0.3, y: 0.25...0.75, where: isCardBack) > 0.005, "left")
         #expect(shot.share(x: 0.7...1.0, y: 0.25...0.75, where: isCardBack) > 0.005, "right")
+        // No dialog (its cream box) over the middle of the table: nobody was cut off.
+        #expect(shot.share(x: 0.3...0.7, y: 0.4...0.6, where: isDialogCream) < 0.1)
     }
 
     @Test("a whole round played by scripted clicks against computer players, to the right winner",

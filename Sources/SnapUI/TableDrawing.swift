@@ -1,0 +1,226 @@
+#if GUI
+import Glibc
+import SnapEngine
+
+/// Drawing the table from the animator's visual model (read-only: nothing here changes state).
+extension TableScene {
+    static let nameColor = Color.white
+    static let leftColor = Color(150, 160, 150)
+    static let winsColor = Color(226, 238, 205)
+    static let statusColors: [TableVisual.Tone: Color] = [
+        .normal: .white, .good: .gold, .bad: Color(255, 150, 130), .mine: Color(180, 255, 170),
+    ]
+
+    func drawTable(_ graphics: Graphics, app: App, now: Double) {
+        let assets = app.assets
+        graphics.tile(assets.felt, tileSize: Size(256, 256))
+        Self.vignette(graphics)
+        guard started, let table else {
+            drawWaiting(graphics)
+            exitButton.draw(graphics, assets: assets)
+            dialog?.draw(graphics, assets: assets)
+            return
+        }
+        let visual = animator.visual
+        if visual.round > 0 {
+            graphics.text("Round \(visual.round)", at: Point(1004, 14), size: 16, bold: true, color: Self.winsColor,
+                          align: .right)
+        }
+        for seat in table.seats { drawSeat(seat, graphics, assets: assets) }
+        if visual.deck > 0 { Self.drawStack(graphics, assets: assets, base: TableLayout.deckCenter, count: visual.deck) }
+        drawStatus(graphics, y: visual.deck > 0 ? TableLayout.statusAboveDeckY : TableLayout.statusCenterY)
+
+        for flight in animator.flights.filter(\.began).sorted(by: { $0.start < $1.start }) {
+            let pose = animator.pose(flight, now: now)
+            let width = cardSize.width * pose.scaleX * pose.scale
+            guard width >= 0.5, pose.alpha > 0.01 else { continue }
+            let texture = pose.faceUp ? assets.face(flight.card!) : assets.back
+            graphics.draw(texture, in: Rect(center: pose.center, size: Size(width, cardSize.height * pose.scale)),
+                          degrees: pose.degrees, alpha: pose.alpha)
+        }
+        // Splashes first: a caller's bubble stays readable on top of their splash.
+        for effect in animator.effects where effect.kind != .bubble { drawEffect(effect, graphics, assets: assets, now: now) }
+        for effect in animator.effects where effect.kind == .bubble { drawEffect(effect, graphics, assets: assets, now: now) }
+
+        graphics.text("Space  turn     S  Snap!     M  sound     Esc  exit", at: Point(18, 742), size: 12,
+                      color: Color(205, 225, 205, 170), align: .left, shadow: false)
+        exitButton.draw(graphics, assets: assets)
+        if showsNextRound { nextRoundButton.draw(graphics, assets: assets) }
+        if showsSnap {
+            let pressed = snapHeld || snapPressedUntil > now
+            graphics.draw(pressed ? assets.snapButtonPressed : assets.snapButton, in: snapButtonFrame)
+        }
+        dialog?.draw(graphics, assets: assets)
+    }
+
+    // MARK: - Seats
+
+    private func drawSeat(_ seat: Seat, _ graphics: Graphics, assets: Assets) {
+        let visual = animator.visual
+        let position = animator.screen(seat)
+        let index = Int(seat.rawValue)
+        let present = visual.present[index]
+        if present, visual.active == seat {
+            graphics.draw(assets.highlight, in: TableLayout.highlightRect(position))
+        }
+
+        // Closed pile: backs, one layer per few cards so its thickness shows.
+        let closed = max(0, visual[closed: seat])
+        let closedBase = TableLayout.closedCenter(position)
+        if closed == 0 {
+            if present { Self.placeholder(graphics, at: closedBase) }
+        } else {
+            Self.drawStack(graphics, assets: assets, base: closedBase, count: closed)
+        }
+
+        // Open pile: faces, each a little off and tilted (cosmetic, seeded by card and round).
+        let open = visual[open: seat]
+        let openBase = TableLayout.openCenter(position)
+        if open.isEmpty {
+            if present { Self.placeholder(graphics, at: openBase) }
+        } else {
+            Self.roundedRect(graphics, Rect(center: openBase + Point(2, 3), size: cardSize), Color(0, 0, 0, 55), radius: 6)
+            for card in open.suffix(14) {
+                let jitter = TableAnimator.jitter(card, round: visual.round)
+                graphics.draw(assets.face(card), in: Rect(center: openBase + jitter.offset, size: cardSize),
+                              degrees: jitter.degrees)
+            }
+        }
+
+        // How many cards: a small tag on the closed pile.
+        let total = visual.cardCount(seat)
+        if present, closed > 0 {
+            let tag = "\(closed)"
+            let tagRect = Rect(center: closedBase + Point(0, cardSize.height / 2 + 1), size: Size(tag.count > 1 ? 30 : 22, 18))
+            Self.roundedRect(graphics, tagRect, Color(0, 0, 0, 165), radius: 9)
+            graphics.text(tag, at: Point(tagRect.center.x, tagRect.y + 1), size: 12, bold: true, color: .white,
+                          shadow: false)
+        }
+
+        // Name and "N won".
+        let origin = TableLayout.nameOrigin(position)
+        let name = animator.name(seat)
+        let isMe = seat == animator.mySeat
+        let label = present ? (isMe ? "\(name) (you)" : name) : "\(name) (left)"
+        graphics.text(label, at: origin, size: 18, bold: true, color: present ? Self.nameColor : Self.leftColor)
+        var line = visual.wins[index] == 1 ? "1 won" : "\(visual.wins[index]) won"
+        if present, total == 0, visual.round > 0, !visual.cleared, visual.deck == 0, gameOver == nil,
+           case .playing = table?.phase ?? .lobby {
+            line = "out · " + line
+        }
+        graphics.text(line, at: origin + Point(0, 23), size: 14, color: present ? Self.winsColor : Self.leftColor)
+    }
+
+    /// A pile of `count` card backs whose lowest card is centred at `base`.
+    static func drawStack(_ graphics: Graphics, assets: Assets, base: Point, count: Int) {
+        let layers = TableLayout.layers(count)
+        guard layers > 0 else { return }
+        let top = TableLayout.closedTopLike(base, count: count)
+        roundedRect(graphics, Rect(center: base + Point(2, 3), size: cardSize), Color(0, 0, 0, 60), radius: 6)
+        for layer in 0..<layers {
+            let center = base + TableLayout.layerOffset * Double(layer)
+            graphics.draw(assets.back, in: Rect(center: layer == layers - 1 ? top : center, size: cardSize))
+        }
+    }
+
+    /// Where a pile would be: a faint outline on the felt.
+    static func placeholder(_ graphics: Graphics, at center: Point) {
+        let rect = Rect(center: center, size: cardSize)
+        roundedRect(graphics, rect, Color(0, 0, 0, 40), radius: 6)
+        graphics.outline(rect.insetBy(3), Color(255, 255, 255, 40), thickness: 1)
+    }
+
+    // MARK: - Status, effects, waiting
+
+    private func drawStatus(_ graphics: Graphics, y: Double) {
+        let text = statusLine
+        guard !text.isEmpty else { return }
+        let size = 24
+        let color = gameOver != nil ? Color.gold : (Self.statusColors[animator.visual.tone] ?? .white)
+        let width = graphics.textTexture(text, size: size, bold: true).map { Double($0.pixelWidth) / 2 } ?? 0
+        let band = Rect(center: Point(512, y + 15), size: Size(min(760, width + 56), 44))
+        Self.roundedRect(graphics, band, Color(0, 0, 0, 100), radius: 20)
+        graphics.text(text, at: Point(512, y), size: size, bold: true, color: color)
+    }
+
+    private func drawEffect(_ effect: TableEffect, _ graphics: Graphics, assets: Assets, now: Double) {
+        let t = now - effect.start
+        guard t >= 0 else { return }
+        let position = animator.screen(effect.seat)
+        switch effect.kind {
+        case .bubble:
+            let appear = min(1, t / 0.12)
+            let scale = 0.6 + 0.4 * (1 - (1 - appear) * (1 - appear))
+            let alpha = min(appear * 1.5, max(0, (TableEffect.bubbleDuration - t) / 0.2), 1)
+            let tip = TableLayout.bubbleTip(position)
+            let rect = Rect(x: tip.x - 42 * scale, y: tip.y - 75 * scale, width: 140 * scale, height: 80 * scale)
+            graphics.draw(assets.bubble, in: rect, alpha: alpha)
+        case .smiley, .wrong:
+            let pop = TableEffect.popDuration, hold = TableEffect.splashHold, fade = TableEffect.splashFade
+            let scale: Double, alpha: Double
+            if t < pop {
+                scale = 2 - t / pop
+                alpha = 0.6 + 0.4 * t / pop
+            } else if t < pop + hold {
+                scale = 1
+                alpha = 1
+            } else {
+                let u = min(1, (t - pop - hold) / fade)
+                scale = 1 - 0.7 * u
+                alpha = 1 - u
+            }
+            let rect = Rect(center: TableLayout.splashCenter(position), size: Size(160 * scale, 160 * scale))
+            graphics.draw(effect.kind == .smiley ? assets.smiley : assets.wrong, in: rect, alpha: alpha)
+        }
+    }
+
+    private func drawWaiting(_ graphics: Graphics) {
+        let players = client.session.lobby
+        let height = players.isEmpty ? 150 : 140 + 30 * Double(min(4, players.count))
+        let panel = Rect(center: Point(512, 372), size: Size(520, height))
+        Self.roundedRect(graphics, panel, Color(0, 0, 0, 90), radius: 18)
+        graphics.text(statusLine, at: Point(512, panel.y + 30), size: 26, bold: true, color: .gold)
+        if players.isEmpty {
+            graphics.text(client.session.phase == .connecting ? "Talking to the host…" : "",
+                          at: Point(512, panel.y + 90), size: 17, color: Self.winsColor)
+        } else {
+            graphics.text("At the table:", at: Point(512, panel.y + 80), size: 16, color: Self.winsColor)
+            for (row, player) in players.prefix(4).enumerated() {
+                let isMe = player.id == client.session.welcome?.playerID
+                graphics.text(player.name + (isMe ? " (you)" : ""), at: Point(512, panel.y + 110 + Double(row) * 30),
+                              size: 20, bold: true, color: .white)
+            }
+        }
+    }
+
+    // MARK: - Shapes
+
+    /// Darker towards the edges, so the middle of the table draws the eye.
+    static func vignette(_ graphics: Graphics) {
+        let band = 8.0
+        for step in 0..<10 {
+            let alpha = UInt8(44 - step * 4)
+            graphics.fill(Rect(x: 0, y: Double(step) * band, width: logicalSize.width, height: band), Color(0, 0, 0, alpha))
+            graphics.fill(Rect(x: 0, y: logicalSize.height - Double(step + 1) * band, width: logicalSize.width, height: band),
+                          Color(0, 0, 0, alpha))
+            graphics.fill(Rect(x: Double(step) * band, y: 0, width: band, height: logicalSize.height), Color(0, 0, 0, alpha / 2))
+            graphics.fill(Rect(x: logicalSize.width - Double(step + 1) * band, y: 0, width: band, height: logicalSize.height),
+                          Color(0, 0, 0, alpha / 2))
+        }
+    }
+
+    /// A filled rectangle with rounded corners (scanlines for the corners).
+    static func roundedRect(_ graphics: Graphics, _ rect: Rect, _ color: Color, radius: Double) {
+        let r = Rect(x: rect.x.rounded(), y: rect.y.rounded(), width: rect.width.rounded(), height: rect.height.rounded())
+        let radius = min(radius.rounded(), (r.height / 2).rounded(.down), (r.width / 2).rounded(.down))
+        graphics.fill(Rect(x: r.x, y: r.y + radius, width: r.width, height: r.height - 2 * radius), color)
+        for row in 0..<Int(radius) {
+            let dy = radius - Double(row) - 0.5
+            let inset = (radius - (radius * radius - dy * dy).squareRoot()).rounded()
+            let width = r.width - 2 * inset
+            graphics.fill(Rect(x: r.x + inset, y: r.y + Double(row), width: width, height: 1), color)
+            graphics.fill(Rect(x: r.x + inset, y: r.y + r.height - 1 - Double(row), width: width, height: 1), color)
+        }
+    }
+}
+#endif
