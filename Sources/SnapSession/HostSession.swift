@@ -375,6 +375,11 @@ public struct HostSession: Sendable {
             apply(.snap(seat), now: now, &out)  // refused and logged by the engine's rule
             return
         }
+        // Once a call was judged since the last turn, every other is too late in any order.
+        if calls.isEmpty, game?.snapJudged == true {
+            apply(.snap(seat), now: now, &out)
+            return
+        }
         calls.append(Call(seat: seat, estimate: estimate(call, link: link, now: now), arrival: now))
         scheduleJudging(now: now, &out)
     }
@@ -407,7 +412,9 @@ public struct HostSession: Sendable {
         calls = []
         random.shuffle(&pending)
         pending.sort { $0.estimate < $1.estimate }  // stable: ties keep the shuffled order
-        out.append(.log("judged: " + pending.map { "\($0.seat) \($0.estimate.microseconds) µs" }.joined(separator: ", ")))
+        let waited = now - pending.map(\.arrival).min()!
+        out.append(.log("judged after waiting \(waited.microseconds) µs: "
+            + pending.map { "\($0.seat) \($0.estimate.microseconds) µs" }.joined(separator: ", ")))
         for call in pending { apply(.snap(call.seat), now: now, &out) }
     }
 

@@ -71,6 +71,25 @@ struct FairnessTests {
         #expect(outcome.fast > outcome.slow)
     }
 
+    @Test("on local-socket round trips (tens of µs) judging adds well under 2 ms")
+    func localWindowIsShort() {
+        var config = configuration(rounds: nil, speed: 1)
+        config.autoNextRound = .seconds(1)
+        config.rules = Rules(turnLimit: 60)
+        var net = VirtualNetwork(config)
+        net.join(.scripted(ClientSession(), reaction: .milliseconds(200)), name: "A", delay: .microseconds(20))
+        net.join(.scripted(ClientSession(), reaction: .milliseconds(230)), name: "B", delay: .microseconds(45))
+        net.run(until: .seconds(1))
+        net.start()
+        net.run(until: .seconds(600))
+        let waits = net.log.compactMap { line -> Int? in
+            guard line.hasPrefix("judged after waiting ") else { return nil }
+            return Int(line.dropFirst("judged after waiting ".count).prefix { $0.isNumber })
+        }
+        #expect(waits.count > 20)
+        #expect(waits.allSatisfy { $0 < 2_000 }, "waits in µs: \(waits.sorted().suffix(5))")
+    }
+
     @Test("a claim faster than the link allows is clamped")
     func cheaterIsClamped() {
         // The far player really presses 300 ms after the card but claims 1 ms.
