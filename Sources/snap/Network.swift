@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Logging
 import NIOCore
 import NIOPosix
@@ -129,7 +130,16 @@ struct Host: ParsableCommand {
             say("error: \(error)")
             throw ExitCode(3)
         }
+        // Ctrl-C (or a plain kill) ends the game on purpose: clients hear "host quit".
+        let quitSignals = [SIGINT, SIGTERM].map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { server.submit(.quit) }
+            source.resume()
+            return source
+        }
         let reason = try server.finished.wait()
+        quitSignals.forEach { $0.cancel() }
         say("game over: \(reason)")
         let conservation = server.conservationReport
         say("card conservation: \(conservation.text)")

@@ -81,6 +81,24 @@ struct NetworkCommandTests {
         #expect(Date().timeIntervalSince(killedAt) < 5)
     }
 
+    @Test("Ctrl-C on the host ends the game on purpose: clients hear host quit and exit 0; the socket goes",
+          .timeLimit(.minutes(1)))
+    func interruptedHost() throws {
+        let directory = makeRuntimeDirectory()
+        let host = try host(["--rounds", "5", "--start-when", "2"], in: directory)
+        _ = host.line(startingWith: "listening on unix:")
+        let bots = try ["Ann", "Bob"].map { try bot($0, [], in: directory) }
+        usleep(1_500_000)
+        host.signal(SIGINT)
+        #expect(host.exitStatus(timeout: 10) == 0)
+        #expect(host.lines.contains("game over: the host ended the game"))
+        for bot in bots {
+            #expect(bot.exitStatus(timeout: 10) == 0)
+            #expect(bot.output.contains("game ended (hostQuit)"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/snap/Table.sock"))
+    }
+
     @Test("a host that hangs (SIGSTOP): clients give up within the 5 s keepalive bound", .timeLimit(.minutes(1)))
     func hungHost() throws {
         let directory = makeRuntimeDirectory()
