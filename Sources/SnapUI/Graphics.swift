@@ -105,6 +105,20 @@ public final class Graphics {
         }
     }
 
+    /// A filled rectangle with rounded corners (the corners drawn as one-pixel rows).
+    public func fillRoundedRect(_ rect: Rect, _ color: Color, radius: Double) {
+        let r = Rect(x: rect.x.rounded(), y: rect.y.rounded(), width: rect.width.rounded(), height: rect.height.rounded())
+        let radius = min(radius.rounded(), (r.height / 2).rounded(.down), (r.width / 2).rounded(.down))
+        fill(Rect(x: r.x, y: r.y + radius, width: r.width, height: r.height - 2 * radius), color)
+        for row in 0..<Int(radius) {
+            let dy = radius - Double(row) - 0.5
+            let inset = (radius - (radius * radius - dy * dy).squareRoot()).rounded()
+            let width = r.width - 2 * inset
+            fill(Rect(x: r.x + inset, y: r.y + Double(row), width: width, height: 1), color)
+            fill(Rect(x: r.x + inset, y: r.y + r.height - 1 - Double(row), width: width, height: 1), color)
+        }
+    }
+
     /// Draws `texture` stretched into `rect`, turned `degrees` about its centre.
     public func draw(_ texture: Texture, in rect: Rect, degrees: Double = 0, alpha: Double = 1, flipX: Bool = false) {
         SDL_SetTextureAlphaMod(texture.pointer, UInt8(max(0, min(255, alpha * 255))))

@@ -211,16 +211,7 @@ extension TableScene {
 
     /// A filled rectangle with rounded corners (scanlines for the corners).
     static func roundedRect(_ graphics: Graphics, _ rect: Rect, _ color: Color, radius: Double) {
-        let r = Rect(x: rect.x.rounded(), y: rect.y.rounded(), width: rect.width.rounded(), height: rect.height.rounded())
-        let radius = min(radius.rounded(), (r.height / 2).rounded(.down), (r.width / 2).rounded(.down))
-        graphics.fill(Rect(x: r.x, y: r.y + radius, width: r.width, height: r.height - 2 * radius), color)
-        for row in 0..<Int(radius) {
-            let dy = radius - Double(row) - 0.5
-            let inset = (radius - (radius * radius - dy * dy).squareRoot()).rounded()
-            let width = r.width - 2 * inset
-            graphics.fill(Rect(x: r.x + inset, y: r.y + Double(row), width: width, height: 1), color)
-            graphics.fill(Rect(x: r.x + inset, y: r.y + r.height - 1 - Double(row), width: width, height: 1), color)
-        }
+        graphics.fillRoundedRect(rect, color, radius: radius)
     }
 }
 #endif
