@@ -46,6 +46,9 @@ public final class App {
     }
 
     public init(options: WindowOptions, logger: Logger, makeScene: (App) -> Scene) throws(SDLError) {
+        // NB: Xlib sets the UTF-8 window title (_NET_WM_NAME) only under a UTF-8 locale,
+        // and a Swift program starts in the C locale: take the user's.
+        setlocale(LC_CTYPE, "")
         // Tests set SDL_VIDEODRIVER=offscreen and SDL_AUDIODRIVER=dummy; nothing here assumes a display.
         try sdlCheck(SDL_Init(SDL_INIT_VIDEO | SDL_INIT_AUDIO | SDL_INIT_EVENTS), "SDL_Init")
         _ = IMG_Init(Int32(IMG_INIT_PNG.rawValue))
