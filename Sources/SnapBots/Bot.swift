@@ -13,6 +13,9 @@ public enum BotIntent: Hashable, Sendable {
 ///
 /// Times are `Duration`s since any fixed origin the driver chooses.
 public struct Bot: Hashable, Sendable {
+    /// The computer players' names, in the order they take seats.
+    public static let names = ["Ray", "Lucy", "Steve"]
+
     public let seat: Seat
     public let level: BotLevel
     public private(set) var pendingTurn: Duration?

@@ -257,7 +257,7 @@ public struct HostSession: Sendable {
             return
         }
         for index in 0..<configuration.bots {
-            let name = ["Ray", "Lucy", "Steve", "Mia"].first { candidate in !players.contains { $0.name == candidate } }
+            let name = (Bot.names + ["Mia"]).first { candidate in !players.contains { $0.name == candidate } }
                 ?? "Bot \(index + 1)"
             players.append(Player(id: nextPlayerID, name: name, ready: true))
             nextPlayerID += 1

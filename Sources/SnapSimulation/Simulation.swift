@@ -48,7 +48,8 @@ public struct SimulationReport: Hashable, Sendable {
 /// bots' delays are values on one timeline, so a round of many minutes runs in
 /// microseconds and the same seed always plays the same game.
 public struct Simulation {
-    public static let names = ["Mia", "Ray", "Lucy", "Steve"]
+    /// By seat: Mia at the bottom, then the computer players clockwise.
+    public static let names = ["Mia"] + Bot.names
 
     public let options: SimulationOptions
     /// Every command applied, per round, for replay (benchmarks) when asked for.

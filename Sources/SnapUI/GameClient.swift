@@ -82,14 +82,9 @@ public final class GameClient {
     public static func host(name: String, bots: Int = 0, level: BotLevel = .normal, speed: Double = 1,
                             rules: Rules = .original, socket: String? = nil, listen: (host: String, port: Int)? = nil,
                             logger: Logger) throws -> GameClient {
-        var configuration = HostConfiguration(hostName: name)
-        configuration.bots = bots
-        configuration.botLevel = level
-        configuration.speed = speed
-        configuration.rules = rules
-        configuration.seed = UInt64.random(in: 1...UInt64.max)
-        configuration.maxClients = 3 - bots
-        let server = HostServer(configuration, loop: group.next(), logger: logger)
+        let server = HostServer(configuration(name: name, bots: bots, level: level, speed: speed, rules: rules,
+                                              seed: nil, maxClients: 3 - bots),
+                                loop: group.next(), logger: logger)
         let path: String
         if let socket { path = socket } else {
             let directory = SocketDirectory.default()
@@ -105,17 +100,25 @@ public final class GameClient {
     /// Single player: the host lives in this process with computer players and no sockets.
     public static func solo(name: String, opponents: Int, level: BotLevel, speed: Double = 1, seed: UInt64? = nil,
                             rules: Rules = .original, logger: Logger) -> GameClient {
+        let server = HostServer(configuration(name: name, bots: opponents, level: level, speed: speed, rules: rules,
+                                              seed: seed, maxClients: 0),
+                                loop: group.next(), logger: logger)
+        let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: nil)
+        server.startWhen = 1
+        return client
+    }
+
+    /// A windowed game's host: a fresh random deal unless a seed is given.
+    private static func configuration(name: String, bots: Int, level: BotLevel, speed: Double, rules: Rules,
+                                      seed: UInt64?, maxClients: Int) -> HostConfiguration {
         var configuration = HostConfiguration(hostName: name)
-        configuration.bots = opponents
+        configuration.bots = bots
         configuration.botLevel = level
         configuration.speed = speed
         configuration.rules = rules
         configuration.seed = seed ?? UInt64.random(in: 1...UInt64.max)
-        configuration.maxClients = 0
-        let server = HostServer(configuration, loop: group.next(), logger: logger)
-        let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: nil)
-        server.startWhen = 1
-        return client
+        configuration.maxClients = maxClients
+        return configuration
     }
 
     /// Joins a host over a Unix socket or TCP.

@@ -12,7 +12,7 @@ public final class SoloSetupScene: Scene {
         case play, back
     }
 
-    static let opponentNames = ["Ray", "Lucy", "Steve"]
+    static let opponentNames = Bot.names
     static let levelNotes: [BotLevel: String] = [
         .easy: "Relaxed: slow hands, and a wrong Snap! now and then.",
         .normal: "The classic pace.",

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import SnapBots
 import SnapNet
+import SnapSimulation
 import SnapUI
 
 /// Options of every command that opens a window.
@@ -190,14 +191,11 @@ struct UIBench: ParsableCommand {
             say("error: \(error)")
             throw ExitCode(4)
         }
-        func p(_ values: [Double], _ q: Int) -> String {
-            let sorted = values.sorted()
-            return twoDecimals(sorted[min(sorted.count - 1, max(0, (q * sorted.count + 99) / 100 - 1))])
-        }
+        func p(_ values: [Double], _ q: Int) -> String { twoDecimals(percentile(values.sorted(), q)) }
         say("snap bench ui: \(result.frames) frames each, software renderer, 52 cards moving and turning")
         say("ours (Graphics, as the table draws): p50 \(p(result.ours, 50)) ms, p99 \(p(result.ours, 99)) ms a frame")
         say("baseline (bare SDL_RenderCopyExF, same sprites): p50 \(p(result.bare, 50)) ms, p99 \(p(result.bare, 99)) ms a frame")
-        let ratio = result.ours.sorted()[result.ours.count / 2] / max(0.001, result.bare.sorted()[result.bare.count / 2])
+        let ratio = percentile(result.ours.sorted(), 50) / max(0.001, percentile(result.bare.sorted(), 50))
         say("ratio p50: \(twoDecimals(ratio))x")
         say("start to first frame: \(twoDecimals(result.firstFrameMs)) ms")
         say("idle window: \(twoDecimals(result.idleCPUPercent)) % of one core")
