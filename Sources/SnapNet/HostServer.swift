@@ -12,7 +12,10 @@ public final class HostServer: @unchecked Sendable {
     private var session: HostSession
     private var channels: [ConnectionID: Channel] = [:]
     private var sequences: [ConnectionID: UInt32] = [:]
-    private var nextID: UInt32 = 1
+    private var outbound: [ConnectionID: Outbound] = [:]
+    /// Connections that fell too far behind during the current input, cut right after it.
+    private var tooSlow: [ConnectionID: String] = [:]
+    private var nextID: UInt64 = 1
     private var timer: Scheduled<Void>?
     private var listeners: [Channel] = []
     private var socketPaths: [String] = []
@@ -22,6 +25,8 @@ public final class HostServer: @unchecked Sendable {
     public var startWhen: Int?
     /// Told about every action (the CLI prints round winners and the end).
     public var observer: (@Sendable (HostAction) -> Void)?
+    /// How far behind a connection may fall before it is cut as too slow.
+    public var outboundLimits = OutboundLimits()
     private let done: EventLoopPromise<String>
 
     public init(_ configuration: HostConfiguration, loop: EventLoop, logger: Logger) {
@@ -66,6 +71,8 @@ public final class HostServer: @unchecked Sendable {
         ServerBootstrap(group: loop)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(ChannelOptions.writeBufferWaterMark,
+                                value: .init(low: outboundLimits.lowWater, high: outboundLimits.highWater))
             .childChannelInitializer { [unowned self] channel in
                 channel.pipeline.addHandler(HostConnectionHandler(server: self))
             }
@@ -78,6 +85,7 @@ public final class HostServer: @unchecked Sendable {
         nextID += 1
         channels[id] = channel
         sequences[id] = 0
+        outbound[id] = Outbound()
         handle(.connected(id, local: false))
         return id
     }
@@ -92,8 +100,10 @@ public final class HostServer: @unchecked Sendable {
         return id
     }
 
-    func received(_ message: ClientMessage, from id: ConnectionID) {
+    /// Returns whether the connection is still open (a cut one reads nothing more).
+    func received(_ message: ClientMessage, from id: ConnectionID) -> Bool {
         handle(.message(id, message))
+        return channels[id] != nil
     }
 
     func malformed(_ id: ConnectionID, _ reason: String) {
@@ -102,6 +112,8 @@ public final class HostServer: @unchecked Sendable {
 
     func disconnected(_ id: ConnectionID) {
         guard channels.removeValue(forKey: id) != nil || localLinks.removeValue(forKey: id) != nil else { return }
+        outbound[id] = nil
+        sequences[id] = nil
         handle(.disconnected(id))
     }
 
@@ -124,6 +136,7 @@ public final class HostServer: @unchecked Sendable {
     private func handle(_ input: HostInput) {
         loop.preconditionInEventLoop()
         perform(session.handle(input, now: now))
+        cutSlowConnections()
         if let startWhen, session.phase == .lobby, session.lobby.count >= startWhen, session.lobby.allSatisfy({ $0.ready }) {
             perform(session.handle(.start, now: now))
         }
@@ -145,6 +158,8 @@ public final class HostServer: @unchecked Sendable {
                 logger.info("\(line)")
             case .roundWon(let round, let winner):
                 logger.info("round \(round) won by \(winner)")
+            case .announce(let line):
+                logger.info("\(line)")
             case .gameOver(let why):
                 logger.info("game over: \(why)")
                 shutdown(reason: why)
@@ -157,16 +172,49 @@ public final class HostServer: @unchecked Sendable {
             link.deliverFromHost(message)
             return
         }
-        guard let channel = channels[id], let sequence = sequences[id] else { return }
+        guard let channel = channels[id], let sequence = sequences[id], tooSlow[id] == nil else { return }
         sequences[id] = sequence &+ 1
         let bytes = WireCodec.encode(message, sequence: sequence)
-        channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
+        // Back-pressure: count what waits to go out; the session cuts who falls too far behind.
+        let size = bytes.count
+        outbound[id, default: Outbound()].pending += size
+        let pending = outbound[id]!.pending
+        if pending > outboundLimits.highWater, outbound[id]!.congestedSince == nil { outbound[id]!.congestedSince = now }
+        if pending > outboundLimits.hardCap {
+            tooSlow[id] = "more than \(outboundLimits.hardCap / 1024) KiB waiting to be sent"
+            return
+        }
+        let promise = loop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { [weak self] _ in self?.wrote(size, to: id) }
+        channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: promise)
+    }
+
+    private func wrote(_ size: Int, to id: ConnectionID) {
+        guard outbound[id] != nil else { return }
+        outbound[id]!.pending -= size
+        if outbound[id]!.pending <= outboundLimits.lowWater { outbound[id]!.congestedSince = nil }
+    }
+
+    /// Cuts the connections over the hard cap, and those congested for too long.
+    private func cutSlowConnections() {
+        let current = now
+        for (id, state) in outbound {
+            if let since = state.congestedSince, current - since >= outboundLimits.slowLimit, tooSlow[id] == nil {
+                tooSlow[id] = "more than \(outboundLimits.highWater / 1024) KiB waiting to be sent for \(outboundLimits.slowLimit)"
+            }
+        }
+        while let (id, why) = tooSlow.first {
+            perform(session.handle(.tooSlow(id, why), now: now))
+            tooSlow[id] = nil
+            hangUp(id)
+        }
     }
 
     private func hangUp(_ id: ConnectionID) {
         localLinks[id] = nil
         guard let channel = channels.removeValue(forKey: id) else { return }
         sequences[id] = nil
+        outbound[id] = nil
         channel.close(promise: nil)
     }
 
@@ -209,6 +257,21 @@ public final class HostServer: @unchecked Sendable {
     }
 }
 
+/// How much a connection may have waiting to be sent. Past `highWater` for `slowLimit`,
+/// or past `hardCap` at any moment, it is cut as too slow (docs/PROTOCOL.md §10).
+public struct OutboundLimits: Sendable {
+    public var lowWater = 16 * 1024
+    public var highWater = 64 * 1024
+    public var hardCap = 256 * 1024
+    public var slowLimit: Duration = .seconds(3)
+    public init() {}
+}
+
+struct Outbound {
+    var pending = 0
+    var congestedSince: Duration?
+}
+
 /// One connection: bytes → frames → messages for the server; any decoding error cuts it.
 final class HostConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
@@ -234,7 +297,11 @@ final class HostConnectionHandler: ChannelInboundHandler {
         do {
             while let frame = try decoder.nextFrame() {
                 try sequence.check(frame.sequence)
-                server.received(try WireCodec.decodeClientMessage(frame), from: id)
+                // A cut connection's remaining bytes are not worth decoding.
+                guard server.received(try WireCodec.decodeClientMessage(frame), from: id) else {
+                    broken = true
+                    return
+                }
             }
         } catch {
             broken = true

@@ -63,7 +63,7 @@ public struct NetBenchmark {
         var configuration = HostConfiguration(hostName: "Bench")
         configuration.speed = 1
         configuration.pacing = Pacing(deal: .zero, nextPlayer: .seconds(100_000))
-        configuration.snapFloodLimit = Int.max
+        configuration.budgetsEnforced = false
         configuration.rounds = nil
         let server = HostServer(configuration, loop: group.next(), logger: logger)
         server.startWhen = clients

@@ -3,8 +3,9 @@ import SnapEngine
 /// The protocol version this build speaks. A client offers a range in its hello; the
 /// host picks the highest version both know, or closes with `.versionUnsupported`.
 public enum ProtocolVersion {
-    public static let current: UInt16 = 1
-    public static let supported: ClosedRange<UInt16> = 1...1
+    /// 2 added the turn timeout to `gameStarted` and the `seatAway` message.
+    public static let current: UInt16 = 2
+    public static let supported: ClosedRange<UInt16> = 2...2
 }
 
 // MARK: - Client → host: intents only. The host knows the sender from the connection.
@@ -62,6 +63,9 @@ public enum HostMessage: Hashable, Sendable {
     case ping(nonce: UInt64)
     /// A player left; their cards follow as `handedOut` events (now or after a grace period).
     case seatLeft(Seat, LeaveReason)
+    /// A computer plays this seat for its owner, who missed turns (`away`), or the owner
+    /// is back (`!away`).
+    case seatAway(Seat, away: Bool)
     /// The host is closing this connection, and says why. Nothing follows.
     case closing(CloseReason, message: String)
     /// The answer to a `query`; the host closes the connection after it.
@@ -116,11 +120,14 @@ public struct GameStart: Hashable, Sendable {
     public var players: [SeatedPlayer]
     /// `Rules.turnLimit`, or nil for the original rule.
     public var turnLimit: UInt32?
+    /// How long a player may take to turn before the host turns for them, or nil for never.
+    public var turnTimeoutMillis: UInt32?
 
-    public init(yourSeat: Seat, players: [SeatedPlayer], turnLimit: UInt32?) {
+    public init(yourSeat: Seat, players: [SeatedPlayer], turnLimit: UInt32?, turnTimeoutMillis: UInt32? = nil) {
         self.yourSeat = yourSeat
         self.players = players
         self.turnLimit = turnLimit
+        self.turnTimeoutMillis = turnTimeoutMillis
     }
 }
 

@@ -18,7 +18,7 @@ public enum WireCodec {
     }
 
     enum HostType: UInt8 {
-        case welcome = 0x81, lobby, gameStarted, events, ping, seatLeft, closing, info
+        case welcome = 0x81, lobby, gameStarted, events, ping, seatLeft, closing, info, seatAway
     }
 
     // MARK: - Encoding
@@ -39,7 +39,7 @@ public enum WireCodec {
         switch message {
         case .hello(let hello):
             type = .hello
-            mustBeValid(hello.name, PlayerName.validate)
+            // Not validated here: the host judges names, and tests must be able to send bad ones.
             writer.u16(hello.versions.lowerBound)
             writer.u16(hello.versions.upperBound)
             writer.string(hello.name)
@@ -94,6 +94,8 @@ public enum WireCodec {
                 writer.string(player.name)
             }
             writer.u32(start.turnLimit ?? 0)
+            precondition(start.turnTimeoutMillis != 0, "a turn timeout of 0 cannot be sent (0 means none)")
+            writer.u32(start.turnTimeoutMillis ?? 0)
         case .events(let events):
             type = .events
             precondition(
@@ -111,6 +113,10 @@ public enum WireCodec {
             type = .seatLeft
             writer.u8(seat.rawValue)
             writer.u8(reason.rawValue)
+        case .seatAway(let seat, let away):
+            type = .seatAway
+            writer.u8(seat.rawValue)
+            writer.u8(away ? 1 : 0)
         case .closing(let reason, let message):
             type = .closing
             mustBeValid(message, CloseMessage.validate)
@@ -172,7 +178,8 @@ public enum WireCodec {
             let high = try reader.u16()
             let name = try reader.string()
             guard low <= high else { throw .badVersionRange(min: low, max: high) }
-            try PlayerName.validate(name)
+            // The name's rules are the host's to judge (it answers `badName`); the wire
+            // only asks for valid UTF-8, which `string()` checked.
             message = .hello(Hello(versions: low...high, name: name))
         case .ready: message = .ready
         case .turn: message = .turn
@@ -220,9 +227,11 @@ public enum WireCodec {
                 players.append(SeatedPlayer(seat: seat, name: name))
             }
             let turnLimit = try reader.u32()
+            let turnTimeout = try reader.u32()
             guard players.contains(where: { $0.seat == yourSeat }) else { throw .yourSeatNotPlaying(yourSeat) }
             message = .gameStarted(
-                GameStart(yourSeat: yourSeat, players: players, turnLimit: turnLimit == 0 ? nil : turnLimit))
+                GameStart(yourSeat: yourSeat, players: players, turnLimit: turnLimit == 0 ? nil : turnLimit,
+                          turnTimeoutMillis: turnTimeout == 0 ? nil : turnTimeout))
         case .events:
             let count = try reader.count16(.events, in: 1...maxEventsPerBatch)
             var events: [SeatEvent] = []
@@ -238,6 +247,9 @@ public enum WireCodec {
             let raw = try reader.u8()
             guard let reason = LeaveReason(rawValue: raw) else { throw .badLeaveReason(raw) }
             message = .seatLeft(seat, reason)
+        case .seatAway:
+            let seat = try readSeat(&reader)
+            message = .seatAway(seat, away: try readBool(&reader))
         case .closing:
             let raw = try reader.u8()
             guard let reason = CloseReason(rawValue: raw) else { throw .badCloseReason(raw) }

@@ -23,6 +23,12 @@ public struct ClientSession: Sendable {
     public private(set) var seenTurns: UInt32 = 0
     public private(set) var referenceShownAt: Duration?
     public private(set) var lastLeaver: (seat: Seat, reason: LeaveReason)?
+    /// Seats a computer plays for an owner who missed turns ("Ann (away)").
+    public private(set) var away: Set<Seat> = []
+    /// How long a player may take to turn (from `gameStarted`), and when the current
+    /// active seat was activated: together, the turn timer's countdown.
+    public private(set) var turnTimeout: Duration?
+    public private(set) var activatedAt: Duration?
 
     public init() {}
 
@@ -41,14 +47,17 @@ public struct ClientSession: Sendable {
             seat = start.yourSeat
             names = Dictionary(uniqueKeysWithValues: start.players.map { ($0.seat, $0.name) })
             table = TableView(seats: start.players.map(\.seat))
+            turnTimeout = start.turnTimeoutMillis.map { .milliseconds(Int64($0)) }
+            away = []
             phase = .playing
         case .events(let events):
             for event in events {
                 table?.apply(event)
                 switch event {
-                case .roundStarted: seenTurns = 0; referenceShownAt = nil
+                case .roundStarted: seenTurns = 0; referenceShownAt = nil; activatedAt = nil
                 case .dealFinished: referenceShownAt = now
-                case .turned: seenTurns += 1; referenceShownAt = now
+                case .activated: activatedAt = now
+                case .turned: seenTurns += 1; referenceShownAt = now; activatedAt = nil
                 default: break
                 }
             }
@@ -57,6 +66,9 @@ public struct ClientSession: Sendable {
             return ([], [.pong(nonce: nonce)])
         case .seatLeft(let seat, let reason):
             lastLeaver = (seat, reason)
+            away.remove(seat)
+        case .seatAway(let seat, let isAway):
+            if isAway { away.insert(seat) } else { away.remove(seat) }
         case .closing(let reason, let message):
             phase = .ended(reason: reason, message: message)
         case .info:
@@ -78,4 +90,20 @@ public struct ClientSession: Sendable {
     }
 
     public var name: String? { seat.flatMap { names[$0] } }
+
+    /// A seat's name as the table shows it: "Ann (away)" while a computer plays for Ann.
+    public func displayName(_ seat: Seat) -> String {
+        let name = names[seat] ?? "\(seat)"
+        return away.contains(seat) ? name + " (away)" : name
+    }
+
+    /// Whole seconds left before the host turns for the active player, once at most
+    /// `within` remain (the window's countdown); nil otherwise.
+    public func turnCountdown(now: Duration, within: Duration = .seconds(5)) -> Int? {
+        guard let turnTimeout, let activatedAt, let table, table.active != nil, !table.hasTurned,
+              let active = table.active, !away.contains(active) else { return nil }
+        let left = turnTimeout - (now - activatedAt)
+        guard left <= within, left > .zero else { return nil }
+        return Int((Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18).rounded(.up))
+    }
 }

@@ -4,8 +4,9 @@ import SnapProtocol
 
 /// One connection (or in-process link) to the host, numbered by the host.
 public struct ConnectionID: Hashable, Sendable, Comparable, CustomStringConvertible {
-    public let raw: UInt32
-    public init(_ raw: UInt32) { self.raw = raw }
+    /// 64 bits: a host accepting a million connections a second would take 584,000 years to run out.
+    public let raw: UInt64
+    public init(_ raw: UInt64) { self.raw = raw }
     public static func < (a: ConnectionID, b: ConnectionID) -> Bool { a.raw < b.raw }
     public var description: String { "#\(raw)" }
 }
@@ -17,6 +18,8 @@ public enum HostInput: Sendable {
     /// The bytes from this connection could not be decoded: it is cut.
     case malformed(ConnectionID, String)
     case disconnected(ConnectionID)
+    /// The connection cannot keep up with what the host sends it: it is cut.
+    case tooSlow(ConnectionID, String)
     /// The host's own player (or the headless host) starts the game.
     case start
     /// The host's Next Round button.
@@ -38,6 +41,8 @@ public enum HostAction: Hashable, Sendable {
     case roundWon(round: Int, winner: String)
     /// The game is over (all rounds played, too few players, or the host quit).
     case gameOver(String)
+    /// A line for the headless host's standard output (a seat taken over or given back).
+    case announce(String)
 }
 
 public struct HostConfiguration: Sendable {
@@ -60,8 +65,23 @@ public struct HostConfiguration: Sendable {
     public var silenceLimit: Duration = .seconds(5)
     /// The longest the host waits for slower calls after the first Snap! arrives.
     public var judgingWindowCap: Duration = .milliseconds(300)
-    /// More snaps than this from one player within a second is a flood.
-    public var snapFloodLimit = 20
+    /// Cut any connection that exceeds a message kind's budget (`MessageBudget`); only
+    /// `snap bench net`, which times thousands of calls a second, turns this off.
+    public var budgetsEnforced = true
+    /// A player who has not turned this long after being activated has their card
+    /// turned for them (nil: wait for ever).
+    public var turnTimeout: Duration? = .seconds(15)
+    /// After this many turns in a row taken for them, a computer plays the seat until
+    /// its owner acts again.
+    public var awayAfterMissedTurns = 3
+    /// Network connections at once, and of those, how many may not have signed in yet.
+    public var maxConnections = 32
+    public var maxSigningIn = 8
+    /// A connection must send `hello` (or `query`) this soon after connecting.
+    public var signInTimeout: Duration = .seconds(5)
+    /// Seeds the ping nonces; unpredictable unless a test fixes it, so a client that
+    /// does not read cannot fake its pongs.
+    public var nonceSeed = UInt64.random(in: .min ... .max)
 
     public init(hostName: String) {
         self.hostName = hostName
@@ -82,15 +102,20 @@ public struct HostSession: Sendable {
         var connection: ConnectionID?
         var bot: Bot?
         var seat: Seat?
+        /// Turns the host took for this player in a row (the turn timer).
+        var missedTurns = 0
+        /// A player with a connection whose seat a computer plays for now.
+        var isAway: Bool { bot != nil && connection != nil }
     }
 
     struct Link: Sendable {
         var local: Bool
         var playerID: UInt8?
+        /// When a pong last echoed one of our nonces (or the sign-in, or the connection).
         var lastHeard: Duration
         var pingSentAt: [UInt64: Duration] = [:]
         var rttSamples: [Duration] = []
-        var recentSnaps: [Duration] = []
+        var budgets = MessageBudget.buckets()
     }
 
     struct Call: Sendable {
@@ -104,10 +129,9 @@ public struct HostSession: Sendable {
     public private(set) var game: Game?
     var players: [Player] = []
     var links: [ConnectionID: Link] = [:]
-    var nextPlayerID: UInt8 = 0
     var timers: [Timer: Duration] = [:]
     var random: SeededRandom
-    var nextNonce: UInt64 = 1
+    var nonces: SeededRandom
     public private(set) var roundsWon = 0
     /// Commands applied, and the first broken invariant if any (checked after every one).
     public private(set) var commandsApplied = 0
@@ -118,12 +142,13 @@ public struct HostSession: Sendable {
     var calls: [Call] = []
 
     enum Timer: Hashable, Sendable {
-        case finishDeal, activateNext, nextRound, judge, ping
+        case finishDeal, activateNext, nextRound, judge, ping, turnTimeout
     }
 
     public init(_ configuration: HostConfiguration) {
         self.configuration = configuration
         random = SeededRandom(seed: configuration.seed ^ 0x5EED_F00D)
+        nonces = SeededRandom(seed: configuration.nonceSeed)
     }
 
     /// When `.tick` should come next.
@@ -139,16 +164,16 @@ public struct HostSession: Sendable {
         var out: [HostAction] = []
         switch input {
         case .connected(let id, let local):
-            links[id] = Link(local: local, lastHeard: now)
-            if timers[.ping] == nil { timers[.ping] = now + configuration.pingInterval }
+            admit(id, local: local, now: now, &out)
         case .message(let id, let message):
             guard links[id] != nil else { break }
-            links[id]!.lastHeard = now
             receive(message, from: id, now: now, &out)
         case .malformed(let id, let reason):
             cut(id, .protocolViolation, reason, now: now, &out)
         case .disconnected(let id):
             drop(id, reason: .dropped, now: now, &out)
+        case .tooSlow(let id, let why):
+            cut(id, .timedOut, "too slow: \(why)", now: now, &out)
         case .start:
             start(now: now, &out)
         case .nextRound:
@@ -163,7 +188,37 @@ public struct HostSession: Sendable {
 
     // MARK: - Lobby
 
+    /// A new connection, within the caps on connections and on those still signing in.
+    private mutating func admit(_ id: ConnectionID, local: Bool, now: Duration, _ out: inout [HostAction]) {
+        let remote = links.values.filter { !$0.local }
+        links[id] = Link(local: local, lastHeard: now)
+        if timers[.ping] == nil { timers[.ping] = now + configuration.pingInterval }
+        guard !local else { return }
+        if remote.count >= configuration.maxConnections {
+            return cut(id, .full, "the host is busy: \(configuration.maxConnections) connections at once is its limit",
+                       now: now, &out)
+        }
+        if remote.filter({ $0.playerID == nil }).count >= configuration.maxSigningIn {
+            return cut(id, .full, "the host is busy: \(configuration.maxSigningIn) connections are signing in",
+                       now: now, &out)
+        }
+    }
+
+    /// Within budget, or cut: one token bucket per message kind per connection.
+    private mutating func withinBudget(_ message: ClientMessage, from id: ConnectionID, now: Duration,
+                                       _ out: inout [HostAction]) -> Bool {
+        let kind = message.budgetKind
+        // hello, query and leave are once-only by the rules of a connection's life.
+        guard configuration.budgetsEnforced, !links[id]!.local, ![.hello, .query, .leave].contains(kind) else {
+            return true
+        }
+        if links[id]!.budgets[kind, default: MessageBudget.bucket(kind)].take(at: now) { return true }
+        cut(id, .protocolViolation, MessageBudget.overBudgetText(kind), now: now, &out)
+        return false
+    }
+
     private mutating func receive(_ message: ClientMessage, from id: ConnectionID, now: Duration, _ out: inout [HostAction]) {
+        guard withinBudget(message, from: id, now: now, &out) else { return }
         let player = links[id]?.playerID
         switch message {
         case .hello(let hello):
@@ -181,7 +236,10 @@ public struct HostSession: Sendable {
             out.append(.hangUp(id))
         case .pong(let nonce):
             guard player != nil else { return cut(id, .protocolViolation, "pong before hello", now: now, &out) }
+            // Only the echo of a nonce we sent is a sign of life: a client that does not
+            // read cannot know one.
             if let sent = links[id]!.pingSentAt.removeValue(forKey: nonce) {
+                links[id]!.lastHeard = now
                 links[id]!.rttSamples.append(now - sent)
                 if links[id]!.rttSamples.count > 8 { links[id]!.rttSamples.removeFirst() }
             }
@@ -189,23 +247,24 @@ public struct HostSession: Sendable {
             guard let index = playerIndex(player) else { return cut(id, .protocolViolation, "ready before hello", now: now, &out) }
             // A ready that crossed gameStarted on the wire is an honest race, not a violation.
             guard phase == .lobby else { return out.append(.log("ignored a ready from \(players[index].name) after the start")) }
+            guard !players[index].ready else { return }  // a repeat changes nothing, so tells nobody
             players[index].ready = true
             broadcastLobby(&out)
         case .turn:
             guard let seat = seatOf(player) else { return cut(id, .protocolViolation, "turn outside a game", now: now, &out) }
+            ownerActs(playerIndex(player)!, now: now, &out)
+            let wasActive = game?.table.active == seat && game?.table.hasTurned == false
             judgeNow(now: now, &out)
             apply(.turn(seat), now: now, &out)
+            if wasActive, let index = playerIndex(player) { players[index].missedTurns = 0 }
         case .snap(let call):
             guard let seat = seatOf(player) else { return cut(id, .protocolViolation, "snap outside a game", now: now, &out) }
-            links[id]!.recentSnaps.removeAll { now - $0 >= .seconds(1) }
-            links[id]!.recentSnaps.append(now)
-            if links[id]!.recentSnaps.count > configuration.snapFloodLimit {
-                return cut(id, .protocolViolation, "more than \(configuration.snapFloodLimit) snaps in a second", now: now, &out)
-            }
+            ownerActs(playerIndex(player)!, now: now, &out)
             collect(call, seat: seat, link: links[id]!, now: now, &out)
         case .leave:
             guard player != nil else { return cut(id, .protocolViolation, "leave before hello", now: now, &out) }
             drop(id, reason: .quit, now: now, &out)
+            out.append(.hangUp(id))  // the leaver knows why: nothing more to say
         }
     }
 
@@ -213,7 +272,8 @@ public struct HostSession: Sendable {
         let common = hello.versions.clamped(to: ProtocolVersion.supported)
         guard hello.versions.overlaps(ProtocolVersion.supported), let version = common.last else {
             return cut(id, .versionUnsupported,
-                       "this host speaks protocol \(ProtocolVersion.supported.lowerBound)–\(ProtocolVersion.supported.upperBound)",
+                       "this host speaks protocol \(ProtocolVersion.supported.lowerBound)–\(ProtocolVersion.supported.upperBound); "
+                       + "you offered \(hello.versions.lowerBound)–\(hello.versions.upperBound)",
                        now: now, &out)
         }
         guard phase == .lobby else { return cut(id, .gameStarted, "the game has already started", now: now, &out) }
@@ -231,10 +291,10 @@ public struct HostSession: Sendable {
         if players.count + configuration.bots >= 4 {
             return cut(id, .full, "the table is full", now: now, &out)
         }
-        let playerID = nextPlayerID
-        nextPlayerID += 1
+        let playerID = freePlayerID()
         players.append(Player(id: playerID, name: name, ready: local, connection: id))
         links[id]!.playerID = playerID
+        links[id]!.lastHeard = now
         send(id, .welcome(Welcome(version: version, hostName: configuration.hostName, playerID: playerID)), &out)
         // Measure the round trip at once: judging needs it before the first card.
         if !local { ping(id, now: now, &out) }
@@ -259,8 +319,7 @@ public struct HostSession: Sendable {
         for index in 0..<configuration.bots {
             let name = (Bot.names + ["Mia"]).first { candidate in !players.contains { $0.name == candidate } }
                 ?? "Bot \(index + 1)"
-            players.append(Player(id: nextPlayerID, name: name, ready: true))
-            nextPlayerID += 1
+            players.append(Player(id: freePlayerID(), name: name, ready: true))
         }
         let seats = Seat.seating(playerCount: players.count)
         for index in players.indices {
@@ -276,7 +335,8 @@ public struct HostSession: Sendable {
         for player in players {
             guard let id = player.connection else { continue }
             send(id, .gameStarted(GameStart(yourSeat: player.seat!, players: seated,
-                                            turnLimit: configuration.rules.turnLimit.map(UInt32.init))), &out)
+                                            turnLimit: configuration.rules.turnLimit.map(UInt32.init),
+                                            turnTimeoutMillis: turnTimeoutMillis)), &out)
         }
         out.append(.log("game started: " + seated.map { "\($0.name) at \($0.seat)" }.joined(separator: ", ")))
         deal(now: now, &out)
@@ -320,13 +380,17 @@ public struct HostSession: Sendable {
                 timers[.finishDeal] = now + configuration.pacing.deal * configuration.speed
             case .dealFinished:
                 referenceSentAt = [now]
+            case .activated(let seat):
+                armTurnTimer(for: seat, now: now)
             case .turned:
+                timers[.turnTimeout] = nil
                 referenceSentAt.append(now)
                 timers[.activateNext] = now + configuration.pacing.nextPlayer * configuration.speed
             case .roundWon(let seat, _):
                 roundsWon += 1
                 timers[.activateNext] = nil
                 timers[.judge] = nil
+                timers[.turnTimeout] = nil
                 calls = []
                 let name = players.first { $0.seat == seat }?.name ?? "\(seat)"
                 out.append(.roundWon(round: game?.round ?? 0, winner: name))
@@ -430,6 +494,7 @@ public struct HostSession: Sendable {
             case .activateNext: judgeNow(now: now, &out); apply(.activateNext, now: now, &out)
             case .nextRound: deal(now: now, &out)
             case .ping: keepAlive(now: now, &out)
+            case .turnTimeout: turnForAbsentPlayer(now: now, &out)
             }
         }
         for index in players.indices {
@@ -449,11 +514,69 @@ public struct HostSession: Sendable {
         }
     }
 
+    // MARK: - The turn timer
+
+    private var turnTimeoutMillis: UInt32? {
+        configuration.turnTimeout.map { UInt32(clamping: max(1, $0.microseconds / 1000)) }
+    }
+
+    /// A seat its owner plays gets the turn timer; one a computer plays needs none.
+    private mutating func armTurnTimer(for seat: Seat, now: Duration) {
+        timers[.turnTimeout] = nil
+        guard let timeout = configuration.turnTimeout,
+              let player = players.first(where: { $0.seat == seat }), player.bot == nil else { return }
+        timers[.turnTimeout] = now + timeout
+    }
+
+    /// The active player let the timer run out: their card is turned for them, and after
+    /// a few in a row a computer plays their seat until they act again.
+    private mutating func turnForAbsentPlayer(now: Duration, _ out: inout [HostAction]) {
+        guard let table = game?.table, game?.phase == .playing, let seat = table.active, !table.hasTurned,
+              let index = players.firstIndex(where: { $0.seat == seat }), players[index].bot == nil else { return }
+        players[index].missedTurns += 1
+        let name = players[index].name
+        out.append(.log("\(name) did not turn in time: the host turned for them (\(players[index].missedTurns) in a row)"))
+        judgeNow(now: now, &out)
+        apply(.turn(seat), now: now, &out)
+        guard players[index].missedTurns >= configuration.awayAfterMissedTurns, players[index].connection != nil,
+              let table = game?.table else { return }
+        var bot = Bot(seat: seat, level: configuration.botLevel, seed: configuration.seed &+ UInt64(index) &+ 0xA5A5,
+                      timeScale: configuration.speed)
+        bot.observe([], table: table, now: now)
+        players[index].bot = bot
+        out.append(.announce("seat \(seat.rawValue): \(name) missed \(players[index].missedTurns) turns: a computer plays for them"))
+        broadcastToSeated(.seatAway(seat, away: true), &out)
+    }
+
+    /// The owner of a seat a computer plays for them acted: the seat is theirs again.
+    private mutating func ownerActs(_ index: Int, now: Duration, _ out: inout [HostAction]) {
+        guard players[index].isAway, let seat = players[index].seat else { return }
+        players[index].bot = nil
+        players[index].missedTurns = 0
+        out.append(.announce("seat \(seat.rawValue): \(players[index].name) plays again"))
+        broadcastToSeated(.seatAway(seat, away: false), &out)
+        if game?.table.active == seat, game?.table.hasTurned == false { armTurnTimer(for: seat, now: now) }
+    }
+
+    private mutating func broadcastToSeated(_ message: HostMessage, _ out: inout [HostAction]) {
+        for player in players where player.seat != nil {
+            if let id = player.connection, links[id] != nil { send(id, message, &out) }
+        }
+    }
+
+    // MARK: - Keepalive
+
     private mutating func keepAlive(now: Duration, _ out: inout [HostAction]) {
         for id in links.keys.sorted() {
             guard let link = links[id], !link.local else { continue }
+            if link.playerID == nil {
+                if now - link.lastHeard >= configuration.signInTimeout {
+                    cut(id, .timedOut, "no hello within \(configuration.signInTimeout)", now: now, &out)
+                }
+                continue
+            }
             if now - link.lastHeard >= configuration.silenceLimit {
-                cut(id, .timedOut, "nothing heard for \(configuration.silenceLimit)", now: now, &out)
+                cut(id, .timedOut, "no answer to pings for \(configuration.silenceLimit)", now: now, &out)
                 continue
             }
             guard link.playerID != nil else { continue }
@@ -463,8 +586,7 @@ public struct HostSession: Sendable {
     }
 
     private mutating func ping(_ id: ConnectionID, now: Duration, _ out: inout [HostAction]) {
-        let nonce = nextNonce
-        nextNonce += 1
+        let nonce = nonces.next()
         links[id]!.pingSentAt[nonce] = now
         if links[id]!.pingSentAt.count > 16 { links[id]!.pingSentAt.remove(at: links[id]!.pingSentAt.startIndex) }
         send(id, .ping(nonce: nonce), &out)
@@ -520,6 +642,13 @@ public struct HostSession: Sendable {
 
     private mutating func send(_ id: ConnectionID, _ message: HostMessage, _ out: inout [HostAction]) {
         out.append(.send(id, message))
+    }
+
+    /// The lowest id nobody at the table holds: ids are reused, so a long-lived lobby
+    /// never runs out (the table holds four at most).
+    private func freePlayerID() -> UInt8 {
+        let taken = Set(players.map(\.id))
+        return (0...UInt8.max).first { !taken.contains($0) }!
     }
 
     private func playerIndex(_ id: UInt8?) -> Int? {

@@ -61,13 +61,21 @@ struct Host: ParsableCommand {
     @Option(help: "Computer players the host seats after the joined players.") var bots = 0
     @Option(help: "Level of the host's computer players.") var level = BotLevel.normal
     @OptionGroup var ruleOptions: RuleOptions
+    @Option(help: ArgumentHelp("Seconds a player may take to turn before the host turns for them; after 3 such turns in a row a computer plays the seat until its owner acts (0: wait for ever).", valueName: "seconds"))
+    var turnTimeout = 15.0
     @Flag(help: "Log connections, refusals and judging to standard error.") var verbose = false
     #if GUI
     @OptionGroup var window: WindowFlags
     #endif
 
+    /// `--turn-timeout` as the session takes it.
+    var turnTimeoutDuration: Duration? { turnTimeout == 0 ? nil : .milliseconds(Int64((turnTimeout * 1000).rounded())) }
+
     func validate() throws {
         _ = try validName(name, option: "--name")
+        guard turnTimeout == 0 || (0.1...3600).contains(turnTimeout) else {
+            throw ValidationError("--turn-timeout must be 0 (never) or 0.1 to 3600 seconds")
+        }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
         guard (0...3).contains(bots) else { throw ValidationError("--bots must be 0 to 3") }
@@ -87,7 +95,7 @@ struct Host: ParsableCommand {
             try runWindow(window, verbose: verbose) { app in
                 HostLobbyScene(app: app, client: try GameClient.host(
                     name: name, bots: bots, level: level, speed: speed, rules: ruleOptions.rules,
-                    socket: socket, listen: listenAddress, logger: app.logger))
+                    turnTimeout: turnTimeoutDuration, socket: socket, listen: listenAddress, logger: app.logger))
             }
             return
             #else
@@ -103,14 +111,17 @@ struct Host: ParsableCommand {
         configuration.rules = ruleOptions.rules
         configuration.autoNextRound = .seconds(2)
         configuration.maxClients = min(3, 4 - bots)
+        configuration.turnTimeout = turnTimeoutDuration
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let server = HostServer(configuration, loop: group.next(), logger: makeLogger("snap.host", verbose: verbose))
         server.startWhen = startWhen
         server.observer = { action in
-            if case .roundWon(let round, let winner) = action {
-                say("round \(round): \(winner) wins")
+            switch action {
+            case .roundWon(let round, let winner): say("round \(round): \(winner) wins")
+            case .announce(let line): say(line)
+            default: break
             }
         }
         do {

@@ -136,7 +136,7 @@ enum Fixtures {
                         SeatedPlayer(seat: .left, name: "Bo"),
                         SeatedPlayer(seat: .top, name: "Cy"),
                     ],
-                    turnLimit: 500))),
+                    turnLimit: 500, turnTimeoutMillis: 15_000))),
         .host(
             "gameStarted-no-limit", 4,
             .gameStarted(
@@ -157,6 +157,7 @@ enum Fixtures {
         .host("ping", 0x0102_0304, .ping(nonce: 0xFEDC_BA98_7654_3210)),
         .host("seatLeft", 6, .seatLeft(.right, .dropped)),
         .host("seatLeft-quit", 7, .seatLeft(.left, .quit)),
+        .host("seatAway", 10, .seatAway(.top, away: true)),
         .host("closing", 8, .closing(.protocolViolation, message: "sequence number 5 where 4 was expected")),
         .host("closing-empty", 9, .closing(.hostQuit, message: "")),
         .host("info", 0, .info(HostInfo(hostName: "Zoë", players: 3, maxPlayers: 4, started: true))),

@@ -82,11 +82,15 @@ struct EventBatchTests {
 
 @Suite("Encoding refuses what decoding would refuse")
 struct EncodingPreconditionTests {
-    @Test("a bad name traps")
-    func badName() async {
+    @Test("a bad name traps in what the host sends; a hello carries any name, for the host to refuse")
+    func badName() async throws {
         await #expect(processExitsWith: .failure) {
-            _ = WireCodec.encode(ClientMessage.hello(Hello(name: " bad")), sequence: 0)
+            _ = WireCodec.encode(HostMessage.lobby([LobbyPlayer(id: 1, name: " bad", ready: false)]), sequence: 0)
         }
+        let bytes = WireCodec.encode(ClientMessage.hello(Hello(name: " bad")), sequence: 0)
+        var decoder = FrameDecoder()
+        decoder.append(bytes)
+        #expect(try WireCodec.decodeClientMessage(#require(try decoder.nextFrame())) == .hello(Hello(name: " bad")))
     }
 
     @Test("an info with a bad name, a table size outside 2–4 or more players than that traps")

@@ -137,7 +137,7 @@ struct HostSessionTests {
         for _ in 0..<25 { net.send(.snap(SnapCall(seenTurns: 0, reactionMicros: 0)), from: 2) }
         net.run(until: .seconds(11))
         #expect(net.closing(of: 2)?.0 == .protocolViolation)
-        #expect(net.closing(of: 2)?.1.contains("snaps in a second") == true)
+        #expect(net.closing(of: 2)?.1 == MessageBudget.overBudgetText(.snap))
         #expect(net.messages(of: 0).contains(.seatLeft(.top, .dropped)))
         net.run(until: .seconds(36_000))
         #expect(net.wins.count == 1)

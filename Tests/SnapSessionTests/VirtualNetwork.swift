@@ -54,7 +54,7 @@ struct VirtualNetwork {
 
     /// `local`: the host's own player, on the in-process link.
     mutating func join(_ peer: Peer, name: String, delay: Duration = .zero, local: Bool = false) {
-        let connection = ConnectionID(UInt32(clients.count + 1))
+        let connection = ConnectionID(UInt64(clients.count + 1))
         clients.append(Client(connection: connection, peer: peer, delay: delay))
         perform(host.handle(.connected(connection, local: local), now: now))
         send(ClientSession.hello(name: name), from: clients.count - 1)
@@ -79,7 +79,7 @@ struct VirtualNetwork {
                 if let index = clients.firstIndex(where: { $0.connection == id }) { clients[index].closed = true }
             case .hangUp(let id):
                 if let index = clients.firstIndex(where: { $0.connection == id }) { clients[index].closed = true }
-            case .log(let line): log.append(line)
+            case .log(let line), .announce(let line): log.append(line)
             case .roundWon(_, let winner): wins.append(winner)
             case .gameOver(let why): over = why
             }

@@ -1,0 +1,94 @@
+/// A token bucket: `capacity` messages at once, refilled at `perSecond` a second.
+/// Times are `Duration`s since any origin the caller keeps (a host's clock, a client's).
+public struct TokenBucket: Hashable, Sendable {
+    public let capacity: Int
+    public let perSecond: Int
+    private var tokens: Double
+    private var updatedAt: Duration?
+
+    public init(capacity: Int, perSecond: Int) {
+        self.capacity = capacity
+        self.perSecond = perSecond
+        tokens = Double(capacity)
+    }
+
+    /// Takes one token if there is one; false means the message is over budget.
+    public mutating func take(at now: Duration) -> Bool {
+        refill(at: now)
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+
+    /// How long until a token is available (zero if one is there now). Nothing is taken.
+    public mutating func wait(at now: Duration) -> Duration {
+        refill(at: now)
+        guard tokens < 1 else { return .zero }
+        guard perSecond > 0 else { return .seconds(1_000_000) }
+        return .seconds((1 - tokens) / Double(perSecond))
+    }
+
+    private mutating func refill(at now: Duration) {
+        if let updatedAt, now > updatedAt {
+            let elapsed = Double((now - updatedAt).components.seconds)
+                + Double((now - updatedAt).components.attoseconds) / 1e18
+            tokens = min(Double(capacity), tokens + elapsed * Double(perSecond))
+        }
+        if updatedAt == nil || now > updatedAt! { updatedAt = now }
+    }
+}
+
+/// Every client message kind's budget, per connection: what an honest client never
+/// exceeds, so a host can cut whoever does (docs/PROTOCOL.md §10, "Budgets"), and what
+/// clients (computer players included) pace themselves by.
+public enum MessageBudget {
+    /// The kinds of client message, for budgeting.
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        case hello, query, ready, turn, snap, leave, pong
+    }
+
+    /// `(capacity, perSecond)` of each kind's bucket.
+    public static func limits(_ kind: Kind) -> (capacity: Int, perSecond: Int) {
+        switch kind {
+        // The first frame only; a second is a violation before any budget applies.
+        case .hello, .query, .leave: (1, 0)
+        // Once per player; a few repeats are an honest double click.
+        case .ready: (4, 1)
+        // One per activation, every half second at the original pace.
+        case .turn: (10, 4)
+        case .snap: (20, 10)
+        // The host pings once a second.
+        case .pong: (4, 2)
+        }
+    }
+
+    public static func bucket(_ kind: Kind) -> TokenBucket {
+        let limit = limits(kind)
+        return TokenBucket(capacity: limit.capacity, perSecond: limit.perSecond)
+    }
+
+    /// A fresh set of buckets, one per kind.
+    public static func buckets() -> [Kind: TokenBucket] {
+        Dictionary(uniqueKeysWithValues: Kind.allCases.map { ($0, bucket($0)) })
+    }
+
+    /// "more than 10 turn messages at once, or 4 a second".
+    public static func overBudgetText(_ kind: Kind) -> String {
+        let limit = limits(kind)
+        return "over budget: more than \(limit.capacity) \(kind.rawValue) messages at once, or \(limit.perSecond) a second"
+    }
+}
+
+extension ClientMessage {
+    public var budgetKind: MessageBudget.Kind {
+        switch self {
+        case .hello: .hello
+        case .query: .query
+        case .ready: .ready
+        case .turn: .turn
+        case .snap: .snap
+        case .leave: .leave
+        case .pong: .pong
+        }
+    }
+}
