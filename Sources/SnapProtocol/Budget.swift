@@ -2,11 +2,11 @@
 /// Times are `Duration`s since any origin the caller keeps (a host's clock, a client's).
 public struct TokenBucket: Hashable, Sendable {
     public let capacity: Int
-    public let perSecond: Int
+    public let perSecond: Double
     private var tokens: Double
     private var updatedAt: Duration?
 
-    public init(capacity: Int, perSecond: Int) {
+    public init(capacity: Int, perSecond: Double) {
         self.capacity = capacity
         self.perSecond = perSecond
         tokens = Double(capacity)
@@ -54,8 +54,9 @@ public enum MessageBudget {
         case .hello, .query, .leave: (1, 0)
         // Once per player; a few repeats are an honest double click.
         case .ready: (4, 1)
-        // One per activation, every half second at the original pace.
-        case .turn: (10, 4)
+        // One per activation: every half second at the original pace, faster in fast
+        // test games; a flood is thousands a second.
+        case .turn: (20, 20)
         case .snap: (20, 10)
         // The host pings once a second.
         case .pong: (4, 2)
@@ -64,7 +65,7 @@ public enum MessageBudget {
 
     public static func bucket(_ kind: Kind) -> TokenBucket {
         let limit = limits(kind)
-        return TokenBucket(capacity: limit.capacity, perSecond: limit.perSecond)
+        return TokenBucket(capacity: limit.capacity, perSecond: Double(limit.perSecond))
     }
 
     /// A fresh set of buckets, one per kind.
@@ -72,7 +73,7 @@ public enum MessageBudget {
         Dictionary(uniqueKeysWithValues: Kind.allCases.map { ($0, bucket($0)) })
     }
 
-    /// "more than 10 turn messages at once, or 4 a second".
+    /// "more than 20 turn messages at once, or 20 a second".
     public static func overBudgetText(_ kind: Kind) -> String {
         let limit = limits(kind)
         return "over budget: more than \(limit.capacity) \(kind.rawValue) messages at once, or \(limit.perSecond) a second"
@@ -90,5 +91,30 @@ extension ClientMessage {
         case .leave: .leave
         case .pong: .pong
         }
+    }
+}
+
+/// A client's side of the budgets: it never sends more than the host allows. It keeps
+/// half the burst and a quarter of the rate in hand, because messages sent evenly can
+/// arrive bunched (a scheduling hiccup, a busy link) and the host counts arrivals.
+public struct MessagePacer: Sendable {
+    private var buckets = Dictionary(uniqueKeysWithValues: MessageBudget.Kind.allCases.map { kind in
+        let limit = MessageBudget.limits(kind)
+        return (kind, TokenBucket(capacity: max(1, limit.capacity / 2), perSecond: Double(limit.perSecond) * 0.75))
+    })
+
+    public init() {}
+
+    /// Takes a token for `message` if its budget has one now.
+    public mutating func allow(_ message: ClientMessage, at now: Duration) -> Bool {
+        let kind = message.budgetKind
+        guard ![.hello, .query, .leave].contains(kind) else { return true }
+        return buckets[kind, default: MessageBudget.bucket(kind)].take(at: now)
+    }
+
+    /// How long until `message` would be allowed.
+    public mutating func wait(_ message: ClientMessage, at now: Duration) -> Duration {
+        let kind = message.budgetKind
+        return buckets[kind, default: MessageBudget.bucket(kind)].wait(at: now)
     }
 }

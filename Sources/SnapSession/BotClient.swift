@@ -32,14 +32,33 @@ public struct BotClient: Sendable {
         return replies
     }
 
-    public var nextWake: Duration? { bot?.nextWake }
+    /// Keeps the bot within the host's budgets, however fast it plays (`--speed 0`).
+    private var pacer = MessagePacer()
+    /// A message the budget held back, and when it may go.
+    private var held: (message: ClientMessage, at: Duration)?
+
+    /// While a message is held back, nothing else goes before it.
+    public var nextWake: Duration? { held?.at ?? bot?.nextWake }
 
     /// What the bot wants to send at `now`, if anything.
     public mutating func tick(now: Duration) -> ClientMessage? {
-        switch bot?.due(at: now) {
-        case .turn: .turn
-        case .snap: session.snap(at: now)
-        case nil: nil
+        if let held {
+            guard held.at <= now else { return nil }
+            guard pacer.allow(held.message, at: now) else {
+                self.held!.at = now + max(pacer.wait(held.message, at: now), .milliseconds(1))
+                return nil
+            }
+            self.held = nil
+            return held.message
         }
+        let message: ClientMessage
+        switch bot?.due(at: now) {
+        case .turn: message = .turn
+        case .snap: message = session.snap(at: now)
+        case nil: return nil
+        }
+        if pacer.allow(message, at: now) { return message }
+        held = (message, now + max(pacer.wait(message, at: now), .milliseconds(1)))
+        return nil
     }
 }

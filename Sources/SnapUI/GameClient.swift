@@ -57,10 +57,15 @@ public final class GameClient {
         return result
     }
 
-    public func send(_ message: ClientMessage) { link.send(message) }
+    /// Within the host's budgets: a click past them would only get this window cut, so it is dropped.
+    private var pacer = MessagePacer()
+
+    public func send(_ message: ClientMessage, now: Double) {
+        if pacer.allow(message, at: .seconds(now)) { link.send(message) }
+    }
 
     /// Snap!, with this player's reaction time measured on this screen.
-    public func snap(now: Double) { link.send(session.snap(at: .seconds(now))) }
+    public func snap(now: Double) { send(session.snap(at: .seconds(now)), now: now) }
 
     public func start() { server?.submit(.start) }
     public func nextRound() { server?.submit(.nextRound) }

@@ -63,8 +63,18 @@ public final class TableScene: Scene {
         switch client.session.phase {
         case .connecting: return "Connecting…"
         case .lobby: return "Waiting for the host to start…"
-        case .playing, .ended: return started ? animator.visual.status : "Waiting for the host to start…"
+        case .playing, .ended:
+            guard started else { return "Waiting for the host to start…" }
+            // The turn timer's last seconds: the host turns for whoever lets it run out.
+            if let seconds = turnCountdown { return animator.visual.status + " — \(seconds) s" }
+            return animator.visual.status
         }
+    }
+
+    /// Seconds left on the active player's turn timer, in its last five seconds.
+    var turnCountdown: Int? {
+        guard gameOver == nil, case .playing = client.session.phase, !animator.isAnimating else { return nil }
+        return client.session.turnCountdown(now: .seconds(lastNow))
     }
 
     // MARK: - Scene
@@ -73,7 +83,7 @@ public final class TableScene: Scene {
         (titleAlert ? "Your turn — " : "") + "Snap! — \(client.name)" + (client.isHost ? " (host)" : "")
     }
 
-    public var isAnimating: Bool { animator.isAnimating || snapPressedUntil > lastNow }
+    public var isAnimating: Bool { animator.isAnimating || snapPressedUntil > lastNow || turnCountdown != nil }
 
     var table: TableView? { client.session.table }
 
@@ -172,7 +182,7 @@ public final class TableScene: Scene {
     private func turn(app: App) {
         guard isMyTurn, turnRequestedAt == nil, !animator.isDealing, let table, let seat = mySeat,
               table[seat].closedCount > 0 else { return }
-        client.send(.turn)
+        client.send(.turn, now: app.now)
         let now = app.now
         turnRequestedAt = now
         animator.beginLocalFlip(now: now)
@@ -210,6 +220,12 @@ public final class TableScene: Scene {
                 if started { animator.schedule(events, now: now) }
             case .seatLeft(let seat, let reason):
                 if started, reason == .dropped { animator.announce("\(animator.name(seat)) lost the connection", now: now) }
+            case .seatAway(let seat, let away):
+                animator.names[seat] = client.session.displayName(seat)
+                let name = client.session.names[seat] ?? animator.name(seat)
+                if started {
+                    animator.announce(away ? "\(name) is away: the computer plays for them" : "\(name) is back", now: now)
+                }
             default:
                 break
             }

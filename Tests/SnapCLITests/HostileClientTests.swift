@@ -1,0 +1,218 @@
+import Foundation
+import SnapEngine
+import SnapProtocol
+import Testing
+
+/// Each failure a hostile or careless client once caused, sent from a raw socket to a
+/// real `snap host` process: the host survives, the attacker is cut with the right
+/// reason within its bound, the honest players' game completes, and the host's memory
+/// stays under the documented bound (docs/PROTOCOL.md §10).
+@Suite("hostile clients against a real host", .serialized)
+struct HostileClientTests {
+    /// Documented in docs/PROTOCOL.md: the host stays under this whatever clients send.
+    static let residentBoundMiB = 200.0
+
+    func host(_ extra: [String], in directory: String) throws -> (SnapProcess, String) {
+        let host = try SnapProcess(["host", "--headless", "--name", "Table", "--turn-limit", "150", "--rounds", "1",
+                                    "--speed", "0.01", "--verbose"] + extra, runtimeDirectory: directory)
+        let line = try #require(host.line(startingWith: "listening on unix:"))
+        return (host, String(line.dropFirst("listening on unix:".count)))
+    }
+
+    func bots(_ names: [String], in directory: String) throws -> [SnapProcess] {
+        try names.enumerated().map { index, name in
+            try SnapProcess(["join", "--bot", "--name", name, "--speed", "0.01", "--seed", "\(index)"],
+                            runtimeDirectory: directory)
+        }
+    }
+
+    /// The honest game finished: the host printed a winner and exited 0, and so did the bots.
+    func expectGameCompleted(_ host: SnapProcess, _ bots: [SnapProcess], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(host.exitStatus(timeout: 90) == 0, sourceLocation: sourceLocation)
+        #expect(host.lines.contains { $0.hasPrefix("round 1: ") }, sourceLocation: sourceLocation)
+        #expect(host.lines.contains { $0.hasPrefix("card conservation: held") }, sourceLocation: sourceLocation)
+        for bot in bots { #expect(bot.exitStatus(timeout: 30) == 0, "\(bot.output)", sourceLocation: sourceLocation) }
+    }
+
+    func expectBoundedMemory(_ host: SnapProcess, sourceLocation: SourceLocation = #_sourceLocation) {
+        let peak = peakResidentMiB(host.process.processIdentifier)
+        #expect(peak != nil && peak! < Self.residentBoundMiB, "host peak RSS \(peak ?? -1) MiB",
+                sourceLocation: sourceLocation)
+    }
+
+    /// A raw player seated at a table with two bots, once the game has started.
+    func seatedAttacker(name: String = "Mallory", answerPings: Bool, extraHostOptions: [String] = [],
+                        in directory: String) throws -> (SnapProcess, RawPlayer, [SnapProcess]) {
+        let (host, path) = try host(["--start-when", "3"] + extraHostOptions, in: directory)
+        let attacker = try #require(RawPlayer(unixPath: path))
+        attacker.send(.hello(Hello(name: name)))
+        attacker.send(.ready)
+        attacker.startReading(answerPings: answerPings)
+        let bots = try bots(["Ann", "Bob"], in: directory)
+        #expect(attacker.wait(timeout: 20) { if case .gameStarted = $0 { true } else { false } })
+        return (host, attacker, bots)
+    }
+
+    @Test("300 sign-ins and drops in one lobby: the host survives and then plays", .timeLimit(.minutes(2)))
+    func signInChurn() throws {
+        let directory = makeRuntimeDirectory()
+        let (host, path) = try host(["--start-when", "2"], in: directory)
+        for index in 0..<300 {
+            let churner = try #require(RawPlayer(unixPath: path))
+            churner.send(.hello(Hello(name: "Churn \(index)")))
+            // Read the welcome, so the sign-in really happened before the drop.
+            var welcome = [UInt8](repeating: 0, count: 512)
+            var poller = pollfd(fd: churner.socket.fd, events: Int16(POLLIN), revents: 0)
+            #expect(poll(&poller, 1, 5_000) == 1)
+            #expect(read(churner.socket.fd, &welcome, welcome.count) > 0)
+        }
+        #expect(host.process.isRunning)
+        expectBoundedMemory(host)
+        let bots = try bots(["Ann", "Bob"], in: directory)
+        expectGameCompleted(host, bots)
+    }
+
+    @Test("a ready flood in the lobby is cut over budget within 2 s", .timeLimit(.minutes(2)))
+    func readyFloodInLobby() throws {
+        let directory = makeRuntimeDirectory()
+        let (host, path) = try host(["--start-when", "2"], in: directory)
+        let attacker = try #require(RawPlayer(unixPath: path))
+        attacker.startReading(answerPings: false)
+        attacker.send(.hello(Hello(name: "Mallory")))
+        let started = Date()
+        var sent = 0
+        while attacker.closed == nil, sent < 100_000, Date().timeIntervalSince(started) < 5 {
+            attacker.send(.ready)
+            sent += 1
+        }
+        let closed = try #require(attacker.waitUntilClosed(timeout: 5))
+        #expect(closed.timeIntervalSince(started) < 2)
+        #expect(attacker.closing?.0 == .protocolViolation)
+        #expect(attacker.closing?.1 == MessageBudget.overBudgetText(.ready))
+        expectBoundedMemory(host)
+        let bots = try bots(["Ann", "Bob"], in: directory)
+        expectGameCompleted(host, bots)
+    }
+
+    @Test("floods of turn, ready and pong in game: each cut over budget within 2 s, the others play on",
+          .timeLimit(.minutes(4)), arguments: [ClientMessage.turn, .ready, .pong(nonce: 7)])
+    func floodsInGame(flood: ClientMessage) throws {
+        let directory = makeRuntimeDirectory()
+        let (host, attacker, bots) = try seatedAttacker(answerPings: true, in: directory)
+        let started = Date()
+        while attacker.closed == nil, Date().timeIntervalSince(started) < 5 { attacker.send(flood) }
+        let closed = try #require(attacker.waitUntilClosed(timeout: 5))
+        #expect(closed.timeIntervalSince(started) < 2)
+        #expect(attacker.closing?.0 == .protocolViolation)
+        #expect(attacker.closing?.1 == MessageBudget.overBudgetText(flood.budgetKind))
+        expectBoundedMemory(host)
+        expectGameCompleted(host, bots)
+        #expect(host.errors.contains("Mallory left (connection dropped)"))
+    }
+
+    @Test("a client that stops reading and fakes its pongs is cut within 10 s", .timeLimit(.minutes(2)))
+    func slowReaderWithFakePongs() throws {
+        let directory = makeRuntimeDirectory()
+        let (host, path) = try host(["--start-when", "3"], in: directory)
+        let attacker = try #require(RawPlayer(unixPath: path))
+        attacker.send(.hello(Hello(name: "Mallory")))
+        attacker.send(.ready)
+        let bots = try bots(["Ann", "Bob"], in: directory)
+        // Never reads; keeps "answering" with nonces it made up, within the pong budget.
+        let started = Date()
+        var nonce: UInt64 = 1
+        while Date().timeIntervalSince(started) < 12, attacker.send(.pong(nonce: nonce)) {
+            nonce += 1
+            usleep(600_000)
+            if host.errors.contains("Mallory left") { break }
+        }
+        let cutAfter = Date().timeIntervalSince(started)
+        #expect(cutAfter < 10)
+        #expect(host.errors.contains("timedOut: no answer to pings"))
+        attacker.startReading(answerPings: false)
+        #expect(attacker.waitUntilClosed(timeout: 5) != nil)
+        #expect(attacker.closing?.0 == .timedOut)
+        expectBoundedMemory(host)
+        expectGameCompleted(host, bots)
+    }
+
+    @Test("a seated player who answers pings but never turns: turned for, then played by a computer; the game ends",
+          .timeLimit(.minutes(2)))
+    func absentPlayer() throws {
+        let directory = makeRuntimeDirectory()
+        let (host, attacker, bots) = try seatedAttacker(answerPings: true, extraHostOptions: ["--turn-timeout", "1"],
+                                                        in: directory)
+        let start = try #require(attacker.messages.compactMap { if case .gameStarted(let s) = $0 { s } else { nil } }.first)
+        #expect(start.turnTimeoutMillis == 1_000)
+        let takeover = host.line(startingWith: "seat \(start.yourSeat.rawValue): Mallory missed 3 turns", timeout: 30)
+        #expect(takeover == "seat \(start.yourSeat.rawValue): Mallory missed 3 turns: a computer plays for them")
+        #expect(attacker.wait(timeout: 5) { $0 == .seatAway(start.yourSeat, away: true) })
+        expectBoundedMemory(host)
+        expectGameCompleted(host, bots)
+        #expect(attacker.closing?.0 == .gameFinished)  // never cut: absent is not hostile
+    }
+
+    @Test("a connection flood: past 8 signing in, refused as busy at once; the idle ones are cut after 5 s; then the game plays",
+          .timeLimit(.minutes(2)))
+    func connectionFlood() throws {
+        let directory = makeRuntimeDirectory()
+        let (host, path) = try host(["--start-when", "2"], in: directory)
+        var flood: [RawPlayer] = []
+        for _ in 0..<200 {
+            guard let connection = RawPlayer(unixPath: path) else { break }
+            connection.startReading(answerPings: false)
+            flood.append(connection)
+        }
+        #expect(flood.count == 200)
+        usleep(1_000_000)
+        let refused = flood.filter { $0.closing?.0 == .full }
+        #expect(refused.count >= 190)
+        #expect(refused.allSatisfy { $0.closing!.1.contains("the host is busy") })
+        let idle = flood.filter { $0.closing == nil }
+        #expect(idle.count <= 8)
+        for connection in idle {
+            #expect(connection.waitUntilClosed(timeout: 8) != nil)
+            #expect(connection.closing?.0 == .timedOut)
+            #expect(connection.closing?.1.contains("no hello") == true)
+        }
+        expectBoundedMemory(host)
+        let bots = try bots(["Ann", "Bob"], in: directory)
+        expectGameCompleted(host, bots)
+    }
+
+    @Test("leave closes the connection; bad names get badName", .timeLimit(.minutes(1)))
+    func leaveAndBadNames() throws {
+        let directory = makeRuntimeDirectory()
+        let (host, path) = try host(["--start-when", "2"], in: directory)
+        let leaver = try #require(RawPlayer(unixPath: path))
+        leaver.startReading(answerPings: false)
+        leaver.send(.hello(Hello(name: "Ann")))
+        #expect(leaver.wait(timeout: 5) { if case .welcome = $0 { true } else { false } })
+        leaver.send(.leave)
+        #expect(leaver.waitUntilClosed(timeout: 2) != nil)
+        for name in ["", String(repeating: "x", count: 21), "tab\there", "a\u{1B}[31m"] {
+            let client = try #require(RawPlayer(unixPath: path))
+            client.startReading(answerPings: false)
+            client.send(.hello(Hello(name: name)))
+            #expect(client.waitUntilClosed(timeout: 5) != nil)
+            #expect(client.closing?.0 == .badName, "\(String(reflecting: name)): \(String(describing: client.closing))")
+        }
+        host.signal(SIGINT)
+        #expect(host.exitStatus(timeout: 10) == 0)
+    }
+
+    @Test("computer players at --speed 0 stay within the host's budgets", .timeLimit(.minutes(2)))
+    func botsAtFullSpeedStayWithinBudgets() throws {
+        let directory = makeRuntimeDirectory()
+        let host = try SnapProcess(["host", "--headless", "--name", "Table", "--turn-limit", "300", "--rounds", "2",
+                                    "--speed", "0", "--start-when", "3", "--verbose"], runtimeDirectory: directory)
+        _ = host.line(startingWith: "listening on unix:")
+        let bots = try ["Ann", "Bob", "Cy"].map {
+            try SnapProcess(["join", "--bot", "--name", $0, "--speed", "0"], runtimeDirectory: directory)
+        }
+        #expect(host.exitStatus(timeout: 90) == 0)
+        #expect(host.lines.filter { $0.hasPrefix("round ") }.count == 2)
+        #expect(!host.errors.contains("over budget"))
+        for bot in bots { #expect(bot.exitStatus(timeout: 10) == 0) }
+    }
+}
