@@ -68,13 +68,17 @@ public final class HostServer: @unchecked Sendable {
     }
 
     private func bootstrap() -> ServerBootstrap {
-        ServerBootstrap(group: loop)
+        let sendBuffer = outboundLimits.socketSendBuffer
+        return ServerBootstrap(group: loop)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(ChannelOptions.writeBufferWaterMark,
                                 value: .init(low: outboundLimits.lowWater, high: outboundLimits.highWater))
             .childChannelInitializer { [unowned self] channel in
-                channel.pipeline.addHandler(HostConnectionHandler(server: self))
+                if let sendBuffer {
+                    _ = channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(sendBuffer))
+                }
+                return channel.pipeline.addHandler(HostConnectionHandler(server: self))
             }
     }
 
@@ -264,6 +268,9 @@ public struct OutboundLimits: Sendable {
     public var highWater = 64 * 1024
     public var hardCap = 256 * 1024
     public var slowLimit: Duration = .seconds(3)
+    /// The kernel's send buffer per connection (SO_SNDBUF), nil for the system's default;
+    /// tests shrink it so that a slow reader shows at once.
+    public var socketSendBuffer: Int?
     public init() {}
 }
 

@@ -1,6 +1,10 @@
 import Foundation
+import Logging
+import NIOPosix
 import SnapEngine
+import SnapNet
 import SnapProtocol
+import SnapSession
 import Testing
 
 /// Each failure a hostile or careless client once caused, sent from a raw socket to a
@@ -215,4 +219,71 @@ struct HostileClientTests {
         #expect(!host.errors.contains("over budget"))
         for bot in bots { #expect(bot.exitStatus(timeout: 10) == 0) }
     }
+}
+
+/// Back-pressure needs a reader slower than the host's output, which a real game makes
+/// too slowly to wait for; so this host runs in the test's process with small buffers
+/// and a long ping bound (the fake-pong rule would cut the reader first otherwise).
+@Suite("write back-pressure")
+struct BackPressureTests {
+    @Test("a seated client that stops reading is cut as too slow; the game goes on", .timeLimit(.minutes(1)))
+    func slowReaderIsCut() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        var configuration = HostConfiguration(hostName: "Table")
+        configuration.bots = 2
+        configuration.speed = 0.01
+        configuration.rounds = nil
+        configuration.autoNextRound = .milliseconds(50)
+        configuration.silenceLimit = .seconds(60)
+        // Sloth never turns: the timer turns for it at once, so the game keeps talking.
+        configuration.turnTimeout = .milliseconds(50)
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let server = HostServer(configuration, loop: group.next(), logger: logger)
+        var limits = OutboundLimits()
+        limits.lowWater = 1024
+        limits.highWater = 4096
+        limits.hardCap = 64 * 1024
+        limits.slowLimit = .seconds(1)
+        limits.socketSendBuffer = 4096
+        server.outboundLimits = limits
+        server.startWhen = 1
+        let log = LogLines()
+        server.observer = { action in
+            switch action {
+            case .log(let line): log.append(line)
+            case .roundWon(let round, _): log.append("round \(round) won")
+            default: break
+            }
+        }
+        let path = makeRuntimeDirectory() + "/host.sock"
+        try server.listen(unixPath: path)
+        defer { server.shutdown(reason: "test over") }
+
+        let reader = try #require(RawPlayer(unixPath: path))
+        var small: Int32 = 1024
+        setsockopt(reader.socket.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        reader.send(.hello(Hello(name: "Sloth")))
+        reader.send(.ready)
+        let started = Date()
+        while Date().timeIntervalSince(started) < 30, !log.contains("too slow") { usleep(50_000) }
+        let line = log.first { $0.contains("too slow") }
+        #expect(line?.contains("timedOut: too slow: more than 4 KiB waiting to be sent for 1") == true, "\(line ?? "none")")
+        #expect(Date().timeIntervalSince(started) < 20)
+        // The host's own players go on: another round is won after the cut.
+        let wins = log.count { $0.hasSuffix(" won") }
+        let cutAt = Date()
+        while Date().timeIntervalSince(cutAt) < 20, log.count(where: { $0.hasSuffix(" won") }) == wins { usleep(50_000) }
+        #expect(log.count { $0.hasSuffix(" won") } > wins)
+    }
+}
+
+final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    func contains(_ text: String) -> Bool { lock.withLock { lines.contains { $0.contains(text) } } }
+    func first(where match: (String) -> Bool) -> String? { lock.withLock { lines.first(where: match) } }
+    func count(where match: (String) -> Bool) -> Int { lock.withLock { lines.filter(match).count } }
 }
