@@ -69,6 +69,8 @@ public struct ClientSession: Sendable {
             away.remove(seat)
         case .seatAway(let seat, let isAway):
             if isAway { away.insert(seat) } else { away.remove(seat) }
+            // The host starts a fresh timer for an owner who is back on their own turn.
+            if !isAway, table?.active == seat, table?.hasTurned == false { activatedAt = now }
         case .closing(let reason, let message):
             phase = .ended(reason: reason, message: message)
         case .info:

@@ -65,6 +65,9 @@ public final class TableScene: Scene {
         case .lobby: return "Waiting for the host to start…"
         case .playing, .ended:
             guard started else { return "Waiting for the host to start…" }
+            if let seat = mySeat, client.session.away.contains(seat), gameOver == nil {
+                return "Away — click your pile to play again"
+            }
             // The turn timer's last seconds: the host turns for whoever lets it run out.
             if let seconds = turnCountdown { return animator.visual.status + " — \(seconds) s" }
             return animator.visual.status
@@ -73,7 +76,7 @@ public final class TableScene: Scene {
 
     /// Seconds left on the active player's turn timer, in its last five seconds.
     var turnCountdown: Int? {
-        guard gameOver == nil, case .playing = client.session.phase, !animator.isAnimating else { return nil }
+        guard gameOver == nil, case .playing = client.session.phase else { return nil }
         return client.session.turnCountdown(now: .seconds(lastNow))
     }
 
@@ -180,6 +183,11 @@ public final class TableScene: Scene {
 
     /// A click on my pile (or Space) on my turn: send the intent and start the flip at once.
     private func turn(app: App) {
+        // Away, a click on my pile out of turn tells the host I am back (the turn itself is ignored).
+        if let seat = mySeat, client.session.away.contains(seat), !isMyTurn {
+            client.send(.turn, now: app.now)
+            return
+        }
         guard isMyTurn, turnRequestedAt == nil, !animator.isDealing, let table, let seat = mySeat,
               table[seat].closedCount > 0 else { return }
         client.send(.turn, now: app.now)
@@ -221,7 +229,8 @@ public final class TableScene: Scene {
             case .seatLeft(let seat, let reason):
                 if started, reason == .dropped { animator.announce("\(animator.name(seat)) lost the connection", now: now) }
             case .seatAway(let seat, let away):
-                animator.names[seat] = client.session.displayName(seat)
+                // My own seat says it in the status line instead ("Ann (you)" stays).
+                if seat != mySeat { animator.names[seat] = client.session.displayName(seat) }
                 let name = client.session.names[seat] ?? animator.name(seat)
                 if started {
                     animator.announce(away ? "\(name) is away: the computer plays for them" : "\(name) is back", now: now)

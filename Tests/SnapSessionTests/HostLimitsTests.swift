@@ -181,3 +181,29 @@ struct HostLimitsTests {
         #expect(net.log.contains { $0.hasSuffix("Cy plays again") })
     }
 }
+
+@Suite("The turn timer as a window sees it")
+struct TurnCountdownTests {
+    @Test("the countdown shows the last 5 s of the active player's timer, and none for an away seat")
+    func countdown() {
+        var session = ClientSession()
+        _ = session.receive(.welcome(Welcome(version: 2, hostName: "Host", playerID: 1)), now: .zero)
+        _ = session.receive(.gameStarted(GameStart(yourSeat: .bottom, players: [
+            SeatedPlayer(seat: .bottom, name: "Ann"), SeatedPlayer(seat: .top, name: "Bob"),
+        ], turnLimit: nil, turnTimeoutMillis: 15_000)), now: .zero)
+        _ = session.receive(.events([.roundStarted(round: 1, startingSeat: .top), .dealFinished, .activated(.top)]),
+                            now: .seconds(2))
+        #expect(session.turnCountdown(now: .seconds(11)) == nil)  // 6 s left
+        #expect(session.turnCountdown(now: .seconds(12)) == 5)
+        #expect(session.turnCountdown(now: .seconds(15.5)) == 2)
+        #expect(session.turnCountdown(now: .seconds(16.9)) == 1)
+        #expect(session.turnCountdown(now: .seconds(17.5)) == nil)  // ran out: the host turns
+        _ = session.receive(.seatAway(.top, away: true), now: .seconds(17.5))
+        #expect(session.displayName(.top) == "Bob (away)")
+        _ = session.receive(.events([.activated(.top)]), now: .seconds(18))
+        #expect(session.turnCountdown(now: .seconds(30)) == nil)  // a computer plays Bob: no timer
+        _ = session.receive(.seatAway(.top, away: false), now: .seconds(30))
+        #expect(session.displayName(.top) == "Bob")
+        #expect(session.turnCountdown(now: .seconds(41)) == 4)  // back on his turn: a fresh 15 s
+    }
+}
