@@ -41,11 +41,19 @@ func validName(_ name: String, option: String) throws -> String {
     }
 }
 
+/// One line to standard error.
+func warn(_ line: String) {
+    var text = line + "\n"
+    text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+}
+
 struct Host: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Host a game that up to three players join.",
         discussion: """
-            Listens on $XDG_RUNTIME_DIR/snap/NAME.sock (or --socket), and on TCP only with --listen.
+            Listens on $XDG_RUNTIME_DIR/snap/NAME.sock (or --socket), and on TCP only with --listen. \
+            A socket directory that is not yours and 0700 is refused (with a warning) for \
+            ~/.local/state/snap/sockets.
             With --headless, prints "listening on …" lines, then one line per finished round \
             ("round N: NAME wins"), and exits 0 when all rounds are played.
             """)
@@ -116,8 +124,8 @@ struct Host: ParsableCommand {
         do {
             let path: String
             if let socket { path = socket } else {
-                let directory = SocketDirectory.default()
-                try directory.prepare()
+                let directory = try SocketDirectory.forHost()
+                if let warning = directory.warning { warn("warning: \(warning)") }
                 path = directory.socketPath(forHost: name)
             }
             try server.listen(unixPath: path)

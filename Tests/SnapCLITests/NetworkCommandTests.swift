@@ -224,4 +224,27 @@ struct NetworkCommandTests {
         #expect(nobody.exitStatus() == 3)
         #expect(nobody.output.contains("no network: cannot connect"))
     }
+
+    @Test("a socket directory that is not private: the host warns on stderr and falls back; snap list finds it there",
+          .timeLimit(.minutes(1)))
+    func socketDirectoryFallback() throws {
+        let directory = makeRuntimeDirectory()
+        let home = directory + "/home"
+        mkdir(home, 0o700)
+        mkdir(directory + "/snap", 0o755)
+        chmod(directory + "/snap", 0o755)
+        let fallback = home + "/.local/state/snap/sockets"
+        let host = try SnapProcess(["host", "--headless", "--name", "Table", "--start-when", "2"],
+                                   runtimeDirectory: directory, environment: ["HOME": home])
+        #expect(host.line(startingWith: "listening on unix:\(fallback)/Table.sock") != nil)
+        let warnings = host.errorLines.filter { $0.hasPrefix("warning:") }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("socket directory \(directory)/snap is refused") == true)
+        #expect(warnings.first?.contains("mode 0755") == true)
+        #expect(warnings.first?.contains("XDG_RUNTIME_DIR") == true)
+        let list = try SnapProcess(["list"], runtimeDirectory: directory, environment: ["HOME": home])
+        #expect(list.exitStatus() == 0)
+        #expect(list.lines == ["Table\tplayers 0/3\topen\t\(fallback)/Table.sock"])
+        host.signal(SIGKILL)
+    }
 }

@@ -8,11 +8,12 @@ final class SnapProcess: @unchecked Sendable {
     private var out = Data()
     private var err = Data()
 
-    init(_ arguments: [String], runtimeDirectory: String) throws {
+    init(_ arguments: [String], runtimeDirectory: String, environment extra: [String: String] = [:]) throws {
         process.executableURL = snapBinary()
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = runtimeDirectory
+        environment.merge(extra) { $1 }
         process.environment = environment
         let outPipe = Pipe(), errPipe = Pipe()
         process.standardOutput = outPipe
@@ -31,6 +32,7 @@ final class SnapProcess: @unchecked Sendable {
     var output: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
     var errors: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
     var lines: [String] { output.split(separator: "\n").map(String.init) }
+    var errorLines: [String] { errors.split(separator: "\n").map(String.init) }
 
     /// The first output line starting with `prefix`, waiting up to `timeout` seconds.
     func line(startingWith prefix: String, timeout: Double = 20) -> String? {
