@@ -13,7 +13,7 @@ public enum Endpoint: Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unix(let path): "unix:\(path)"
-        case .tcp(let host, let port): "tcp:\(host):\(port)"
+        case .tcp(let host, let port): "tcp:" + formatHostPort(host, port)
         }
     }
 }
@@ -53,7 +53,8 @@ func connect(to endpoint: Endpoint, on loop: EventLoop,
         case .tcp(let host, let port): return try bootstrap.connect(host: host, port: port).wait()
         }
     } catch {
-        throw NetError.cannotConnect(endpoint.description, "\(error)")
+        let unix = if case .unix = endpoint { true } else { false }
+        throw NetError.cannotConnect(endpoint.description, plainReason(error, listening: false, unix: unix))
     }
 }
 

@@ -3,6 +3,8 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import NIOCore
+import NIOPosix
 
 /// Where hosts on this machine put their Unix sockets. One socket per host,
 /// `<host-name>.sock`, mode 0600, in a directory that must be the user's own and 0700:
@@ -270,6 +272,8 @@ public enum NetError: Error, CustomStringConvertible, Equatable {
     case cannotListen(String, String)
     case cannotConnect(String, String)
     case badAddress(String)
+    /// A port outside the range its use allows (0–65535 to listen, 1–65535 to connect).
+    case badPort(String, ClosedRange<Int>)
     case noHost(String)
 
     public var description: String {
@@ -279,23 +283,16 @@ public enum NetError: Error, CustomStringConvertible, Equatable {
             "socket path is too long for a Unix socket (\(SocketDirectory.maxSocketPathBytes) bytes at most): \(path); "
                 + "choose a shorter --name, or pass a shorter --socket PATH"
         case .hostNameTaken(let path): "a host is already running at \(path): choose another --name"
-        case .cannotListen(let where_, let why): "cannot listen on \(where_): \(why)"
-        case .cannotConnect(let where_, let why): "no network: cannot connect to \(where_): \(why)"
-        case .badAddress(let text): "not an address of the form HOST:PORT: \(text)"
+        case .cannotListen(let where_, let why):
+            "cannot listen on \(where_): \(plainReason(describing: why, listening: true, unix: where_.hasPrefix("/")))"
+        case .cannotConnect(let where_, let why):
+            "no network: cannot connect to \(where_): \(plainReason(describing: why, listening: false, unix: where_.hasPrefix("unix:")))"
+        case .badAddress(let text): "not an address of the form HOST:PORT (IPv6 in brackets, e.g. [::1]:7777): \(text)"
+        case .badPort(let text, let range):
+            "port must be \(range.lowerBound)–\(range.upperBound)\(range.lowerBound == 0 ? " (0 picks a free one)" : ""): \(text)"
         case .noHost(let why): why
         }
     }
-}
-
-/// "127.0.0.1:7777", "[::1]:7777", "localhost:0".
-public func parseHostPort(_ text: String) throws(NetError) -> (host: String, port: Int) {
-    guard let colon = text.lastIndex(of: ":") else { throw .badAddress(text) }
-    var host = String(text[..<colon])
-    if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-    guard !host.isEmpty, let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
-        throw .badAddress(text)
-    }
-    return (host, port)
 }
 
 // MARK: - Plain words for socket errors
@@ -320,4 +317,67 @@ public func plainErrno(_ code: Int32, listening: Bool = false, unix: Bool = fals
     case ENOSPC: return "no space left on the device"
     default: return String(cString: strerror(code))
     }
+}
+
+/// Plain words for an error of listening or connecting (NIO's `IOError`, a failed
+/// connection to a host name, a timeout, an unknown host).
+public func plainReason(_ error: Error, listening: Bool, unix: Bool) -> String {
+    switch error {
+    case let error as IOError:
+        return plainErrno(error.errnoCode, listening: listening, unix: unix)
+    case let error as NIOConnectionError:
+        if error.dnsAError != nil || error.dnsAAAAError != nil, error.connectionErrors.isEmpty {
+            return "unknown host name \(error.host)"
+        }
+        if let first = error.connectionErrors.first { return plainReason(first.error, listening: listening, unix: unix) }
+        return "no address found for \(error.host)"
+    case ChannelError.connectTimeout: return "no answer in time"
+    case let error as SocketAddressError.UnknownHost: return "unknown host name \(error.host)"
+    case SocketAddressError.unixDomainSocketPathTooLong:
+        return "the path is too long for a Unix socket (\(SocketDirectory.maxSocketPathBytes) bytes at most)"
+    case let error as NetError: return error.description
+    default: return plainReason(describing: "\(error)", listening: listening, unix: unix)
+    }
+}
+
+/// The same words for an error already turned into text: NIO writes errno failures as
+/// "bind(descriptor:ptr:bytes:): Permission denied (errno: 13)". Other text is kept.
+public func plainReason(describing text: String, listening: Bool, unix: Bool) -> String {
+    guard let marker = text.range(of: "(errno: ", options: .backwards),
+          let close = text[marker.upperBound...].firstIndex(of: ")"),
+          let code = Int32(text[marker.upperBound..<close]) else { return text }
+    return plainErrno(code, listening: listening, unix: unix)
+}
+
+// MARK: - Addresses
+
+/// What an address on the command line is for: a host may listen on port 0 (the system
+/// picks one); a client must name a real port.
+public enum AddressUse: Sendable {
+    case listen, connect
+
+    public var ports: ClosedRange<Int> { self == .listen ? 0...65_535 : 1...65_535 }
+}
+
+/// "127.0.0.1:7777", "[::1]:7777", "localhost:0". An IPv6 address must be in brackets.
+public func parseHostPort(_ text: String, for use: AddressUse) throws(NetError) -> (host: String, port: Int) {
+    guard let colon = text.lastIndex(of: ":") else { throw .badAddress(text) }
+    var host = String(text[..<colon])
+    let portText = text[text.index(after: colon)...]
+    if host.hasPrefix("["), host.hasSuffix("]") {
+        host = String(host.dropFirst().dropLast())
+        guard host.contains(":") else { throw .badAddress(text) }
+    } else if host.contains(":") || host.contains("[") || host.contains("]") {
+        throw .badAddress(text)
+    }
+    guard !host.isEmpty, !portText.isEmpty, portText.allSatisfy(\.isASCII), portText.allSatisfy(\.isNumber) else {
+        throw .badAddress(text)
+    }
+    guard let port = Int(portText), use.ports.contains(port) else { throw .badPort(text, use.ports) }
+    return (host, port)
+}
+
+/// The inverse of `parseHostPort`: brackets around a host that contains ':' (IPv6).
+public func formatHostPort(_ host: String, _ port: Int) -> String {
+    host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
 }

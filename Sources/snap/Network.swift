@@ -41,6 +41,13 @@ func validName(_ name: String, option: String) throws -> String {
     }
 }
 
+/// A HOST:PORT option, or a usage error (exit 64) naming the option.
+func validAddress(_ text: String, option: String, use: AddressUse) throws -> (host: String, port: Int) {
+    do { return try parseHostPort(text, for: use) } catch {
+        throw ValidationError("\(option): \(error)")
+    }
+}
+
 /// One line to standard error.
 func warn(_ line: String) {
     var text = line + "\n"
@@ -85,13 +92,13 @@ struct Host: ParsableCommand {
                 throw ValidationError("--start-when plus --bots must make 2 to 4 players")
             }
         }
-        if let listen { _ = try parseHostPort(listen) }
+        if let listen { _ = try validAddress(listen, option: "--listen", use: .listen) }
     }
 
     func run() throws {
         guard headless else {
             #if GUI
-            let listenAddress = try listen.map { try parseHostPort($0) }
+            let listenAddress = try listen.map { try validAddress($0, option: "--listen", use: .listen) }
             try runWindow(window, verbose: verbose) { app in
                 HostLobbyScene(app: app, client: try GameClient.host(
                     name: name, bots: bots, level: level, speed: speed, rules: ruleOptions.rules,
@@ -131,8 +138,8 @@ struct Host: ParsableCommand {
             try server.listen(unixPath: path)
             say("listening on unix:\(path)")
             if let listen {
-                let (host, port) = try parseHostPort(listen)
-                say("listening on tcp:\(host):\(try server.listen(host: host, port: port))")
+                let (host, port) = try parseHostPort(listen, for: .listen)
+                say("listening on tcp:" + formatHostPort(host, try server.listen(host: host, port: port)))
             }
         } catch let error as NetError {
             say("error: \(error)")
@@ -180,7 +187,7 @@ struct Join: ParsableCommand {
     func validate() throws {
         _ = try validName(name, option: "--name")
         if socket != nil, connect != nil { throw ValidationError("--socket and --connect exclude each other") }
-        if let connect { _ = try parseHostPort(connect) }
+        if let connect { _ = try validAddress(connect, option: "--connect", use: .connect) }
         guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
     }
 
@@ -232,7 +239,7 @@ struct Join: ParsableCommand {
 
     private func resolveEndpoint(loop: EventLoop) throws -> Endpoint {
         if let connect {
-            let (host, port) = try parseHostPort(connect)
+            let (host, port) = try parseHostPort(connect, for: .connect)
             return .tcp(host: host, port: port)
         }
         if let socket { return .unix(socket) }

@@ -200,3 +200,45 @@ struct SocketDirectoryTests {
         #expect(mode(plain) == 0o755)
     }
 }
+
+@Suite("addresses and error words")
+struct AddressTests {
+    @Test("HOST:PORT parsing: brackets for IPv6, port 0 only to listen")
+    func parsing() throws {
+        #expect(try parseHostPort("127.0.0.1:7777", for: .connect) == ("127.0.0.1", 7777))
+        #expect(try parseHostPort("[::1]:7777", for: .connect) == ("::1", 7777))
+        #expect(try parseHostPort("localhost:0", for: .listen) == ("localhost", 0))
+        #expect(throws: NetError.badPort("localhost:0", 1...65_535)) { try parseHostPort("localhost:0", for: .connect) }
+        #expect(throws: NetError.badPort("h:65536", 0...65_535)) { try parseHostPort("h:65536", for: .listen) }
+        for bad in ["nonsense", "::1:7777", "::1", "[::1]", ":7777", "h:", "h:+80", "h:-1", "[host]:1", "h: 80"] {
+            #expect(throws: NetError.badAddress(bad)) { try parseHostPort(bad, for: .listen) }
+        }
+        #expect(NetError.badPort("h:0", 1...65_535).description == "port must be 1–65535: h:0")
+        #expect(NetError.badPort("h:70000", 0...65_535).description == "port must be 0–65535 (0 picks a free one): h:70000")
+    }
+
+    @Test("printing an address puts an IPv6 host in brackets")
+    func printing() {
+        #expect(formatHostPort("::1", 7777) == "[::1]:7777")
+        #expect(formatHostPort("127.0.0.1", 7777) == "127.0.0.1:7777")
+        #expect(Endpoint.tcp(host: "::1", port: 7777).description == "tcp:[::1]:7777")
+        #expect(Endpoint.tcp(host: "localhost", port: 1).description == "tcp:localhost:1")
+    }
+
+    @Test("NIO's errno text becomes plain words, for listening and connecting")
+    func plainWords() {
+        let bind = "bind(descriptor:ptr:bytes:): Permission denied (errno: 13)"
+        #expect(NetError.cannotListen("0.0.0.0:80", bind).description
+                == "cannot listen on 0.0.0.0:80: permission denied (ports below 1024 need root)")
+        #expect(NetError.cannotListen("127.0.0.1:7777", "bind(descriptor:ptr:bytes:): Address already in use (errno: 98)")
+            .description == "cannot listen on 127.0.0.1:7777: the address is already in use")
+        #expect(NetError.cannotListen("10.9.9.9:7777", "bind(descriptor:ptr:bytes:): Cannot assign requested address (errno: 99)")
+            .description == "cannot listen on 10.9.9.9:7777: no such address on this machine")
+        let refused = "connect(descriptor:addr:size:): Connection refused (errno: 111)"
+        #expect(NetError.cannotConnect("tcp:127.0.0.1:1", refused).description
+                == "no network: cannot connect to tcp:127.0.0.1:1: nobody is listening there")
+        #expect(plainErrno(EAGAIN, unix: true) == "the host is busy (its connection queue is full)")
+        #expect(plainErrno(ENOENT, unix: true) == "no such socket file")
+        #expect(plainReason(describing: "something else", listening: true, unix: false) == "something else")
+    }
+}
