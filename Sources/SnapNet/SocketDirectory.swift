@@ -271,6 +271,8 @@ public enum NetError: Error, CustomStringConvertible, Equatable {
     case hostNameTaken(String)
     case cannotListen(String, String)
     case cannotConnect(String, String)
+    /// The host's connection queue stayed full for the whole retry bound.
+    case hostBusy(String, String)
     case badAddress(String)
     /// A port outside the range its use allows (0–65535 to listen, 1–65535 to connect).
     case badPort(String, ClosedRange<Int>)
@@ -287,6 +289,7 @@ public enum NetError: Error, CustomStringConvertible, Equatable {
             "cannot listen on \(where_): \(plainReason(describing: why, listening: true, unix: where_.hasPrefix("/")))"
         case .cannotConnect(let where_, let why):
             "no network: cannot connect to \(where_): \(plainReason(describing: why, listening: false, unix: where_.hasPrefix("unix:")))"
+        case .hostBusy(let where_, let why): "host busy: \(where_) \(why)"
         case .badAddress(let text): "not an address of the form HOST:PORT (IPv6 in brackets, e.g. [::1]:7777): \(text)"
         case .badPort(let text, let range):
             "port must be \(range.lowerBound)–\(range.upperBound)\(range.lowerBound == 0 ? " (0 picks a free one)" : ""): \(text)"

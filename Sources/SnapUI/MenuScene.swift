@@ -397,6 +397,8 @@ enum MenuKit {
                 return ("Not an address", "\"\(text)\" is not HOST:PORT, e.g. 192.168.1.20:7777.")
             case .badPort(let text, let range):
                 return ("Not a port", "The port in \"\(text)\" must be \(range.lowerBound) to \(range.upperBound).")
+            case .hostBusy(let place, _):
+                return ("Host busy", "\(shortPlace(place)) is too busy to let anyone in. Try again in a moment.")
             case .cannotConnect(let place, let why):
                 return ("Cannot connect", "No game answered at \(shortPlace(place)) (\(shortReason(why))).")
             case .pathTooLong:

@@ -225,6 +225,23 @@ struct NetworkCommandTests {
         #expect(nobody.output.contains("no network: cannot connect"))
     }
 
+    @Test("a Unix socket whose queue stays full: snap join --bot retries for about 5 s, then says host busy and exits 3",
+          .timeLimit(.minutes(1)))
+    func busyHost() throws {
+        let directory = makeRuntimeDirectory()
+        let busy = try #require(BusyListener(path: directory + "/busy.sock"))
+        #expect(busy.attempt() == EAGAIN)
+        let started = Date()
+        let join = try SnapProcess(["join", "--bot", "--socket", busy.path], runtimeDirectory: directory)
+        #expect(join.exitStatus(timeout: 20) == 3)
+        let waited = Date().timeIntervalSince(started)
+        #expect(join.output.contains("host busy: unix:\(busy.path)"))
+        #expect(!join.output.contains("errno"))
+        // It retried (a first EAGAIN would fail at once), and it gave up within its bound.
+        #expect(waited > 3)
+        #expect(waited < 10)
+    }
+
     /// Whether this machine has the IPv6 loopback address.
     static func ipv6LoopbackAvailable() -> Bool {
         let probe = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)

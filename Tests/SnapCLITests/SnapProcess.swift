@@ -125,3 +125,62 @@ func hostMessages(_ bytes: [UInt8]) throws -> [HostMessage] {
     while let frame = try decoder.nextFrame() { messages.append(try WireCodec.decodeHostMessage(frame)) }
     return messages
 }
+
+/// A Unix socket that listens with a backlog of 1 and never accepts, its queue filled by
+/// non-blocking connections until the kernel answers EAGAIN: a host too busy to let
+/// anyone in.
+final class BusyListener {
+    let path: String
+    private let listener: Int32
+    private(set) var queued: [Int32] = []
+
+    init?(path: String) {
+        self.path = path
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { return nil }
+        var address = Self.address(path)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, Glibc.listen(listener, 1) == 0 else { close(listener); return nil }
+        for _ in 0..<64 {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var target = Self.address(path)
+            let result = withUnsafePointer(to: &target) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if result != 0, errno == EAGAIN {
+                close(fd)
+                return
+            }
+            queued.append(fd)
+        }
+        return nil  // the queue never filled
+    }
+
+    /// One more connection attempt: EAGAIN while the queue stays full.
+    func attempt() -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        defer { close(fd) }
+        var target = Self.address(path)
+        let result = withUnsafePointer(to: &target) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        return result == 0 ? 0 : errno
+    }
+
+    private static func address(_ path: String) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        return address
+    }
+
+    deinit {
+        queued.forEach { close($0) }
+        close(listener)
+        unlink(path)
+    }
+}
