@@ -70,6 +70,7 @@ let package = Package(
         .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
         .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SnapSessionTests", dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots"]),
+        .testTarget(name: "SnapNetTests", dependencies: ["SnapNet"]),
         .testTarget(name: "SnapCLITests", dependencies: ["snap"]),
         .testTarget(
             name: "SnapUITests",

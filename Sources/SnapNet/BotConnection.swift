@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Logging
 import NIOCore
 import NIOPosix
@@ -13,7 +18,7 @@ public enum Endpoint: Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unix(let path): "unix:\(path)"
-        case .tcp(let host, let port): "tcp:\(host):\(port)"
+        case .tcp(let host, let port): "tcp:" + formatHostPort(host, port)
         }
     }
 }
@@ -41,19 +46,40 @@ public enum ClientOutcome: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Opens a client connection whose frames go to `onMessage` (on the loop).
-func connect(to endpoint: Endpoint, on loop: EventLoop,
+///
+/// A Unix socket whose listen queue is full refuses at once with EAGAIN: that is a busy
+/// host, not an absent one, so the connection is retried politely (50 ms, doubling, at
+/// most 1 s apart) until `patience` has passed, then fails with `NetError.hostBusy`.
+/// Nothing else is retried: ECONNREFUSED on a Unix socket means a stale socket file, and
+/// on TCP that nobody listens (a full TCP queue drops the SYN and the kernel retries).
+func connect(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5),
              handler: @escaping @Sendable () -> ChannelHandler) throws -> Channel {
     let bootstrap = ClientBootstrap(group: loop)
         .connectTimeout(.seconds(5))
         .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
         .channelInitializer { channel in channel.pipeline.addHandler(handler()) }
-    do {
-        switch endpoint {
-        case .unix(let path): return try bootstrap.connect(unixDomainSocketPath: path).wait()
-        case .tcp(let host, let port): return try bootstrap.connect(host: host, port: port).wait()
+    let clock = ContinuousClock()
+    let deadline = clock.now + patience
+    var pause = Duration.milliseconds(50)
+    var attempts = 0
+    while true {
+        attempts += 1
+        do {
+            switch endpoint {
+            case .unix(let path): return try bootstrap.connect(unixDomainSocketPath: path).wait()
+            case .tcp(let host, let port): return try bootstrap.connect(host: host, port: port).wait()
+            }
+        } catch let error as IOError where error.errnoCode == EAGAIN {
+            guard clock.now + pause <= deadline else {
+                throw NetError.hostBusy(endpoint.description,
+                                        "kept its connection queue full for \(patience) (\(attempts) attempts); try again later")
+            }
+            usleep(useconds_t(pause / .microseconds(1)))
+            pause = min(pause * 2, .seconds(1))
+        } catch {
+            let unix = if case .unix = endpoint { true } else { false }
+            throw NetError.cannotConnect(endpoint.description, plainReason(error, listening: false, unix: unix))
         }
-    } catch {
-        throw NetError.cannotConnect(endpoint.description, "\(error)")
     }
 }
 

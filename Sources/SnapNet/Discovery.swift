@@ -23,7 +23,7 @@ public func probe(_ endpoint: Endpoint, loop: EventLoop, timeout: TimeAmount = .
     let answer = Answer(loop.makePromise(of: HostInfo.self))
     let channel: Channel
     do {
-        channel = try connect(to: endpoint, on: loop) { InfoHandler(answer: answer) }
+        channel = try connect(to: endpoint, on: loop, patience: .nanoseconds(timeout.nanoseconds)) { InfoHandler(answer: answer) }
     } catch {
         loop.execute { answer.fail(error) }
         throw error

@@ -47,12 +47,13 @@ public final class HostServer: @unchecked Sendable {
     public func listen(unixPath path: String) throws {
         try claimSocketPath(path)
         do {
-            let channel = try bootstrap().bind(unixDomainSocketPath: path).wait()
+            // Created with a restrictive umask: the socket is never open to others, not even briefly.
+            let channel = try withRestrictiveUmask { try bootstrap().bind(unixDomainSocketPath: path).wait() }
             chmod(path, 0o600)
             listeners.append(channel)
             socketPaths.append(path)
         } catch {
-            throw NetError.cannotListen(path, "\(error)")
+            throw NetError.cannotListen(path, plainReason(error, listening: true, unix: true))
         }
     }
 
@@ -63,7 +64,7 @@ public final class HostServer: @unchecked Sendable {
             listeners.append(channel)
             return channel.localAddress?.port ?? port
         } catch {
-            throw NetError.cannotListen("\(host):\(port)", "\(error)")
+            throw NetError.cannotListen(formatHostPort(host, port), plainReason(error, listening: true, unix: false))
         }
     }
 

@@ -93,8 +93,8 @@ public final class GameClient {
         let server = HostServer(hostConfiguration, loop: group.next(), logger: logger)
         let path: String
         if let socket { path = socket } else {
-            let directory = SocketDirectory.default()
-            try directory.prepare()
+            let directory = try SocketDirectory.forHost()
+            if let warning = directory.warning { logger.warning("\(warning)") }
             path = directory.socketPath(forHost: name)
         }
         try server.listen(unixPath: path)

@@ -186,8 +186,7 @@ public final class JoinScene: Scene {
             return
         }
         do {
-            let (host, port) = try parseHostPort(text)
-            guard port > 0 else { throw NetError.badAddress(text) }
+            let (host, port) = try parseHostPort(text, for: .connect)
             connect(.tcp(host: host, port: port), label: text, app: app)
         } catch {
             let (title, message) = MenuKit.describe(error)

@@ -395,6 +395,10 @@ enum MenuKit {
                 return ("Name in use", "A game called \(name ?? "that") is already open here. " + renameAdvice)
             case .badAddress(let text):
                 return ("Not an address", "\"\(text)\" is not HOST:PORT, e.g. 192.168.1.20:7777.")
+            case .badPort(let text, let range):
+                return ("Not a port", "The port in \"\(text)\" must be \(range.lowerBound) to \(range.upperBound).")
+            case .hostBusy(let place, _):
+                return ("Host busy", "\(shortPlace(place)) is too busy to let anyone in. Try again in a moment.")
             case .cannotConnect(let place, let why):
                 return ("Cannot connect", "No game answered at \(shortPlace(place)) (\(shortReason(why))).")
             case .pathTooLong:
@@ -426,7 +430,7 @@ enum MenuKit {
     static func shortReason(_ why: String) -> String {
         let lower = why.lowercased()
         if lower.contains("refused") { return "connection refused" }
-        if lower.contains("no such file") { return "the game is gone" }
+        if lower.contains("no such file") || lower.contains("no such socket") { return "the game is gone" }
         if lower.contains("timed out") || lower.contains("timeout") { return "no answer in time" }
         if lower.contains("unreachable") { return "network unreachable" }
         if lower.contains("name or service") || lower.contains("resolve") || lower.contains("lookup") { return "unknown host name" }

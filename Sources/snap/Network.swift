@@ -41,11 +41,26 @@ func validName(_ name: String, option: String) throws -> String {
     }
 }
 
+/// A HOST:PORT option, or a usage error (exit 64) naming the option.
+func validAddress(_ text: String, option: String, use: AddressUse) throws -> (host: String, port: Int) {
+    do { return try parseHostPort(text, for: use) } catch {
+        throw ValidationError("\(option): \(error)")
+    }
+}
+
+/// One line to standard error.
+func warn(_ line: String) {
+    var text = line + "\n"
+    text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+}
+
 struct Host: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Host a game that up to three players join.",
         discussion: """
-            Listens on $XDG_RUNTIME_DIR/snap/NAME.sock (or --socket), and on TCP only with --listen.
+            Listens on $XDG_RUNTIME_DIR/snap/NAME.sock (or --socket), and on TCP only with --listen. \
+            A socket directory that is not yours and 0700 is refused (with a warning) for \
+            ~/.local/state/snap/sockets.
             With --headless, prints "listening on …" lines, then one line per finished round \
             ("round N: NAME wins"), and exits 0 when all rounds are played.
             """)
@@ -85,13 +100,13 @@ struct Host: ParsableCommand {
                 throw ValidationError("--start-when plus --bots must make 2 to 4 players")
             }
         }
-        if let listen { _ = try parseHostPort(listen) }
+        if let listen { _ = try validAddress(listen, option: "--listen", use: .listen) }
     }
 
     func run() throws {
         guard headless else {
             #if GUI
-            let listenAddress = try listen.map { try parseHostPort($0) }
+            let listenAddress = try listen.map { try validAddress($0, option: "--listen", use: .listen) }
             try runWindow(window, verbose: verbose) { app in
                 HostLobbyScene(app: app, client: try GameClient.host(
                     name: name, bots: bots, level: level, speed: speed, rules: ruleOptions.rules,
@@ -127,15 +142,15 @@ struct Host: ParsableCommand {
         do {
             let path: String
             if let socket { path = socket } else {
-                let directory = SocketDirectory.default()
-                try directory.prepare()
+                let directory = try SocketDirectory.forHost()
+                if let warning = directory.warning { warn("warning: \(warning)") }
                 path = directory.socketPath(forHost: name)
             }
             try server.listen(unixPath: path)
             say("listening on unix:\(path)")
             if let listen {
-                let (host, port) = try parseHostPort(listen)
-                say("listening on tcp:\(host):\(try server.listen(host: host, port: port))")
+                let (host, port) = try parseHostPort(listen, for: .listen)
+                say("listening on tcp:" + formatHostPort(host, try server.listen(host: host, port: port)))
             }
         } catch let error as NetError {
             say("error: \(error)")
@@ -183,7 +198,7 @@ struct Join: ParsableCommand {
     func validate() throws {
         _ = try validName(name, option: "--name")
         if socket != nil, connect != nil { throw ValidationError("--socket and --connect exclude each other") }
-        if let connect { _ = try parseHostPort(connect) }
+        if let connect { _ = try validAddress(connect, option: "--connect", use: .connect) }
         guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
     }
 
@@ -235,7 +250,7 @@ struct Join: ParsableCommand {
 
     private func resolveEndpoint(loop: EventLoop) throws -> Endpoint {
         if let connect {
-            let (host, port) = try parseHostPort(connect)
+            let (host, port) = try parseHostPort(connect, for: .connect)
             return .tcp(host: host, port: port)
         }
         if let socket { return .unix(socket) }

@@ -224,4 +224,101 @@ struct NetworkCommandTests {
         #expect(nobody.exitStatus() == 3)
         #expect(nobody.output.contains("no network: cannot connect"))
     }
+
+    @Test("a Unix socket whose queue stays full: snap join --bot retries for about 5 s, then says host busy and exits 3",
+          .timeLimit(.minutes(1)))
+    func busyHost() throws {
+        let directory = makeRuntimeDirectory()
+        let busy = try #require(BusyListener(path: directory + "/busy.sock"))
+        #expect(busy.attempt() == EAGAIN)
+        let started = Date()
+        let join = try SnapProcess(["join", "--bot", "--socket", busy.path], runtimeDirectory: directory)
+        #expect(join.exitStatus(timeout: 20) == 3)
+        let waited = Date().timeIntervalSince(started)
+        #expect(join.output.contains("host busy: unix:\(busy.path)"))
+        #expect(!join.output.contains("errno"))
+        // It retried (a first EAGAIN would fail at once), and it gave up within its bound.
+        #expect(waited > 3)
+        #expect(waited < 10)
+    }
+
+    /// Whether this machine has the IPv6 loopback address.
+    static func ipv6LoopbackAvailable() -> Bool {
+        let probe = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard probe >= 0 else { return false }
+        defer { close(probe) }
+        var loopback = sockaddr_in6()
+        loopback.sin6_family = sa_family_t(AF_INET6)
+        loopback.sin6_addr = in6addr_loopback
+        return withUnsafePointer(to: &loopback) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        } == 0
+    }
+
+    @Test("the address of an IPv6 listener is printed in brackets, and a bot joins at it", .timeLimit(.minutes(1)),
+          .enabled(if: ipv6LoopbackAvailable(), "no ::1 on this machine"))
+    func ipv6Listener() throws {
+        let directory = makeRuntimeDirectory()
+        let host = try host(["--rounds", "1", "--start-when", "1", "--bots", "1", "--listen", "[::1]:0"], in: directory)
+        let listening = try #require(host.line(startingWith: "listening on tcp:"))
+        #expect(listening.hasPrefix("listening on tcp:[::1]:"))
+        let port = try #require(Int(listening.dropFirst("listening on tcp:[::1]:".count)))
+        #expect(port > 0)
+        let bot = try bot("Ann", ["--connect", "[::1]:\(port)"], in: directory)
+        #expect(host.exitStatus() == 0)
+        #expect(bot.exitStatus() == 0)
+    }
+
+    @Test("a bad --listen or --connect address is a usage error (exit 64) naming the option and the range")
+    func badAddresses() throws {
+        let directory = makeRuntimeDirectory()
+        let cases: [([String], String)] = [
+            (["host", "--headless", "--start-when", "2", "--listen", "nonsense"], "--listen: not an address of the form HOST:PORT"),
+            (["host", "--headless", "--start-when", "2", "--listen", "::1:7777"], "--listen: not an address of the form HOST:PORT"),
+            (["host", "--headless", "--start-when", "2", "--listen", "127.0.0.1:65536"], "--listen: port must be 0–65535"),
+            (["join", "--bot", "--connect", "127.0.0.1:0"], "--connect: port must be 1–65535"),
+            (["join", "--bot", "--connect", "nonsense"], "--connect: not an address of the form HOST:PORT"),
+        ]
+        for (arguments, message) in cases {
+            let process = try SnapProcess(arguments, runtimeDirectory: directory)
+            #expect(process.exitStatus(timeout: 10) == 64, "\(arguments)")
+            #expect(process.errors.contains(message), "\(arguments): \(process.errors)")
+        }
+    }
+
+    @Test("listening where another host listens: plain words, exit 3", .timeLimit(.minutes(1)))
+    func addressInUse() throws {
+        let directory = makeRuntimeDirectory()
+        let first = try host(["--start-when", "2", "--listen", "127.0.0.1:0"], in: directory, name: "First")
+        let listening = try #require(first.line(startingWith: "listening on tcp:"))
+        let address = String(listening.dropFirst("listening on tcp:".count))
+        let second = try host(["--start-when", "2", "--listen", address], in: directory, name: "Second")
+        #expect(second.exitStatus(timeout: 10) == 3)
+        #expect(second.output.contains("error: cannot listen on \(address): the address is already in use"))
+        #expect(!second.output.contains("errno"))
+        first.signal(SIGKILL)
+    }
+
+    @Test("a socket directory that is not private: the host warns on stderr and falls back; snap list finds it there",
+          .timeLimit(.minutes(1)))
+    func socketDirectoryFallback() throws {
+        let directory = makeRuntimeDirectory()
+        let home = directory + "/home"
+        mkdir(home, 0o700)
+        mkdir(directory + "/snap", 0o755)
+        chmod(directory + "/snap", 0o755)
+        let fallback = home + "/.local/state/snap/sockets"
+        let host = try SnapProcess(["host", "--headless", "--name", "Table", "--start-when", "2"],
+                                   runtimeDirectory: directory, environment: ["HOME": home])
+        #expect(host.line(startingWith: "listening on unix:\(fallback)/Table.sock") != nil)
+        let warnings = host.errorLines.filter { $0.hasPrefix("warning:") }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.contains("socket directory \(directory)/snap is refused") == true)
+        #expect(warnings.first?.contains("mode 0755") == true)
+        #expect(warnings.first?.contains("XDG_RUNTIME_DIR") == true)
+        let list = try SnapProcess(["list"], runtimeDirectory: directory, environment: ["HOME": home])
+        #expect(list.exitStatus() == 0)
+        #expect(list.lines == ["Table\tplayers 0/3\topen\t\(fallback)/Table.sock"])
+        host.signal(SIGKILL)
+    }
 }

@@ -8,11 +8,12 @@ final class SnapProcess: @unchecked Sendable {
     private var out = Data()
     private var err = Data()
 
-    init(_ arguments: [String], runtimeDirectory: String) throws {
+    init(_ arguments: [String], runtimeDirectory: String, environment extra: [String: String] = [:]) throws {
         process.executableURL = snapBinary()
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = runtimeDirectory
+        environment.merge(extra) { $1 }
         process.environment = environment
         let outPipe = Pipe(), errPipe = Pipe()
         process.standardOutput = outPipe
@@ -31,6 +32,7 @@ final class SnapProcess: @unchecked Sendable {
     var output: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
     var errors: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
     var lines: [String] { output.split(separator: "\n").map(String.init) }
+    var errorLines: [String] { errors.split(separator: "\n").map(String.init) }
 
     /// The first output line starting with `prefix`, waiting up to `timeout` seconds.
     func line(startingWith prefix: String, timeout: Double = 20) -> String? {
@@ -122,4 +124,63 @@ func hostMessages(_ bytes: [UInt8]) throws -> [HostMessage] {
     var messages: [HostMessage] = []
     while let frame = try decoder.nextFrame() { messages.append(try WireCodec.decodeHostMessage(frame)) }
     return messages
+}
+
+/// A Unix socket that listens with a backlog of 1 and never accepts, its queue filled by
+/// non-blocking connections until the kernel answers EAGAIN: a host too busy to let
+/// anyone in.
+final class BusyListener {
+    let path: String
+    private let listener: Int32
+    private(set) var queued: [Int32] = []
+
+    init?(path: String) {
+        self.path = path
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { return nil }
+        var address = Self.address(path)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, Glibc.listen(listener, 1) == 0 else { close(listener); return nil }
+        for _ in 0..<64 {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var target = Self.address(path)
+            let result = withUnsafePointer(to: &target) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            if result != 0, errno == EAGAIN {
+                close(fd)
+                return
+            }
+            queued.append(fd)
+        }
+        return nil  // the queue never filled
+    }
+
+    /// One more connection attempt: EAGAIN while the queue stays full.
+    func attempt() -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        defer { close(fd) }
+        var target = Self.address(path)
+        let result = withUnsafePointer(to: &target) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        return result == 0 ? 0 : errno
+    }
+
+    private static func address(_ path: String) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        return address
+    }
+
+    deinit {
+        queued.forEach { close($0) }
+        close(listener)
+        unlink(path)
+    }
 }
