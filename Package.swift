@@ -25,11 +25,13 @@ let package = Package(
         .target(name: "SnapBots", dependencies: ["SnapEngine"]),
         .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots"]),
         .target(name: "SnapProtocol", dependencies: ["SnapEngine"]),
+        // Append-only checksummed record files; knows no game.
+        .target(name: "SnapJournal"),
         .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots"]),
         .target(
             name: "SnapNet",
             dependencies: [
-                "SnapSession", "SnapProtocol", "SnapBots",
+                "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -57,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "snap",
             dependencies: [
-                "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet",
+                "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui),

@@ -223,13 +223,15 @@ public struct Game: Hashable, Sendable {
     /// recycling when the closed pile runs out, paying whom it can when short.
     private mutating func pay(from caller: Seat, _ events: inout [Event]) {
         let receivers = seatsWithCards.clockwise(from: caller).filter { $0 != caller }
+        // Too few closed cards: recycle first, then pay (the open pile goes under the
+        // closed one, so the same cards leave in the same order either way).
+        if self[caller].closed.count < receivers.count, !self[caller].open.isEmpty {
+            let count = self[caller].open.count
+            self[caller].recycle()
+            events.append(.recycled(caller, count: count))
+        }
         for receiver in receivers {
-            if self[caller].closed.isEmpty {
-                let count = self[caller].open.count
-                guard count > 0 else { break }
-                self[caller].recycle()
-                events.append(.recycled(caller, count: count))
-            }
+            guard !self[caller].closed.isEmpty else { break }
             let card = self[caller].closed.removeLast()
             self[receiver].closed.insert(card, at: 0)
             events.append(.paid(card, from: caller, to: receiver))

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import SnapJournal
 import SnapProtocol
 import SnapSession
 
@@ -27,11 +28,15 @@ public final class HostServer: @unchecked Sendable {
     public var observer: (@Sendable (HostAction) -> Void)?
     /// How far behind a connection may fall before it is cut as too slow.
     public var outboundLimits = OutboundLimits()
+    /// Where the match log is written as it grows (nil: not at all).
+    public private(set) var journal: JournalWriter?
     private let done: EventLoopPromise<String>
 
     public init(_ configuration: HostConfiguration, loop: EventLoop, logger: Logger) {
         self.loop = loop
         self.logger = logger
+        var configuration = configuration
+        if configuration.startedAt == 0 { configuration.startedAt = UInt64(max(0, time(nil))) }
         session = HostSession(configuration)
         done = loop.makePromise()
     }
@@ -40,6 +45,17 @@ public final class HostServer: @unchecked Sendable {
     public var finished: EventLoopFuture<String> { done.futureResult }
 
     private var now: Duration { ContinuousClock.now - origin }
+
+    // MARK: - The journal
+
+    /// Journals this match in `directory` (see `MatchJournal`); returns the file's path.
+    /// A failure to write later is a warning through `onWarning`; the game goes on.
+    @discardableResult
+    public func startJournal(in directory: String, onWarning: @escaping @Sendable (String) -> Void) throws -> String {
+        let writer = try MatchJournal.create(in: directory, hostName: session.configuration.hostName, onError: onWarning)
+        journal = writer
+        return writer.path
+    }
 
     // MARK: - Listening
 
@@ -165,6 +181,8 @@ public final class HostServer: @unchecked Sendable {
                 logger.info("round \(round) won by \(winner)")
             case .announce(let line):
                 logger.info("\(line)")
+            case .record(let record):
+                journal?.append { MatchRecordCodec.encode(record) }
             case .gameOver(let why):
                 logger.info("game over: \(why)")
                 shutdown(reason: why)
@@ -247,6 +265,7 @@ public final class HostServer: @unchecked Sendable {
             for channel in self.channels.values { channel.close(promise: nil) }
             self.channels = [:]
             self.timer?.cancel()
+            self.journal?.close()
             if !self.over {
                 self.over = true
                 self.done.succeed(reason)

@@ -43,6 +43,8 @@ public enum HostAction: Hashable, Sendable {
     case gameOver(String)
     /// A line for the headless host's standard output (a seat taken over or given back).
     case announce(String)
+    /// The match log grew by this record: the journal writes it.
+    case record(MatchRecord)
 }
 
 public struct HostConfiguration: Sendable {
@@ -82,6 +84,8 @@ public struct HostConfiguration: Sendable {
     /// Seeds the ping nonces; unpredictable unless a test fixes it, so a client that
     /// does not read cannot fake its pongs.
     public var nonceSeed = UInt64.random(in: .min ... .max)
+    /// Wall-clock seconds since 1970 when the host started, for the match history.
+    public var startedAt: UInt64 = 0
 
     public init(hostName: String) {
         self.hostName = hostName
@@ -132,10 +136,15 @@ public struct HostSession: Sendable {
     var timers: [Timer: Duration] = [:]
     var random: SeededRandom
     var nonces: SeededRandom
+    /// The time of the input being handled (for log entries made without one at hand).
+    var lastNow: Duration = .zero
     public private(set) var roundsWon = 0
     /// Commands applied, and the first broken invariant if any (checked after every one).
     public private(set) var commandsApplied = 0
     public private(set) var invariantViolation: String?
+    /// The match log: every accepted command with the events it caused, in order. The
+    /// game is a fold of it (`MatchReplay`); the journal is a copy of it on disk.
+    public private(set) var log: [MatchRecord] = []
 
     // Fair judging: when each reference card (dealFinished = 0, then each turn) went out.
     var referenceSentAt: [Duration] = []
@@ -162,6 +171,7 @@ public struct HostSession: Sendable {
 
     public mutating func handle(_ input: HostInput, now: Duration) -> [HostAction] {
         var out: [HostAction] = []
+        lastNow = now
         switch input {
         case .connected(let id, let local):
             admit(id, local: local, now: now, &out)
@@ -332,6 +342,8 @@ public struct HostSession: Sendable {
         phase = .playing
         game = Game(seats: seats, seed: configuration.seed, rules: configuration.rules)
         let seated = players.map { SeatedPlayer(seat: $0.seat!, name: $0.name) }.sorted { $0.seat < $1.seat }
+        record(.started(MatchStart(hostName: configuration.hostName, seed: configuration.seed, rules: configuration.rules,
+                                   players: seated, startedAt: configuration.startedAt)), now: now, &out)
         for player in players {
             guard let id = player.connection else { continue }
             send(id, .gameStarted(GameStart(yourSeat: player.seat!, players: seated,
@@ -360,6 +372,7 @@ public struct HostSession: Sendable {
         }
         self.game = game
         commandsApplied += 1
+        record(.applied(command, events), now: now, &out)
         if invariantViolation == nil, let violation = game.invariantViolation() {
             invariantViolation = "after \(command): \(violation)"
             out.append(.log("card conservation FAILED \(invariantViolation!)"))
@@ -631,11 +644,21 @@ public struct HostSession: Sendable {
 
     private mutating func endGame(_ reason: CloseReason, _ message: String, _ out: inout [HostAction]) {
         guard phase != .over else { return }
+        if phase == .playing { record(.ended(reason: message), now: lastNow, &out) }
         phase = .over
         timers = [:]
         for id in links.keys.sorted() { out.append(.close(id, reason, CloseMessage.fitted(message))) }
         links = [:]
         out.append(.gameOver(message))
+    }
+
+    // MARK: - The match log
+
+    private mutating func record(_ entry: MatchRecord.Entry, now: Duration, _ out: inout [HostAction]) {
+        let record = MatchRecord(sequence: UInt64(log.count), timeMicros: UInt64(clamping: max(0, now.microseconds)),
+                                 entry: entry)
+        log.append(record)
+        out.append(.record(record))
     }
 
     // MARK: - Helpers

@@ -100,6 +100,7 @@ public final class GameClient {
         try server.listen(unixPath: path)
         if let listen { _ = try server.listen(host: listen.host, port: listen.port) }
         hosted.append(server)
+        journal(server, logger: logger)
         return GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path)
     }
 
@@ -111,7 +112,18 @@ public final class GameClient {
                                 loop: group.next(), logger: logger)
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: nil)
         server.startWhen = 1
+        journal(server, logger: logger)
         return client
+    }
+
+    /// Every match is journaled (`snap history`, `snap replay`); a journal that cannot be
+    /// written is a logged warning and the game goes on.
+    private static func journal(_ server: HostServer, logger: Logger) {
+        do {
+            try server.startJournal(in: MatchJournal.directory()) { logger.warning("\($0)") }
+        } catch {
+            logger.warning("this match is not journaled: \(error)")
+        }
     }
 
     /// A windowed game's host: a fresh random deal unless a seed is given.

@@ -23,6 +23,12 @@ func say(_ line: String) {
     text.withUTF8 { bytes in _ = write(1, bytes.baseAddress, bytes.count) }
 }
 
+/// One line to standard error, at once.
+func printError(_ line: String) {
+    var text = line + "\n"
+    text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+}
+
 /// Logs go to standard error, so standard output keeps only the lines tools read.
 func makeLogger(_ label: String, verbose: Bool) -> Logger {
     var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
@@ -78,6 +84,8 @@ struct Host: ParsableCommand {
     @OptionGroup var ruleOptions: RuleOptions
     @Option(help: ArgumentHelp("Seconds a player may take to turn before the host turns for them; after 3 such turns in a row a computer plays the seat until its owner acts (0: wait for ever).", valueName: "seconds"))
     var turnTimeout = 15.0
+    @Option(help: "Journal the match in this directory (default: $XDG_STATE_HOME/snap/matches).") var journalDirectory: String?
+    @Flag(help: "Do not journal the match.") var noJournal = false
     @Flag(help: "Log connections, refusals and judging to standard error.") var verbose = false
     #if GUI
     @OptionGroup var window: WindowFlags
@@ -155,6 +163,15 @@ struct Host: ParsableCommand {
         } catch let error as NetError {
             say("error: \(error)")
             throw ExitCode(3)
+        }
+        if !noJournal {
+            // A journal that cannot be written is a warning: the game goes on without it.
+            let warn: @Sendable (String) -> Void = { warning in printError("warning: \(warning)") }
+            do {
+                say("journal: " + (try server.startJournal(in: journalDirectory ?? MatchJournal.directory(), onWarning: warn)))
+            } catch {
+                warn("this match is not journaled: \(error)")
+            }
         }
         // Ctrl-C (or a plain kill) ends the game on purpose: clients hear "host quit".
         let quitSignals = [SIGINT, SIGTERM].map { signalNumber in

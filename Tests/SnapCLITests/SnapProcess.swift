@@ -13,6 +13,8 @@ final class SnapProcess: @unchecked Sendable {
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = runtimeDirectory
+        // Journals go beside the sockets, never into the real home.
+        environment["XDG_STATE_HOME"] = runtimeDirectory + "/state"
         environment.merge(extra) { $1 }
         process.environment = environment
         let outPipe = Pipe(), errPipe = Pipe()

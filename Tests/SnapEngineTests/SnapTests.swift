@@ -110,8 +110,8 @@ struct SnapTests {
         let events = try game.apply(.snap(.bottom))
         #expect(events == [
             .snapCalled(.bottom), .snapWrong(caller: .bottom),
-            .paid(card("2C"), from: .bottom, to: .left),
             .recycled(.bottom, count: 2),
+            .paid(card("2C"), from: .bottom, to: .left),
             .paid(card("9D"), from: .bottom, to: .top),
             .paid(card("8D"), from: .bottom, to: .right),
             .playerOut(.bottom),

@@ -82,6 +82,7 @@ struct VirtualNetwork {
             case .log(let line), .announce(let line): log.append(line)
             case .roundWon(_, let winner): wins.append(winner)
             case .gameOver(let why): over = why
+            case .record: break  // the log is read from `host.log`
             }
         }
     }

@@ -20,6 +20,7 @@ func runWindowed(_ arguments: [String], audio: String = "dummy", extraEnvironmen
     environment["SDL_AUDIODRIVER"] = audio
     environment["XDG_RUNTIME_DIR"] = NSTemporaryDirectory() + "snap-ui-\(getpid())"
     environment["XDG_CONFIG_HOME"] = NSTemporaryDirectory() + "snap-ui-config-\(getpid())"
+    environment["XDG_STATE_HOME"] = NSTemporaryDirectory() + "snap-ui-state-\(getpid())"
     for (key, value) in extraEnvironment { environment[key] = value }
     try? FileManager.default.createDirectory(atPath: environment["XDG_RUNTIME_DIR"]!, withIntermediateDirectories: true)
     process.environment = environment

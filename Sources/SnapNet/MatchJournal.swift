@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import SnapJournal
+import SnapProtocol
+
+/// Where matches are journaled: `$XDG_STATE_HOME/snap/matches/` (by default
+/// `~/.local/state/snap/matches/`), one file per match, mode 0600 in a 0700 directory.
+public enum MatchJournal {
+    public static func directory(environment: [String: String] = currentEnvironment()) -> String {
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/snap/matches" }
+        return (environment["HOME"] ?? "/tmp") + "/.local/state/snap/matches"
+    }
+
+    /// Creates the directory (and its parents, 0700) if needed.
+    public static func prepare(_ directory: String) throws(NetError) {
+        var path = ""
+        for part in directory.split(separator: "/") {
+            path += "/" + part
+            if mkdir(path, 0o700) != 0, errno != EEXIST {
+                throw .cannotListen(directory, "cannot create the journal directory: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// A new journal file for a match hosted as `hostName`, named by its UTC start time.
+    public static func create(in directory: String, hostName: String,
+                              onError: @escaping @Sendable (String) -> Void) throws -> JournalWriter {
+        try prepare(directory)
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        let stamp = String(format4(Int(parts.tm_year) + 1900)) + "-" + two(parts.tm_mon + 1) + "-" + two(parts.tm_mday)
+            + "T" + two(parts.tm_hour) + two(parts.tm_min) + two(parts.tm_sec)
+        let safeName = String(hostName.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        var attempt = 0
+        while true {
+            let suffix = attempt == 0 ? "" : "-\(attempt)"
+            let path = "\(directory)/\(stamp)-\(safeName)\(suffix).snapjournal"
+            do {
+                return try JournalWriter(creating: path, kind: MatchRecordCodec.kind, onError: onError)
+            } catch {
+                guard access(path, F_OK) == 0, attempt < 100 else { throw error }
+                attempt += 1
+            }
+        }
+    }
+
+    /// The journal files in `directory`, oldest first (their names sort by start time).
+    public static func files(in directory: String) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".snapjournal") { names.append(directory + "/" + name) }
+        }
+        return names.sorted()
+    }
+
+    /// Reads a match journal: its intact records decoded, and what was wrong after them.
+    public static func read(path: String) throws -> (records: [MatchRecord], damage: String?, intactLength: Int) {
+        let contents = try Journal.read(path: path)
+        guard contents.kind == MatchRecordCodec.kind else {
+            throw JournalError.notAJournal(path, "it holds \(contents.kind), not a Snap! match")
+        }
+        var records: [MatchRecord] = []
+        for (index, payload) in contents.records.enumerated() {
+            do { records.append(try MatchRecordCodec.decode(payload)) } catch {
+                return (records, "record \(index) cannot be read: \(error)", contents.intactLength)
+            }
+        }
+        return (records, contents.damage, contents.intactLength)
+    }
+
+    private static func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    private static func format4(_ value: Int) -> String { String(value) }
+}

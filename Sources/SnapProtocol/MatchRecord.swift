@@ -1,0 +1,187 @@
+import SnapEngine
+
+/// One entry of a match's log, as the host keeps it and the journal stores it
+/// (docs/JOURNAL.md). The game is a fold of these: `started` makes it, each `applied`
+/// command changes it and must give exactly the events logged with it.
+public struct MatchRecord: Hashable, Sendable {
+    public enum Entry: Hashable, Sendable {
+        case started(MatchStart)
+        /// An accepted command and every event it caused, every card named.
+        case applied(Command, [Event])
+        case ended(reason: String)
+    }
+
+    /// 0, 1, 2, … in the order the host appended them.
+    public var sequence: UInt64
+    /// The host's clock when it was appended, in microseconds since the match's host started.
+    public var timeMicros: UInt64
+    public var entry: Entry
+
+    public init(sequence: UInt64, timeMicros: UInt64, entry: Entry) {
+        self.sequence = sequence
+        self.timeMicros = timeMicros
+        self.entry = entry
+    }
+}
+
+public struct MatchStart: Hashable, Sendable {
+    public var hostName: String
+    /// The match's seed: with the commands, it determines every deal.
+    public var seed: UInt64
+    public var rules: Rules
+    /// Who sits where, clockwise from the bottom.
+    public var players: [SeatedPlayer]
+    /// Wall-clock seconds since 1970, for the history list.
+    public var startedAt: UInt64
+
+    public init(hostName: String, seed: UInt64, rules: Rules, players: [SeatedPlayer], startedAt: UInt64) {
+        self.hostName = hostName
+        self.seed = seed
+        self.rules = rules
+        self.players = players
+        self.startedAt = startedAt
+    }
+}
+
+/// The binary form of a `MatchRecord`: a journal record's payload (docs/JOURNAL.md).
+public enum MatchRecordCodec {
+    /// The journal's kind string for Snap! matches.
+    public static let kind = "snap-match"
+
+    enum Kind: UInt8 { case started = 1, applied, ended }
+    enum CommandTag: UInt8 { case deal = 1, finishDeal, turn, activateNext, snap, leave }
+
+    public static func encode(_ record: MatchRecord) -> [UInt8] {
+        var writer = ByteWriter(capacity: 32)
+        switch record.entry {
+        case .started: writer.u8(Kind.started.rawValue)
+        case .applied: writer.u8(Kind.applied.rawValue)
+        case .ended: writer.u8(Kind.ended.rawValue)
+        }
+        writer.u64(record.sequence)
+        writer.u64(record.timeMicros)
+        switch record.entry {
+        case .started(let start):
+            writer.string(start.hostName)
+            writer.u64(start.seed)
+            writer.u32(start.rules.turnLimit.map { UInt32(clamping: $0) } ?? 0)
+            writer.u64(start.startedAt)
+            writer.u8(UInt8(start.players.count))
+            for player in start.players {
+                writer.u8(player.seat.rawValue)
+                writer.string(player.name)
+            }
+        case .applied(let command, let events):
+            switch command {
+            case .deal: writer.u8(CommandTag.deal.rawValue)
+            case .finishDeal: writer.u8(CommandTag.finishDeal.rawValue)
+            case .turn(let seat): writer.u8(CommandTag.turn.rawValue); writer.u8(seat.rawValue)
+            case .activateNext: writer.u8(CommandTag.activateNext.rawValue)
+            case .snap(let seat): writer.u8(CommandTag.snap.rawValue); writer.u8(seat.rawValue)
+            case .leave(let seat): writer.u8(CommandTag.leave.rawValue); writer.u8(seat.rawValue)
+            }
+            writer.u16(UInt16(events.count))
+            for event in events { WireCodec.write(event.named, to: &writer) }
+        case .ended(let reason):
+            writer.string(String(decoding: reason.utf8.prefix(255), as: UTF8.self))
+        }
+        return writer.bytes
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(ProtocolError) -> MatchRecord {
+        var reader = ByteReader(bytes, type: 0)
+        let rawKind = try reader.u8()
+        guard let kind = Kind(rawValue: rawKind) else { throw .unknownMessageType(rawKind) }
+        let sequence = try reader.u64()
+        let time = try reader.u64()
+        let entry: MatchRecord.Entry
+        switch kind {
+        case .started:
+            let hostName = try reader.string()
+            let seed = try reader.u64()
+            let turnLimit = try reader.u32()
+            let startedAt = try reader.u64()
+            let count = try reader.count8(.seatedPlayers, in: 2...4)
+            var players: [SeatedPlayer] = []
+            for _ in 0..<count {
+                let seat = try WireCodec.readSeat(&reader)
+                players.append(SeatedPlayer(seat: seat, name: try reader.string()))
+            }
+            entry = .started(MatchStart(hostName: hostName, seed: seed, rules: Rules(turnLimit: turnLimit == 0 ? nil : Int(turnLimit)),
+                                        players: players, startedAt: startedAt))
+        case .applied:
+            let rawTag = try reader.u8()
+            let command: Command
+            switch CommandTag(rawValue: rawTag) {
+            case .deal: command = .deal
+            case .finishDeal: command = .finishDeal
+            case .turn: command = .turn(try WireCodec.readSeat(&reader))
+            case .activateNext: command = .activateNext
+            case .snap: command = .snap(try WireCodec.readSeat(&reader))
+            case .leave: command = .leave(try WireCodec.readSeat(&reader))
+            case nil: throw .unknownMessageType(rawTag)
+            }
+            let count = Int(try reader.u16())
+            var events: [Event] = []
+            for _ in 0..<count {
+                guard let event = try WireCodec.readEvent(&reader).named else { throw .hiddenCardNotAllowed(eventTag: 0) }
+                events.append(event)
+            }
+            entry = .applied(command, events)
+        case .ended:
+            entry = .ended(reason: try reader.string())
+        }
+        try reader.finish()
+        return MatchRecord(sequence: sequence, timeMicros: time, entry: entry)
+    }
+}
+
+extension GameEvent where FaceDown == Card {
+    /// This event with every card named, face down or not: for the host's own log only.
+    public var named: SeatEvent {
+        switch self {
+        case .roundStarted(let round, let seat): .roundStarted(round: round, startingSeat: seat)
+        case .dealt(let card, let to): .dealt(card, to: to)
+        case .dealFinished: .dealFinished
+        case .activated(let seat): .activated(seat)
+        case .turned(let seat, let card): .turned(seat, card)
+        case .recycled(let seat, let count): .recycled(seat, count: count)
+        case .snapCalled(let seat): .snapCalled(seat)
+        case .snapCorrect(let caller, let matching): .snapCorrect(caller: caller, matching: matching)
+        case .collected(let cards, let from, let to): .collected(cards: cards, from: from, to: to)
+        case .snapWrong(let caller): .snapWrong(caller: caller)
+        case .paid(let card, let from, let to): .paid(card, from: from, to: to)
+        case .snapTooLate(let seat): .snapTooLate(seat)
+        case .playerOut(let seat): .playerOut(seat)
+        case .playerLeft(let seat): .playerLeft(seat)
+        case .handedOut(let card, let from, let pile, let to): .handedOut(card, from: from, pile: pile, to: to)
+        case .turnLimitReached: .turnLimitReached
+        case .roundWon(let seat, let wins): .roundWon(seat, wins: wins)
+        }
+    }
+}
+
+extension GameEvent where FaceDown == Card? {
+    /// The engine's event, if every card in it is named.
+    public var named: Event? {
+        switch self {
+        case .roundStarted(let round, let seat): .roundStarted(round: round, startingSeat: seat)
+        case .dealt(let card, let to): card.map { .dealt($0, to: to) }
+        case .dealFinished: .dealFinished
+        case .activated(let seat): .activated(seat)
+        case .turned(let seat, let card): .turned(seat, card)
+        case .recycled(let seat, let count): .recycled(seat, count: count)
+        case .snapCalled(let seat): .snapCalled(seat)
+        case .snapCorrect(let caller, let matching): .snapCorrect(caller: caller, matching: matching)
+        case .collected(let cards, let from, let to): .collected(cards: cards, from: from, to: to)
+        case .snapWrong(let caller): .snapWrong(caller: caller)
+        case .paid(let card, let from, let to): card.map { .paid($0, from: from, to: to) }
+        case .snapTooLate(let seat): .snapTooLate(seat)
+        case .playerOut(let seat): .playerOut(seat)
+        case .playerLeft(let seat): .playerLeft(seat)
+        case .handedOut(let card, let from, let pile, let to): card.map { .handedOut($0, from: from, pile: pile, to: to) }
+        case .turnLimitReached: .turnLimitReached
+        case .roundWon(let seat, let wins): .roundWon(seat, wins: wins)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import SnapEngine
+import SnapProtocol
+
+/// A match log folded back into a game: the same engine, the same seed, the same
+/// commands must give exactly the events that were logged. `snap replay --verify`,
+/// resuming a host, and the tests all read a match this way.
+public struct MatchReplay: Sendable {
+    public private(set) var start: MatchStart?
+    public private(set) var game: Game?
+    /// Commands re-applied, rounds begun, and whether the log says the match ended.
+    public private(set) var commands = 0
+    public private(set) var rounds = 0
+    public private(set) var ended: String?
+    /// Every round's winner by name, in order.
+    public private(set) var winners: [String] = []
+    private var expectedSequence: UInt64 = 0
+
+    public init() {}
+
+    /// Folds one record in; throws at the first that does not follow from the ones before.
+    public mutating func apply(_ record: MatchRecord) throws(ReplayMismatch) {
+        guard record.sequence == expectedSequence else {
+            throw ReplayMismatch(sequence: record.sequence, "record \(record.sequence) where \(expectedSequence) was expected")
+        }
+        expectedSequence += 1
+        switch record.entry {
+        case .started(let start):
+            guard self.start == nil else { throw ReplayMismatch(sequence: record.sequence, "a second start") }
+            self.start = start
+            game = Game(seats: start.players.map(\.seat), seed: start.seed, rules: start.rules)
+        case .applied(let command, let logged):
+            guard var game else { throw ReplayMismatch(sequence: record.sequence, "a command before the start") }
+            let events: [Event]
+            do { events = try game.apply(command) } catch {
+                throw ReplayMismatch(sequence: record.sequence, "\(command) was refused on replay: \(error)")
+            }
+            guard events == logged else {
+                let index = (0..<min(events.count, logged.count)).first { events[$0] != logged[$0] } ?? min(events.count, logged.count)
+                let replayed = index < events.count ? "\(events[index])" : "nothing"
+                let journaled = index < logged.count ? "\(logged[index])" : "nothing"
+                throw ReplayMismatch(sequence: record.sequence,
+                                     "\(command): event \(index) replays as \(replayed), the journal has \(journaled)")
+            }
+            self.game = game
+            commands += 1
+            for event in events {
+                switch event {
+                case .roundStarted: rounds += 1
+                case .roundWon(let seat, _):
+                    winners.append(start?.players.first { $0.seat == seat }?.name ?? "\(seat)")
+                default: break
+                }
+            }
+        case .ended(let reason):
+            ended = reason
+        }
+    }
+
+    /// Folds a whole log.
+    public static func fold(_ records: [MatchRecord]) throws(ReplayMismatch) -> MatchReplay {
+        var replay = MatchReplay()
+        for record in records { try replay.apply(record) }
+        return replay
+    }
+}
+
+public struct ReplayMismatch: Error, Equatable, CustomStringConvertible {
+    /// The first record that does not match.
+    public var sequence: UInt64
+    public var reason: String
+
+    init(sequence: UInt64, _ reason: String) {
+        self.sequence = sequence
+        self.reason = reason
+    }
+
+    public var description: String { "record \(sequence): \(reason)" }
+}

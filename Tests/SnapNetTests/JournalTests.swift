@@ -1,0 +1,152 @@
+import Foundation
+import SnapEngine
+import SnapJournal
+import SnapNet
+import SnapProtocol
+import SnapSession
+import Testing
+
+@Suite("The journal: checksummed records, torn tails cut")
+struct JournalTests {
+    static func journal(_ payloads: [[UInt8]]) -> [UInt8] {
+        Journal.header(kind: "test") + payloads.flatMap(Journal.frame)
+    }
+
+    @Test("CRC-32 is the standard one")
+    func crc() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(CRC32.checksum([]) == 0)
+    }
+
+    @Test("records come back as written")
+    func roundTrip() throws {
+        let payloads: [[UInt8]] = [[1], [2, 3], Array(repeating: 7, count: 70_000)]
+        let contents = try Journal.read(Self.journal(payloads))
+        #expect(contents.kind == "test")
+        #expect(contents.records == payloads)
+        #expect(contents.damage == nil)
+        #expect(contents.intactLength == Self.journal(payloads).count)
+    }
+
+    @Test("a journal cut at every byte offset of its last record keeps exactly the records before it")
+    func tornTailAtEveryOffset() throws {
+        let payloads: [[UInt8]] = [[1, 2, 3], [4, 5, 6, 7], Array(0..<40)]
+        let whole = Self.journal(payloads)
+        let lastStart = Self.journal(Array(payloads.dropLast())).count
+        for cut in lastStart..<whole.count {
+            let contents = try Journal.read(Array(whole[0..<cut]))
+            #expect(contents.records == Array(payloads.dropLast()), "cut at \(cut)")
+            #expect(contents.intactLength == lastStart)
+            #expect((cut == lastStart) == (contents.damage == nil), "cut at \(cut): \(contents.damage ?? "-")")
+        }
+    }
+
+    @Test("a flipped bit anywhere in a record is caught by its checksum, never misread")
+    func corruption() throws {
+        let payloads: [[UInt8]] = [[1, 2, 3], Array(0..<40), [9]]
+        let whole = Self.journal(payloads)
+        let secondStart = Self.journal([payloads[0]]).count
+        let secondEnd = Self.journal(Array(payloads.prefix(2))).count
+        for offset in secondStart..<secondEnd {
+            var damaged = whole
+            damaged[offset] ^= 0x10
+            let contents = try Journal.read(damaged)
+            #expect(contents.records == [payloads[0]], "flip at \(offset)")
+            #expect(contents.damage != nil)
+        }
+    }
+
+    @Test("files that are not journals are refused with a clear error")
+    func notAJournal() {
+        #expect(throws: JournalError.self) { try Journal.read(Array("hello, world".utf8)) }
+        var wrongVersion = Journal.header(kind: "x")
+        wrongVersion[9] = 9
+        #expect(throws: JournalError.notAJournal("journal", "format version 9; this snap reads version 1")) {
+            try Journal.read(wrongVersion)
+        }
+    }
+
+    @Test("a writer appends, and a second writer continues after a torn tail")
+    func writerContinues() throws {
+        let path = NSTemporaryDirectory() + "journal-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).snapjournal"
+        defer { unlink(path) }
+        let writer = try JournalWriter(creating: path, kind: "test", onError: { _ in })
+        writer.append { [1, 2] }
+        writer.append { [3, 4, 5] }
+        writer.close()
+        // A torn third record, as a kill -9 mid-write leaves it.
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data([0, 0, 0, 9, 1, 2]))
+        try handle.close()
+        let torn = try Journal.read(path: path)
+        #expect(torn.records == [[1, 2], [3, 4, 5]])
+        #expect(torn.damage?.contains("torn") == true)
+        let again = try JournalWriter(continuing: path, intactLength: torn.intactLength, onError: { _ in })
+        again.append { [6] }
+        again.close()
+        let healed = try Journal.read(path: path)
+        #expect(healed.records == [[1, 2], [3, 4, 5], [6]])
+        #expect(healed.damage == nil)
+    }
+
+    @Test("an unwritable journal is one warning, not a crash")
+    func unwritable() {
+        #expect(throws: (any Error).self) {
+            try MatchJournal.create(in: "/proc/snap-cannot-be-here", hostName: "T", onError: { _ in })
+        }
+    }
+}
+
+@Suite("The match log: the game is a fold of it")
+struct MatchLogTests {
+    @Test("every record of real games encodes and decodes to itself", arguments: [1, 2, 3] as [UInt64])
+    func codecRoundTrip(seed: UInt64) throws {
+        var game = Game(seats: [.bottom, .left, .top], seed: seed, rules: Rules(turnLimit: 300))
+        var records: [MatchRecord] = [MatchRecord(sequence: 0, timeMicros: 5, entry: .started(MatchStart(
+            hostName: "Zoë", seed: seed, rules: Rules(turnLimit: 300),
+            players: [SeatedPlayer(seat: .bottom, name: "Ann"), SeatedPlayer(seat: .left, name: "Bo"),
+                      SeatedPlayer(seat: .top, name: "Cy")], startedAt: 1_790_000_000)))]
+        var random = SeededRandom(seed: seed)
+        let commands: [Command] = [.deal, .finishDeal]
+        for command in commands { records.append(record(&game, command, records.count)) }
+        for _ in 0..<2_000 {
+            let seat = [Seat.bottom, .left, .top][random.below(3)]
+            let command: Command = [.turn(seat), .activateNext, .snap(seat), .deal, .finishDeal][random.below(5)]
+            if let events = try? game.apply(command) {
+                records.append(MatchRecord(sequence: UInt64(records.count), timeMicros: UInt64(records.count) * 1000,
+                                           entry: .applied(command, events)))
+            }
+        }
+        records.append(MatchRecord(sequence: UInt64(records.count), timeMicros: 1, entry: .ended(reason: "all done")))
+        for record in records {
+            #expect(try MatchRecordCodec.decode(MatchRecordCodec.encode(record)) == record)
+        }
+        let replay = try MatchReplay.fold(records)
+        #expect(replay.game == game)
+        #expect(replay.ended == "all done")
+    }
+
+    func record(_ game: inout Game, _ command: Command, _ sequence: Int) -> MatchRecord {
+        MatchRecord(sequence: UInt64(sequence), timeMicros: 0, entry: .applied(command, try! game.apply(command)))
+    }
+
+    @Test("a logged event that the engine does not produce is the first difference")
+    func mismatch() throws {
+        var game = Game(seats: [.bottom, .top], seed: 9)
+        let start = MatchRecord(sequence: 0, timeMicros: 0, entry: .started(MatchStart(
+            hostName: "T", seed: 9, rules: .original,
+            players: [SeatedPlayer(seat: .bottom, name: "A"), SeatedPlayer(seat: .top, name: "B")], startedAt: 0)))
+        let deal = record(&game, .deal, 1)
+        let finish = record(&game, .finishDeal, 2)
+        guard case .applied(let command, var events) = finish.entry else { return }
+        events[0] = .playerOut(.top)
+        let forged = MatchRecord(sequence: 2, timeMicros: 0, entry: .applied(command, events))
+        #expect(throws: ReplayMismatch.self) { try MatchReplay.fold([start, deal, forged]) }
+        do { _ = try MatchReplay.fold([start, deal, forged]) } catch {
+            #expect(error.sequence == 2)
+            #expect(error.description.contains("event 0 replays as dealFinished"))
+        }
+        #expect(throws: ReplayMismatch.self) { try MatchReplay.fold([start, finish]) }  // a gap in the sequence
+    }
+}
