@@ -13,6 +13,10 @@ public enum Command: Hashable, Sendable, Codable {
     case snap(Seat)
     /// A player leaves the game (quit, or a dropped connection past its grace period).
     case leave(Seat)
+    /// A player's connection dropped: the seat keeps its cards and is skipped until
+    /// `.returned` (or `.leave` when the grace period ends).
+    case absent(Seat)
+    case returned(Seat)
 }
 
 /// Why a command was refused. A refused command never changes the game.
@@ -27,6 +31,8 @@ public enum GameError: Error, Hashable, Sendable {
     case alreadyTurned
     case noTurnYet
     case noCards(Seat)
+    case alreadyAbsent(Seat)
+    case notAbsent(Seat)
 }
 
 extension GameError: CustomStringConvertible {
@@ -42,6 +48,8 @@ extension GameError: CustomStringConvertible {
         case .alreadyTurned: "one card per turn: this player has already turned"
         case .noTurnYet: "the active player has not turned a card yet"
         case .noCards(let seat): "the player at \(seat) has no cards"
+        case .alreadyAbsent(let seat): "the player at \(seat) is already away"
+        case .notAbsent(let seat): "the player at \(seat) is not away"
         }
     }
 }

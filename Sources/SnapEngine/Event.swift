@@ -41,6 +41,12 @@ public enum GameEvent<FaceDown: Hashable & Sendable>: Hashable, Sendable {
     /// The optional turn limit ended the round (see `Rules.turnLimit`).
     case turnLimitReached
     case roundWon(Seat, wins: Int)
+    /// The seat's player is away (their connection dropped): skipped, cards kept.
+    case absent(Seat)
+    /// The player is back; `activated` follows if the game was waiting for them.
+    case returned(Seat)
+    /// Everyone who could take the turn is away: nobody is active until one returns.
+    case waiting
 }
 
 /// The engine's events: every card named.
@@ -72,6 +78,9 @@ extension GameEvent where FaceDown == Card {
             .handedOut(pile == .open ? card : nil, from: from, pile: pile, to: to)
         case .turnLimitReached: .turnLimitReached
         case .roundWon(let seat, let wins): .roundWon(seat, wins: wins)
+        case .absent(let seat): .absent(seat)
+        case .returned(let seat): .returned(seat)
+        case .waiting: .waiting
         }
     }
 }

@@ -34,7 +34,8 @@ extension Game {
         for seat in seats {
             let hand = hand(seat)
             view.places[Int(seat.rawValue)] = TableView.Place(
-                closedCount: hand.closed.count, open: hand.open, wins: hand.wins, isPresent: hand.isPresent)
+                closedCount: hand.closed.count, open: hand.open, wins: hand.wins, isPresent: hand.isPresent,
+                isAbsent: hand.isAbsent)
         }
         return view
     }

@@ -72,6 +72,8 @@ public struct Game: Hashable, Sendable {
         case .activateNext: try activateNext(&events)
         case .snap(let seat): try snap(seat, &events)
         case .leave(let seat): try leave(seat, &events)
+        case .absent(let seat): try absent(seat, &events)
+        case .returned(let seat): try returned(seat, &events)
         }
         return events
     }
@@ -158,7 +160,7 @@ public struct Game: Hashable, Sendable {
     /// play: skipping players with no cards, or with no closed cards and a single open
     /// one; a player with no closed cards and two or more open ones recycles first.
     private mutating func activate(searchingFrom start: Seat, _ events: inout [Event]) {
-        for seat in seats.clockwise(from: start) where self[seat].isPresent {
+        for seat in seats.clockwise(from: start) where self[seat].isPresent && !self[seat].isAbsent {
             let hand = self[seat]
             if hand.closed.isEmpty {
                 guard hand.open.count >= 2 else { continue }
@@ -170,9 +172,13 @@ public struct Game: Hashable, Sendable {
             events.append(.activated(seat))
             return
         }
-        // Unreachable while playing: 52 cards among at most four players means someone
-        // holds two or more.
-        preconditionFailure("no player can take a turn")
+        // Everyone who could play is away: the game waits for one of them to return.
+        // (With nobody away this is unreachable: 52 cards among at most four players
+        // means someone holds two or more.)
+        precondition(seats.contains { self[$0].isAbsent }, "no player can take a turn")
+        active = nil
+        hasTurned = false
+        events.append(.waiting)
     }
 
     /// After cards moved, the active player who has not turned yet may have lost their
@@ -269,6 +275,28 @@ public struct Game: Hashable, Sendable {
         if phase == .playing, active == seat {
             activate(searchingFrom: seat.clockwiseNext, &events)
         }
+    }
+
+    // MARK: - Away and back
+
+    private mutating func absent(_ seat: Seat, _ events: inout [Event]) throws(GameError) {
+        guard seats.contains(seat), self[seat].isPresent else { throw .notSeated(seat) }
+        guard !self[seat].isAbsent else { throw .alreadyAbsent(seat) }
+        self[seat].isAbsent = true
+        events.append(.absent(seat))
+        // An away player's turn passes on, unless their card is already down.
+        if phase == .playing, active == seat, !hasTurned {
+            activate(searchingFrom: seat.clockwiseNext, &events)
+        }
+    }
+
+    private mutating func returned(_ seat: Seat, _ events: inout [Event]) throws(GameError) {
+        guard seats.contains(seat), self[seat].isPresent else { throw .notSeated(seat) }
+        guard self[seat].isAbsent else { throw .notAbsent(seat) }
+        self[seat].isAbsent = false
+        events.append(.returned(seat))
+        // The game was waiting for someone: the returner (or the next who can) plays.
+        if phase == .playing, active == nil { activate(searchingFrom: seat, &events) }
     }
 
     // MARK: - Winning

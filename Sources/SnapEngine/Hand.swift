@@ -5,6 +5,8 @@ public struct Hand: Hashable, Sendable {
     public internal(set) var wins = 0
     /// False once the player has left the game.
     public internal(set) var isPresent = true
+    /// The player's connection dropped and their seat waits for them: skipped, cards kept.
+    public internal(set) var isAbsent = false
 
     public var cardCount: Int { closed.count + open.count }
     public var hasCards: Bool { !closed.isEmpty || !open.isEmpty }

@@ -9,6 +9,8 @@ public struct TableView: Hashable, Sendable {
         public var open: [Card] = []
         public var wins = 0
         public var isPresent = true
+        /// Away: the connection dropped and the seat waits for its player.
+        public var isAbsent = false
 
         public var cardCount: Int { closedCount + open.count }
         public var hasCards: Bool { cardCount > 0 }
@@ -82,6 +84,13 @@ public struct TableView: Hashable, Sendable {
         case .roundWon(let seat, let wins):
             self[seat].wins = wins
             phase = .roundOver(winner: seat)
+            active = nil
+            hasTurned = false
+        case .absent(let seat):
+            self[seat].isAbsent = true
+        case .returned(let seat):
+            self[seat].isAbsent = false
+        case .waiting:
             active = nil
             hasTurned = false
         case .snapCalled, .snapCorrect, .snapWrong, .snapTooLate, .playerOut, .turnLimitReached:

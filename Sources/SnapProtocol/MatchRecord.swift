@@ -49,7 +49,7 @@ public enum MatchRecordCodec {
     public static let kind = "snap-match"
 
     enum Kind: UInt8 { case started = 1, applied, ended }
-    enum CommandTag: UInt8 { case deal = 1, finishDeal, turn, activateNext, snap, leave }
+    enum CommandTag: UInt8 { case deal = 1, finishDeal, turn, activateNext, snap, leave, absent, returned }
 
     public static func encode(_ record: MatchRecord) -> [UInt8] {
         var writer = ByteWriter(capacity: 32)
@@ -79,6 +79,8 @@ public enum MatchRecordCodec {
             case .activateNext: writer.u8(CommandTag.activateNext.rawValue)
             case .snap(let seat): writer.u8(CommandTag.snap.rawValue); writer.u8(seat.rawValue)
             case .leave(let seat): writer.u8(CommandTag.leave.rawValue); writer.u8(seat.rawValue)
+            case .absent(let seat): writer.u8(CommandTag.absent.rawValue); writer.u8(seat.rawValue)
+            case .returned(let seat): writer.u8(CommandTag.returned.rawValue); writer.u8(seat.rawValue)
             }
             writer.u16(UInt16(events.count))
             for event in events { WireCodec.write(event.named, to: &writer) }
@@ -119,6 +121,8 @@ public enum MatchRecordCodec {
             case .activateNext: command = .activateNext
             case .snap: command = .snap(try WireCodec.readSeat(&reader))
             case .leave: command = .leave(try WireCodec.readSeat(&reader))
+            case .absent: command = .absent(try WireCodec.readSeat(&reader))
+            case .returned: command = .returned(try WireCodec.readSeat(&reader))
             case nil: throw .unknownMessageType(rawTag)
             }
             let count = Int(try reader.u16())
@@ -157,6 +161,9 @@ extension GameEvent where FaceDown == Card {
         case .handedOut(let card, let from, let pile, let to): .handedOut(card, from: from, pile: pile, to: to)
         case .turnLimitReached: .turnLimitReached
         case .roundWon(let seat, let wins): .roundWon(seat, wins: wins)
+        case .absent(let seat): .absent(seat)
+        case .returned(let seat): .returned(seat)
+        case .waiting: .waiting
         }
     }
 }
@@ -182,6 +189,9 @@ extension GameEvent where FaceDown == Card? {
         case .handedOut(let card, let from, let pile, let to): card.map { .handedOut($0, from: from, pile: pile, to: to) }
         case .turnLimitReached: .turnLimitReached
         case .roundWon(let seat, let wins): .roundWon(seat, wins: wins)
+        case .absent(let seat): .absent(seat)
+        case .returned(let seat): .returned(seat)
+        case .waiting: .waiting
         }
     }
 }

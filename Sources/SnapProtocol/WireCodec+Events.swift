@@ -5,7 +5,7 @@ extension WireCodec {
     enum EventTag: UInt8 {
         case roundStarted = 1, dealt, dealFinished, activated, turned, recycled, snapCalled, snapCorrect,
             collected, snapWrong, paid, snapTooLate, playerOut, playerLeft, handedOut, turnLimitReached,
-            roundWon
+            roundWon, absent, returned, waiting
     }
 
     static let recycledRange = 1...52
@@ -85,6 +85,14 @@ extension WireCodec {
             writer.u8(EventTag.roundWon.rawValue)
             writer.u8(seat.rawValue)
             writer.u32(u32(wins, "wins"))
+        case .absent(let seat):
+            writer.u8(EventTag.absent.rawValue)
+            writer.u8(seat.rawValue)
+        case .returned(let seat):
+            writer.u8(EventTag.returned.rawValue)
+            writer.u8(seat.rawValue)
+        case .waiting:
+            writer.u8(EventTag.waiting.rawValue)
         }
     }
 
@@ -166,6 +174,12 @@ extension WireCodec {
         case .roundWon:
             let seat = try readSeat(&reader)
             return .roundWon(seat, wins: Int(try reader.u32()))
+        case .absent:
+            return .absent(try readSeat(&reader))
+        case .returned:
+            return .returned(try readSeat(&reader))
+        case .waiting:
+            return .waiting
         }
     }
 }

@@ -386,6 +386,18 @@ final class TableAnimator {
             case .turnLimitReached:
                 cue(cursor, status("Turn limit reached"))
 
+            case .absent(let seat):
+                turnStatusStale = true
+                cue(cursor, status(seat == mySeat ? "You are reconnecting…" : "\(name(seat)) is reconnecting…"))
+                if before.active == seat, !before.hasTurned { cue(cursor, .active(nil)) }
+
+            case .waiting:
+                cue(cursor, .active(nil), status("Waiting for a player to reconnect…"))
+
+            case .returned(let seat):
+                turnStatusStale = true
+                cue(cursor, status(seat == mySeat ? "You are back" : "\(name(seat)) is back", .good))
+
             case .roundWon(let seat, let wins):
                 // Every remaining flight ends this round's last move: settle, then name the winner.
                 cursor = max(cursor, flights.map(\.end).max() ?? cursor)

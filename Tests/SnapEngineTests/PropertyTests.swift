@@ -14,6 +14,9 @@ struct PropertyTests {
         case 6..<10: return .turn(seat)
         case 10..<25: return .snap(seat)
         case 25..<30: return .activateNext
+        // Connections drop and come back (more often back, so that games finish).
+        case 30..<32: return .absent(seat)
+        case 32..<38: return .returned(seat)
         default:
             switch game.phase {
             case .lobby, .roundOver: return .deal

@@ -103,7 +103,7 @@ struct DecodingErrorTests {
             #expect(throws: ProtocolError.badBool(raw)) { try host(0x82, [1, 0] + string("Ana") + [raw]) }
             #expect(throws: ProtocolError.badBool(raw)) { try host(0x88, string("Ana") + [1, 4, raw]) }
         }
-        for tag: UInt8 in [0, 18, 0x80, 0xFF] {
+        for tag: UInt8 in [0, 21, 0x80, 0xFF] {
             #expect(throws: ProtocolError.unknownEventTag(tag)) { try event([tag]) }
         }
     }

@@ -184,5 +184,8 @@ enum Fixtures {
         .event("handedOut-open-shown", .handedOut(card("JH"), from: .right, pile: .open, to: .top)),
         .event("turnLimitReached", .turnLimitReached),
         .event("roundWon", .roundWon(.top, wins: 2)),
+        .event("absent", .absent(.left)),
+        .event("returned", .returned(.left)),
+        .event("waiting", .waiting),
     ]
 }

@@ -74,7 +74,7 @@ struct GoldenTests {
         }
         #expect(clientTypes == Set(WireCodec.ClientType.allRawValues))
         #expect(hostTypes == Set(WireCodec.HostType.allRawValues))
-        #expect(eventTags == Set(1...17))
+        #expect(eventTags == Set(1...20))
         #expect(sawHidden && sawShown)
     }
 
