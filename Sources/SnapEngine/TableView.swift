@@ -12,6 +12,14 @@ public struct TableView: Hashable, Sendable {
         /// Away: the connection dropped and the seat waits for its player.
         public var isAbsent = false
 
+        public init(closedCount: Int = 0, open: [Card] = [], wins: Int = 0, isPresent: Bool = true, isAbsent: Bool = false) {
+            self.closedCount = closedCount
+            self.open = open
+            self.wins = wins
+            self.isPresent = isPresent
+            self.isAbsent = isAbsent
+        }
+
         public var cardCount: Int { closedCount + open.count }
         public var hasCards: Bool { cardCount > 0 }
     }

@@ -1,3 +1,4 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -83,10 +84,15 @@ func connect(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .se
     }
 }
 
-/// A computer player over the network (`snap join --bot`).
-public final class BotConnection: @unchecked Sendable {
+/// A computer player over the network (`snap join --bot`), or a headless watcher.
+///
+/// A seat is not a connection: when the connection drops mid-game (not when the host
+/// says goodbye), it reconnects with backoff and shows its token, for as long as the
+/// host keeps the seat (the grace period from `gameStarted`, plus a little).
+public final class BotConnection: @unchecked Sendable {  // touched on `loop` only, but for the reconnect thread's hand-off
     private let loop: EventLoop
     private let name: String
+    private let role: Hello.Role
     private var bot: BotClient
     private var channel: Channel?
     private var sequence: UInt32 = 0
@@ -97,13 +103,29 @@ public final class BotConnection: @unchecked Sendable {
     private let silenceLimit: Duration
     private let logger: Logger
     private let done: EventLoopPromise<ClientOutcome>
+    private var endpoint: Endpoint?
+    /// The seat's token (from `welcome`, or kept from an earlier run) and how long the
+    /// host keeps a seat whose connection dropped.
+    private var token: SeatToken?
+    private var grace: Duration = .zero
+    private var inGame = false
+    /// A generation per connection: a late event from an old one is ignored.
+    private var generation = 0
     /// Given every byte received, as it arrives (for `snap join --record`).
     public var recorder: (([UInt8]) -> Void)?
+    /// Reconnect after a dropped connection (`--no-rejoin` turns it off).
+    public var rejoins = true
+    /// Where the token is kept between runs, so a restarted bot takes its seat back.
+    public var tokenStore: SeatTokenStore?
+    /// Told about reconnections, for the CLI to print.
+    public var onReconnect: (@Sendable (String) -> Void)?
 
-    public init(name: String, bot: BotClient, loop: EventLoop, silenceLimit: Duration = .seconds(5), logger: Logger) {
+    public init(name: String, bot: BotClient, loop: EventLoop, role: Hello.Role = .player,
+                silenceLimit: Duration = .seconds(5), logger: Logger) {
         self.name = name
         self.bot = bot
         self.loop = loop
+        self.role = role
         self.silenceLimit = silenceLimit
         self.logger = logger
         done = loop.makePromise()
@@ -113,42 +135,108 @@ public final class BotConnection: @unchecked Sendable {
 
     /// Connects, signs in and plays; the future completes when the game is over for this player.
     public func run(_ endpoint: Endpoint) throws -> EventLoopFuture<ClientOutcome> {
+        self.endpoint = endpoint
+        if rejoins, role == .player { token = tokenStore?.token(for: endpoint, name: name) }
         let channel: Channel
         do {
-            channel = try connect(to: endpoint, on: loop) { ClientFrameHandler(connection: self) }
+            channel = try open(endpoint, generation: 0)
         } catch {
             loop.execute { self.finish(.dropped("\(error)")) }  // NIO insists every promise is completed
             throw error
         }
-        loop.execute {
-            self.channel = channel
-            self.lastHeard = self.now
-            self.send(ClientSession.hello(name: self.name))
-            // Keepalive: the host pings every second; silence past the bound means it is gone.
-            self.watchdog = self.loop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { _ in
-                if self.now - self.lastHeard >= self.silenceLimit {
-                    self.finish(.dropped("nothing heard from the host for \(self.silenceLimit)"))
-                }
-            }
-        }
+        loop.execute { self.attach(channel, generation: 0) }
         return done.futureResult
     }
 
-    func received(_ message: HostMessage) {
+    private func open(_ endpoint: Endpoint, generation: Int, patience: Duration = .seconds(5)) throws -> Channel {
+        try connect(to: endpoint, on: loop, patience: patience) { ClientFrameHandler(connection: self, generation: generation) }
+    }
+
+    private func attach(_ channel: Channel, generation: Int) {
+        guard !over, generation == self.generation else {
+            channel.close(promise: nil)
+            return
+        }
+        self.channel = channel
+        sequence = 0
+        lastHeard = now
+        send(.hello(Hello(name: name, role: role, token: token)))
+        // Keepalive: the host pings every second; silence past the bound means it is gone.
+        watchdog?.cancel()
+        watchdog = loop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { [self] _ in
+            if self.channel != nil, now - lastHeard >= silenceLimit {
+                lost("nothing heard from the host for \(silenceLimit)", generation: generation)
+            }
+        }
+    }
+
+    func received(_ message: HostMessage, generation: Int) {
+        guard generation == self.generation, !over else { return }
         lastHeard = now
         for reply in bot.receive(message, now: now) { send(reply) }
-        if case .closing(let reason, let text) = message {
+        switch message {
+        case .welcome(let welcome):
+            if let given = welcome.token, given != token {
+                token = given
+                if let endpoint { tokenStore?.keep(given, for: endpoint, name: name) }
+            }
+        case .gameStarted(let start):
+            inGame = true
+            grace = .milliseconds(Int64(start.graceMillis))
+        case .closing(let reason, let text):
+            if reason == .badToken, let endpoint, tokenStore?.token(for: endpoint, name: name) != nil, !inGame {
+                // A token kept from an older game of the same name: forget it, sign in fresh.
+                tokenStore?.forget(for: endpoint, name: name)
+                token = nil
+                return reconnect(after: .zero, since: now, reason: "signing in afresh")
+            }
+            if let endpoint { tokenStore?.forget(for: endpoint, name: name) }
             finish(reason == .gameFinished || reason == .hostQuit ? .ended(reason, text) : .refused(reason, text))
             return
+        default:
+            break
         }
         schedule()
     }
 
-    func failed(_ reason: String) { finish(.dropped(reason)) }
+    /// The connection broke without a goodbye: in a game with a seat to go back to, try again.
+    func lost(_ reason: String, generation: Int) {
+        guard generation == self.generation, !over else { return }
+        guard rejoins, inGame, token != nil, grace > .zero else { return finish(.dropped(reason)) }
+        logger.info("connection lost (\(reason)); rejoining")
+        reconnect(after: .milliseconds(100), since: now, reason: reason)
+    }
+
+    private func reconnect(after pause: Duration, since lostAt: Duration, reason: String) {
+        wake?.cancel()
+        wake = nil
+        watchdog?.cancel()
+        channel?.close(promise: nil)
+        channel = nil
+        generation += 1
+        let generation = self.generation
+        // The host may itself be restarting (snap host --resume): keep trying through its grace period.
+        guard let endpoint, now - lostAt <= grace + .seconds(5) else {
+            return finish(.dropped("\(reason); could not get back to the table within the grace period"))
+        }
+        let token = self.token
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(pause.nanoseconds))) { [self] in
+            do {
+                let channel = try open(endpoint, generation: generation, patience: .seconds(1))
+                loop.execute {
+                    self.onReconnect?("rejoining \(endpoint) with \(token.map { "\($0)" } ?? "no token")")
+                    self.attach(channel, generation: generation)
+                }
+            } catch {
+                loop.execute {
+                    guard generation == self.generation, !self.over else { return }
+                    self.reconnect(after: min(max(pause * 2, .milliseconds(100)), .seconds(1)), since: lostAt, reason: reason)
+                }
+            }
+        }
+    }
 
     func record(_ bytes: [UInt8]) { recorder?(bytes) }
-
-    func closed() { finish(.dropped("the host closed the connection")) }
 
     private func schedule() {
         wake?.cancel()
@@ -175,6 +263,7 @@ public final class BotConnection: @unchecked Sendable {
         // The close that follows a closing frame reports again: the first word counts.
         guard !over else { return }
         over = true
+        generation += 1
         wake?.cancel()
         watchdog?.cancel()
         channel?.close(promise: nil)
@@ -188,11 +277,13 @@ final class ClientFrameHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let connection: BotConnection
+    private let generation: Int
     private var decoder = FrameDecoder()
     private var sequence = SequenceChecker()
 
-    init(connection: BotConnection) {
+    init(connection: BotConnection, generation: Int) {
         self.connection = connection
+        self.generation = generation
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -202,18 +293,18 @@ final class ClientFrameHandler: ChannelInboundHandler {
         do {
             while let frame = try decoder.nextFrame() {
                 try sequence.check(frame.sequence)
-                connection.received(try WireCodec.decodeHostMessage(frame))
+                connection.received(try WireCodec.decodeHostMessage(frame), generation: generation)
             }
         } catch {
-            connection.failed("the host sent something unreadable: \(error)")
+            connection.lost("the host sent something unreadable: \(error)", generation: generation)
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        connection.closed()
+        connection.lost("the host closed the connection", generation: generation)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        connection.failed("\(error)")
+        connection.lost("\(error)", generation: generation)
     }
 }

@@ -52,6 +52,8 @@ struct ByteReader {
 
     var remaining: Int { bytes.count - index }
 
+    mutating func bytes(_ count: Int) throws(ProtocolError) -> [UInt8] { Array(try take(count)) }
+
     private mutating func take(_ count: Int) throws(ProtocolError) -> ArraySlice<UInt8> {
         guard count <= remaining else { throw .truncatedPayload(type: type) }
         defer { index += count }

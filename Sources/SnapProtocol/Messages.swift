@@ -3,9 +3,10 @@ import SnapEngine
 /// The protocol version this build speaks. A client offers a range in its hello; the
 /// host picks the highest version both know, or closes with `.versionUnsupported`.
 public enum ProtocolVersion {
-    /// 2 added the turn timeout to `gameStarted` and the `seatAway` message.
-    public static let current: UInt16 = 2
-    public static let supported: ClosedRange<UInt16> = 2...2
+    /// 2 added the turn timeout to `gameStarted` and the `seatAway` message; 3 added
+    /// seats that outlive connections (tokens, rejoining, watching, snapshots).
+    public static let current: UInt16 = 3
+    public static let supported: ClosedRange<UInt16> = 3...3
 }
 
 // MARK: - Client → host: intents only. The host knows the sender from the connection.
@@ -31,11 +32,55 @@ public enum ClientMessage: Hashable, Sendable {
 public struct Hello: Hashable, Sendable {
     public var versions: ClosedRange<UInt16>
     public var name: String
+    public var role: Role
+    /// The token a `welcome` gave this player, to take their seat back; nil to sign in fresh.
+    public var token: SeatToken?
 
-    public init(versions: ClosedRange<UInt16> = ProtocolVersion.supported, name: String) {
+    public enum Role: UInt8, Hashable, Sendable {
+        case player = 0
+        /// Watches the table: sees what every player sees of it, never acts.
+        case watcher = 1
+    }
+
+    public init(versions: ClosedRange<UInt16> = ProtocolVersion.supported, name: String, role: Role = .player,
+                token: SeatToken? = nil) {
         self.versions = versions
         self.name = name
+        self.role = role
+        self.token = token
     }
+}
+
+/// 128 random bits that prove who holds a seat (given in `welcome`, shown in `hello`).
+public struct SeatToken: Hashable, Sendable, CustomStringConvertible {
+    public let bytes: [UInt8]
+
+    /// Nil unless exactly 16 bytes, not all zero (zero means "no token" on the wire).
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 16, bytes.contains(where: { $0 != 0 }) else { return nil }
+        self.bytes = bytes
+    }
+
+    public static func random<G: RandomNumberGenerator>(using generator: inout G) -> SeatToken {
+        var bytes: [UInt8] = []
+        for _ in 0..<2 { withUnsafeBytes(of: generator.next() | 1) { bytes += $0 } }
+        return SeatToken(bytes: bytes)!
+    }
+
+    public var hex: String { bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined() }
+    public init?(hex: String) {
+        let digits = Array(hex.utf8)
+        guard digits.count == 32 else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: 32, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index..<(index + 2)], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        self.init(bytes: bytes)
+    }
+
+    /// Never printed in full: it is a secret.
+    public var description: String { "token …" + String(hex.suffix(4)) }
 }
 
 public struct SnapCall: Hashable, Sendable {
@@ -66,6 +111,11 @@ public enum HostMessage: Hashable, Sendable {
     /// A computer plays this seat for its owner, who missed turns (`away`), or the owner
     /// is back (`!away`).
     case seatAway(Seat, away: Bool)
+    /// How many are watching the table (sent to everyone whenever it changes).
+    case watching(UInt8)
+    /// The table as it stands, for a player who rejoined or a watcher who came in
+    /// mid-game; the events after it follow as usual.
+    case snapshot(TableSnapshot)
     /// The host is closing this connection, and says why. Nothing follows.
     case closing(CloseReason, message: String)
     /// The answer to a `query`; the host closes the connection after it.
@@ -92,13 +142,31 @@ public struct HostInfo: Hashable, Sendable {
 public struct Welcome: Hashable, Sendable {
     public var version: UInt16
     public var hostName: String
-    /// This connection's player number in the lobby (the host's own player is 0).
+    /// This connection's player number in the lobby (the host's own player is 0; 255 for a watcher).
     public var playerID: UInt8
+    /// Keep it secret: it takes this seat back after a dropped connection. Nil for a watcher.
+    public var token: SeatToken?
 
-    public init(version: UInt16, hostName: String, playerID: UInt8) {
+    public init(version: UInt16, hostName: String, playerID: UInt8, token: SeatToken? = nil) {
         self.version = version
         self.hostName = hostName
         self.playerID = playerID
+        self.token = token
+    }
+}
+
+/// The table at one moment, as every player may see it (no face-down card), plus how
+/// many cards have been turned this round (what a Snap! call counts from).
+public struct TableSnapshot: Hashable, Sendable {
+    public var table: TableView
+    public var turnsThisRound: UInt32
+    /// Seats a computer plays for an owner who missed turns.
+    public var computerPlays: [Seat]
+
+    public init(table: TableView, turnsThisRound: UInt32, computerPlays: [Seat] = []) {
+        self.table = table
+        self.turnsThisRound = turnsThisRound
+        self.computerPlays = computerPlays
     }
 }
 
@@ -115,19 +183,24 @@ public struct LobbyPlayer: Hashable, Sendable {
 }
 
 public struct GameStart: Hashable, Sendable {
-    public var yourSeat: Seat
+    /// Where the receiver sits; nil for a watcher.
+    public var yourSeat: Seat?
     /// Every seated player, clockwise from the bottom.
     public var players: [SeatedPlayer]
     /// `Rules.turnLimit`, or nil for the original rule.
     public var turnLimit: UInt32?
     /// How long a player may take to turn before the host turns for them, or nil for never.
     public var turnTimeoutMillis: UInt32?
+    /// How long a seat whose connection dropped waits for its player (0: it leaves at once).
+    public var graceMillis: UInt32
 
-    public init(yourSeat: Seat, players: [SeatedPlayer], turnLimit: UInt32?, turnTimeoutMillis: UInt32? = nil) {
+    public init(yourSeat: Seat?, players: [SeatedPlayer], turnLimit: UInt32?, turnTimeoutMillis: UInt32? = nil,
+                graceMillis: UInt32 = 0) {
         self.yourSeat = yourSeat
         self.players = players
         self.turnLimit = turnLimit
         self.turnTimeoutMillis = turnTimeoutMillis
+        self.graceMillis = graceMillis
     }
 }
 
@@ -158,4 +231,6 @@ public enum CloseReason: UInt8, Hashable, Sendable, CaseIterable {
     case hostQuit = 7
     case gameFinished = 8
     case timedOut = 9
+    /// A `hello` whose token holds no seat here (wrong, or its grace period is over).
+    case badToken = 11
 }

@@ -43,6 +43,10 @@ public enum ProtocolError: Error, Hashable, Sendable {
     case badBool(UInt8)
     case badLeaveReason(UInt8)
     case badCloseReason(UInt8)
+    /// A hello role other than 0 (player) or 1 (watcher).
+    case badRole(UInt8)
+    /// A snapshot phase other than 0–3.
+    case badPhase(UInt8)
     /// A hello whose lowest offered version is above its highest.
     case badVersionRange(min: UInt16, max: UInt16)
     /// The same seat twice in a list of seats.
@@ -121,6 +125,8 @@ extension ProtocolError: CustomStringConvertible {
         case .badBool(let value): "flag \(value) is not 0 or 1"
         case .badLeaveReason(let value): "unknown leave reason \(value)"
         case .badCloseReason(let value): "unknown close reason \(value)"
+        case .badRole(let value): "role \(value) is not 0 (player) or 1 (watcher)"
+        case .badPhase(let value): "phase \(value) is not 0–3"
         case .badVersionRange(let min, let max): "version range \(min)–\(max) is empty"
         case .duplicateSeat(let seat): "seat \(seat.rawValue) is listed twice"
         case .duplicateCard(let card): "card \(card.id) is listed twice"

@@ -18,7 +18,7 @@ public enum WireCodec {
     }
 
     enum HostType: UInt8 {
-        case welcome = 0x81, lobby, gameStarted, events, ping, seatLeft, closing, info, seatAway
+        case welcome = 0x81, lobby, gameStarted, events, ping, seatLeft, closing, info, seatAway, watching, snapshot
     }
 
     // MARK: - Encoding
@@ -43,6 +43,8 @@ public enum WireCodec {
             writer.u16(hello.versions.lowerBound)
             writer.u16(hello.versions.upperBound)
             writer.string(hello.name)
+            writer.u8(hello.role.rawValue)
+            writer.bytes(hello.token?.bytes ?? noToken)
         case .ready: type = .ready
         case .turn: type = .turn
         case .snap(let call):
@@ -68,6 +70,7 @@ public enum WireCodec {
             writer.u16(welcome.version)
             writer.string(welcome.hostName)
             writer.u8(welcome.playerID)
+            writer.bytes(welcome.token?.bytes ?? noToken)
         case .lobby(let players):
             type = .lobby
             precondition(players.count <= 4, "a lobby of \(players.count) players")
@@ -84,9 +87,9 @@ public enum WireCodec {
             let seats = start.players.map(\.seat)
             precondition((2...4).contains(seats.count), "a game of \(seats.count) players")
             precondition(Set(seats).count == seats.count, "duplicate seats in \(start.players)")
-            precondition(seats.contains(start.yourSeat), "your seat \(start.yourSeat) is not among \(seats)")
+            precondition(start.yourSeat.map(seats.contains) ?? true, "your seat \(String(describing: start.yourSeat)) is not among \(seats)")
             precondition(start.turnLimit != 0, "a turn limit of 0 cannot be sent (0 means none)")
-            writer.u8(start.yourSeat.rawValue)
+            writer.u8(start.yourSeat?.rawValue ?? noSeat)
             writer.u8(UInt8(seats.count))
             for player in start.players {
                 mustBeValid(player.name, PlayerName.validate)
@@ -96,6 +99,7 @@ public enum WireCodec {
             writer.u32(start.turnLimit ?? 0)
             precondition(start.turnTimeoutMillis != 0, "a turn timeout of 0 cannot be sent (0 means none)")
             writer.u32(start.turnTimeoutMillis ?? 0)
+            writer.u32(start.graceMillis)
         case .events(let events):
             type = .events
             precondition(
@@ -117,6 +121,12 @@ public enum WireCodec {
             type = .seatAway
             writer.u8(seat.rawValue)
             writer.u8(away ? 1 : 0)
+        case .watching(let count):
+            type = .watching
+            writer.u8(count)
+        case .snapshot(let snapshot):
+            type = .snapshot
+            writeSnapshot(snapshot, to: &writer)
         case .closing(let reason, let message):
             type = .closing
             mustBeValid(message, CloseMessage.validate)
@@ -180,7 +190,10 @@ public enum WireCodec {
             guard low <= high else { throw .badVersionRange(min: low, max: high) }
             // The name's rules are the host's to judge (it answers `badName`); the wire
             // only asks for valid UTF-8, which `string()` checked.
-            message = .hello(Hello(versions: low...high, name: name))
+            let rawRole = try reader.u8()
+            guard let role = Hello.Role(rawValue: rawRole) else { throw .badRole(rawRole) }
+            let token = SeatToken(bytes: try reader.bytes(16))
+            message = .hello(Hello(versions: low...high, name: name, role: role, token: token))
         case .ready: message = .ready
         case .turn: message = .turn
         case .snap:
@@ -204,7 +217,8 @@ public enum WireCodec {
             let version = try reader.u16()
             let hostName = try PlayerName.validate(reader.string())
             let playerID = try reader.u8()
-            message = .welcome(Welcome(version: version, hostName: hostName, playerID: playerID))
+            let token = SeatToken(bytes: try reader.bytes(16))
+            message = .welcome(Welcome(version: version, hostName: hostName, playerID: playerID, token: token))
         case .lobby:
             let count = try reader.count8(.lobbyPlayers, in: 0...4)
             var players: [LobbyPlayer] = []
@@ -217,7 +231,12 @@ public enum WireCodec {
             }
             message = .lobby(players)
         case .gameStarted:
-            let yourSeat = try readSeat(&reader)
+            let rawYourSeat = try reader.u8()
+            let yourSeat: Seat?
+            if rawYourSeat == noSeat { yourSeat = nil } else {
+                guard let seat = Seat(rawValue: rawYourSeat) else { throw .badSeat(rawYourSeat) }
+                yourSeat = seat
+            }
             let count = try reader.count8(.seatedPlayers, in: 2...4)
             var players: [SeatedPlayer] = []
             for _ in 0..<count {
@@ -228,10 +247,11 @@ public enum WireCodec {
             }
             let turnLimit = try reader.u32()
             let turnTimeout = try reader.u32()
-            guard players.contains(where: { $0.seat == yourSeat }) else { throw .yourSeatNotPlaying(yourSeat) }
+            let grace = try reader.u32()
+            if let yourSeat, !players.contains(where: { $0.seat == yourSeat }) { throw .yourSeatNotPlaying(yourSeat) }
             message = .gameStarted(
                 GameStart(yourSeat: yourSeat, players: players, turnLimit: turnLimit == 0 ? nil : turnLimit,
-                          turnTimeoutMillis: turnTimeout == 0 ? nil : turnTimeout))
+                          turnTimeoutMillis: turnTimeout == 0 ? nil : turnTimeout, graceMillis: grace))
         case .events:
             let count = try reader.count16(.events, in: 1...maxEventsPerBatch)
             var events: [SeatEvent] = []
@@ -250,6 +270,10 @@ public enum WireCodec {
         case .seatAway:
             let seat = try readSeat(&reader)
             message = .seatAway(seat, away: try readBool(&reader))
+        case .watching:
+            message = .watching(try reader.u8())
+        case .snapshot:
+            message = .snapshot(try readSnapshot(&reader))
         case .closing:
             let raw = try reader.u8()
             guard let reason = CloseReason(rawValue: raw) else { throw .badCloseReason(raw) }
@@ -270,6 +294,10 @@ public enum WireCodec {
     // MARK: - Fields
 
     static let hiddenCard: UInt8 = 0xFF
+    /// `yourSeat` of a watcher; an active seat when nobody is.
+    static let noSeat: UInt8 = 0xFF
+    /// A token field with no token.
+    static let noToken = [UInt8](repeating: 0, count: 16)
     /// How many players a table takes at most (`info.maxPlayers`).
     static let tableSizeRange = 2...4
 

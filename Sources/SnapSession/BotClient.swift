@@ -23,7 +23,11 @@ public struct BotClient: Sendable {
         case .welcome:
             replies.append(.ready)
         case .gameStarted(let start):
-            bot = Bot(seat: start.yourSeat, level: level, seed: seed, timeScale: timeScale)
+            // A watcher has no seat to play.
+            bot = start.yourSeat.map { Bot(seat: $0, level: level, seed: seed, timeScale: timeScale) }
+        case .snapshot:
+            // Back at the table after a dropped connection: plan from the table as it stands.
+            if let table = session.table { bot?.observe([], table: table, now: now) }
         case .events(let events):
             if let table = session.table { bot?.observe(events, table: table, now: now) }
         default:

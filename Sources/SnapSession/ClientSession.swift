@@ -29,6 +29,13 @@ public struct ClientSession: Sendable {
     /// active seat was activated: together, the turn timer's countdown.
     public private(set) var turnTimeout: Duration?
     public private(set) var activatedAt: Duration?
+    /// How long an away seat waits for its player, and since when each one is away.
+    public private(set) var grace: Duration = .zero
+    public private(set) var awaySince: [Seat: Duration] = [:]
+    /// How many are watching the table.
+    public private(set) var watchers = 0
+    /// True for a watcher: a seat-less view of the table.
+    public var isWatching: Bool { phase == .playing && seat == nil }
 
     public init() {}
 
@@ -48,8 +55,20 @@ public struct ClientSession: Sendable {
             names = Dictionary(uniqueKeysWithValues: start.players.map { ($0.seat, $0.name) })
             table = TableView(seats: start.players.map(\.seat))
             turnTimeout = start.turnTimeoutMillis.map { .milliseconds(Int64($0)) }
+            grace = .milliseconds(Int64(start.graceMillis))
             away = []
+            awaySince = [:]
             phase = .playing
+        case .snapshot(let snapshot):
+            // Catching up after a rejoin (or watching from mid-game): the table as it stands.
+            table = snapshot.table
+            seenTurns = snapshot.turnsThisRound
+            referenceShownAt = now
+            activatedAt = snapshot.table.active == nil ? nil : now
+            away = Set(snapshot.computerPlays)
+            awaySince = Dictionary(uniqueKeysWithValues: snapshot.table.seats.filter { snapshot.table[$0].isAbsent }.map { ($0, now) })
+        case .watching(let count):
+            watchers = Int(count)
         case .events(let events):
             for event in events {
                 table?.apply(event)
@@ -57,6 +76,8 @@ public struct ClientSession: Sendable {
                 case .roundStarted: seenTurns = 0; referenceShownAt = nil; activatedAt = nil
                 case .dealFinished: referenceShownAt = now
                 case .activated: activatedAt = now
+                case .absent(let seat): awaySince[seat] = now
+                case .returned(let seat), .playerLeft(let seat): awaySince[seat] = nil
                 case .turned: seenTurns += 1; referenceShownAt = now; activatedAt = nil
                 default: break
                 }
@@ -92,6 +113,14 @@ public struct ClientSession: Sendable {
     }
 
     public var name: String? { seat.flatMap { names[$0] } }
+
+    /// Whole seconds an away seat still waits for its player ("Ann is reconnecting… 24 s").
+    public func reconnectCountdown(_ seat: Seat, now: Duration) -> Int? {
+        guard let since = awaySince[seat] else { return nil }
+        let left = grace - (now - since)
+        guard left > .zero else { return 0 }
+        return Int((Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18).rounded(.up))
+    }
 
     /// A seat's name as the table shows it: "Ann (away)" while a computer plays for Ann.
     public func displayName(_ seat: Seat) -> String {

@@ -86,6 +86,9 @@ public struct HostConfiguration: Sendable {
     public var nonceSeed = UInt64.random(in: .min ... .max)
     /// Wall-clock seconds since 1970 when the host started, for the match history.
     public var startedAt: UInt64 = 0
+    /// How long a seat whose connection dropped waits for its player (`--grace`); zero
+    /// hands its cards out at once.
+    public var grace: Duration = .seconds(30)
 
     public init(hostName: String) {
         self.hostName = hostName
@@ -104,6 +107,8 @@ public struct HostSession: Sendable {
         var name: String
         var ready: Bool
         var connection: ConnectionID?
+        /// Proves who holds the seat: a rejoining `hello` shows it.
+        var token: SeatToken?
         var bot: Bot?
         var seat: Seat?
         /// Turns the host took for this player in a row (the turn timer).
@@ -120,6 +125,9 @@ public struct HostSession: Sendable {
         var pingSentAt: [UInt64: Duration] = [:]
         var rttSamples: [Duration] = []
         var budgets = MessageBudget.buckets()
+        /// Signed in to watch, not to play.
+        var watcher = false
+        var signedIn: Bool { playerID != nil || watcher }
     }
 
     struct Call: Sendable {
@@ -136,6 +144,10 @@ public struct HostSession: Sendable {
     var timers: [Timer: Duration] = [:]
     var random: SeededRandom
     var nonces: SeededRandom
+    /// Secret tokens need no replay: they come from the system's generator.
+    var tokens = SystemRandomNumberGenerator()
+    /// Connections that watch.
+    var watchers: Set<ConnectionID> = []
     /// The time of the input being handled (for log entries made without one at hand).
     var lastNow: Duration = .zero
     public private(set) var roundsWon = 0
@@ -152,6 +164,8 @@ public struct HostSession: Sendable {
 
     enum Timer: Hashable, Sendable {
         case finishDeal, activateNext, nextRound, judge, ping, turnTimeout
+        /// The grace period of an away seat.
+        case grace(Seat)
     }
 
     public init(_ configuration: HostConfiguration) {
@@ -208,7 +222,7 @@ public struct HostSession: Sendable {
             return cut(id, .full, "the host is busy: \(configuration.maxConnections) connections at once is its limit",
                        now: now, &out)
         }
-        if remote.filter({ $0.playerID == nil }).count >= configuration.maxSigningIn {
+        if remote.filter({ !$0.signedIn }).count >= configuration.maxSigningIn {
             return cut(id, .full, "the host is busy: \(configuration.maxSigningIn) connections are signing in",
                        now: now, &out)
         }
@@ -230,12 +244,25 @@ public struct HostSession: Sendable {
     private mutating func receive(_ message: ClientMessage, from id: ConnectionID, now: Duration, _ out: inout [HostAction]) {
         guard withinBudget(message, from: id, now: now, &out) else { return }
         let player = links[id]?.playerID
+        if links[id]!.watcher {
+            switch message {
+            case .ready, .turn, .snap:
+                return cut(id, .protocolViolation, "a watcher cannot play: it only watches", now: now, &out)
+            case .leave:
+                drop(id, reason: .quit, now: now, &out)
+                return out.append(.hangUp(id))
+            case .hello, .query:
+                return cut(id, .protocolViolation, "\(message.budgetKind.rawValue) after hello", now: now, &out)
+            case .pong:
+                break  // below, as anyone's
+            }
+        }
         switch message {
         case .hello(let hello):
-            guard player == nil else { return cut(id, .protocolViolation, "hello sent twice", now: now, &out) }
+            guard !links[id]!.signedIn else { return cut(id, .protocolViolation, "hello sent twice", now: now, &out) }
             signIn(hello, from: id, now: now, &out)
         case .query:
-            guard player == nil else { return cut(id, .protocolViolation, "query after hello", now: now, &out) }
+            guard !links[id]!.signedIn else { return cut(id, .protocolViolation, "query after hello", now: now, &out) }
             // Seats, counting the host's bots (seated at the start) as taken.
             let taken = players.count + (phase == .lobby ? configuration.bots : 0)
             let local = links.values.contains { $0.local } ? 1 : 0
@@ -245,7 +272,7 @@ public struct HostSession: Sendable {
             links[id] = nil
             out.append(.hangUp(id))
         case .pong(let nonce):
-            guard player != nil else { return cut(id, .protocolViolation, "pong before hello", now: now, &out) }
+            guard links[id]!.signedIn else { return cut(id, .protocolViolation, "pong before hello", now: now, &out) }
             // Only the echo of a nonce we sent is a sign of life: a client that does not
             // read cannot know one.
             if let sent = links[id]!.pingSentAt.removeValue(forKey: nonce) {
@@ -286,10 +313,14 @@ public struct HostSession: Sendable {
                        + "you offered \(hello.versions.lowerBound)–\(hello.versions.upperBound)",
                        now: now, &out)
         }
-        guard phase == .lobby else { return cut(id, .gameStarted, "the game has already started", now: now, &out) }
         let name: String
         do { name = try PlayerName.validate(hello.name) } catch {
             return cut(id, .badName, "\(error)", now: now, &out)
+        }
+        if hello.role == .watcher { return admitWatcher(name, from: id, version: version, now: now, &out) }
+        if let token = hello.token { return rejoin(token, from: id, version: version, now: now, &out) }
+        guard phase == .lobby else {
+            return cut(id, .gameStarted, "the game has already started (watch it with snap join --watch)", now: now, &out)
         }
         guard !players.contains(where: { $0.name.lowercased() == name.lowercased() }) else {
             return cut(id, .nameTaken, "someone called \(name) has already joined", now: now, &out)
@@ -302,19 +333,93 @@ public struct HostSession: Sendable {
             return cut(id, .full, "the table is full", now: now, &out)
         }
         let playerID = freePlayerID()
-        players.append(Player(id: playerID, name: name, ready: local, connection: id))
+        let token = SeatToken.random(using: &tokens)
+        players.append(Player(id: playerID, name: name, ready: local, connection: id, token: token))
         links[id]!.playerID = playerID
         links[id]!.lastHeard = now
-        send(id, .welcome(Welcome(version: version, hostName: configuration.hostName, playerID: playerID)), &out)
+        send(id, .welcome(Welcome(version: version, hostName: configuration.hostName, playerID: playerID, token: token)), &out)
         // Measure the round trip at once: judging needs it before the first card.
         if !local { ping(id, now: now, &out) }
         out.append(.log("\(name) joined from \(id)"))
         broadcastLobby(&out)
     }
 
+    /// A player takes their seat back with the token their `welcome` gave them.
+    private mutating func rejoin(_ token: SeatToken, from id: ConnectionID, version: UInt16, now: Duration,
+                                 _ out: inout [HostAction]) {
+        guard phase != .over,
+              let index = players.firstIndex(where: { $0.token == token }),
+              phase == .lobby || players[index].seat.map({ game?.hand($0).isPresent == true }) == true else {
+            return cut(id, .badToken, "this token holds no seat at this table (wrong, or its grace period is over)",
+                       now: now, &out)
+        }
+        // A connection the host still thinks alive (a network blink) gives way to the new one.
+        if let old = players[index].connection, old != id {
+            out.append(.close(old, .timedOut, "replaced by a new connection"))
+            links[old] = nil
+        }
+        players[index].connection = id
+        links[id]!.playerID = players[index].id
+        links[id]!.lastHeard = now
+        let player = players[index]
+        send(id, .welcome(Welcome(version: version, hostName: configuration.hostName, playerID: player.id, token: token)), &out)
+        if !links[id]!.local { ping(id, now: now, &out) }
+        out.append(.log("\(player.name) rejoined from \(id)"))
+        guard phase == .playing, let seat = player.seat, let game else { return broadcastLobby(&out) }
+        send(id, .gameStarted(gameStart(for: seat)), &out)
+        send(id, .snapshot(snapshot(of: game)), &out)
+        send(id, .watching(UInt8(clamping: watchers.count)), &out)
+        if game.hand(seat).isAbsent {
+            timers[.grace(seat)] = nil
+            out.append(.announce("seat \(seat.rawValue): \(player.name) back"))
+            apply(.returned(seat), now: now, &out)
+        }
+    }
+
+    /// A watcher: sees what every player sees of the table, at once and from then on.
+    private mutating func admitWatcher(_ name: String, from id: ConnectionID, version: UInt16, now: Duration,
+                                       _ out: inout [HostAction]) {
+        links[id]!.watcher = true
+        links[id]!.lastHeard = now
+        watchers.insert(id)
+        send(id, .welcome(Welcome(version: version, hostName: configuration.hostName, playerID: 0xFF)), &out)
+        if !links[id]!.local { ping(id, now: now, &out) }
+        out.append(.log("\(name) watches from \(id)"))
+        if phase == .lobby { send(id, .lobby(lobby), &out) }
+        if phase == .playing, let game {
+            send(id, .gameStarted(gameStart(for: nil)), &out)
+            send(id, .snapshot(snapshot(of: game)), &out)
+        }
+        broadcastWatching(&out)
+    }
+
+    private mutating func broadcastWatching(_ out: inout [HostAction]) {
+        let count = UInt8(clamping: watchers.count)
+        for id in audience { send(id, .watching(count), &out) }
+    }
+
+    /// Everyone who hears about the table: connected players and watchers.
+    private var audience: [ConnectionID] {
+        players.compactMap { player in player.connection.flatMap { links[$0] != nil ? $0 : nil } } + watchers.sorted()
+    }
+
+    private func gameStart(for seat: Seat?) -> GameStart {
+        let seated = players.compactMap { player in player.seat.map { SeatedPlayer(seat: $0, name: player.name) } }
+            .sorted { $0.seat < $1.seat }
+        return GameStart(yourSeat: seat, players: seated, turnLimit: configuration.rules.turnLimit.map(UInt32.init),
+                         turnTimeoutMillis: turnTimeoutMillis,
+                         graceMillis: UInt32(clamping: configuration.grace.microseconds / 1000))
+    }
+
+    private func snapshot(of game: Game) -> TableSnapshot {
+        TableSnapshot(table: game.table, turnsThisRound: UInt32(clamping: game.turnsThisRound),
+                      computerPlays: players.filter(\.isAway).compactMap(\.seat))
+    }
+
     private mutating func broadcastLobby(_ out: inout [HostAction]) {
         let list = lobby
         for player in players { if let id = player.connection { send(id, .lobby(list), &out) } }
+        for id in watchers.sorted() { send(id, .lobby(list), &out) }
     }
 
     // MARK: - The game
@@ -341,15 +446,14 @@ public struct HostSession: Sendable {
         }
         phase = .playing
         game = Game(seats: seats, seed: configuration.seed, rules: configuration.rules)
-        let seated = players.map { SeatedPlayer(seat: $0.seat!, name: $0.name) }.sorted { $0.seat < $1.seat }
+        let seated = gameStart(for: nil).players
         record(.started(MatchStart(hostName: configuration.hostName, seed: configuration.seed, rules: configuration.rules,
                                    players: seated, startedAt: configuration.startedAt)), now: now, &out)
         for player in players {
             guard let id = player.connection else { continue }
-            send(id, .gameStarted(GameStart(yourSeat: player.seat!, players: seated,
-                                            turnLimit: configuration.rules.turnLimit.map(UInt32.init),
-                                            turnTimeoutMillis: turnTimeoutMillis)), &out)
+            send(id, .gameStarted(gameStart(for: player.seat)), &out)
         }
+        for id in watchers.sorted() { send(id, .gameStarted(gameStart(for: nil)), &out) }
         out.append(.log("game started: " + seated.map { "\($0.name) at \($0.seat)" }.joined(separator: ", ")))
         deal(now: now, &out)
     }
@@ -385,6 +489,7 @@ public struct HostSession: Sendable {
         for player in players where player.seat != nil {
             if let id = player.connection, links[id] != nil { send(id, .events(seen), &out) }
         }
+        for id in watchers.sorted() { send(id, .events(seen), &out) }
         for event in events {
             switch event {
             case .roundStarted:
@@ -499,6 +604,7 @@ public struct HostSession: Sendable {
 
     private mutating func fireTimers(now: Duration, _ out: inout [HostAction]) {
         let due = timers.filter { $0.value <= now }.map(\.key).sorted { "\($0)" < "\($1)" }
+        // (A grace timer may end the game; those after it then find nothing to do.)
         for timer in due {
             timers[timer] = nil
             switch timer {
@@ -508,6 +614,7 @@ public struct HostSession: Sendable {
             case .nextRound: deal(now: now, &out)
             case .ping: keepAlive(now: now, &out)
             case .turnTimeout: turnForAbsentPlayer(now: now, &out)
+            case .grace(let seat): graceEnded(seat, now: now, &out)
             }
         }
         for index in players.indices {
@@ -575,6 +682,7 @@ public struct HostSession: Sendable {
         for player in players where player.seat != nil {
             if let id = player.connection, links[id] != nil { send(id, message, &out) }
         }
+        for id in watchers.sorted() { send(id, message, &out) }
     }
 
     // MARK: - Keepalive
@@ -582,7 +690,7 @@ public struct HostSession: Sendable {
     private mutating func keepAlive(now: Duration, _ out: inout [HostAction]) {
         for id in links.keys.sorted() {
             guard let link = links[id], !link.local else { continue }
-            if link.playerID == nil {
+            if !link.signedIn {
                 if now - link.lastHeard >= configuration.signInTimeout {
                     cut(id, .timedOut, "no hello within \(configuration.signInTimeout)", now: now, &out)
                 }
@@ -592,7 +700,6 @@ public struct HostSession: Sendable {
                 cut(id, .timedOut, "no answer to pings for \(configuration.silenceLimit)", now: now, &out)
                 continue
             }
-            guard link.playerID != nil else { continue }
             ping(id, now: now, &out)
         }
         if phase != .over, !links.isEmpty { timers[.ping] = now + configuration.pingInterval }
@@ -613,13 +720,18 @@ public struct HostSession: Sendable {
         let message = CloseMessage.fitted(message)
         out.append(.log("closing \(id): \(reason): \(message)"))
         out.append(.close(id, reason, message))
-        drop(id, reason: .dropped, now: now, &out)
+        // A connection that fell silent or behind may come back within the grace period;
+        // one cut for breaking the protocol leaves at once.
+        drop(id, reason: .dropped, keepSeat: reason == .timedOut, now: now, &out)
     }
 
     /// The connection is gone (or leaving): the player leaves the lobby, or the game.
-    private mutating func drop(_ id: ConnectionID, reason: LeaveReason, now: Duration, _ out: inout [HostAction]) {
+    private mutating func drop(_ id: ConnectionID, reason: LeaveReason, keepSeat: Bool = true, now: Duration,
+                               _ out: inout [HostAction]) {
         guard let link = links.removeValue(forKey: id) else { return }
-        guard let playerID = link.playerID, let index = players.firstIndex(where: { $0.id == playerID }) else { return }
+        if watchers.remove(id) != nil { return broadcastWatching(&out) }
+        guard let playerID = link.playerID, let index = players.firstIndex(where: { $0.id == playerID }),
+              players[index].connection == id else { return }
         let player = players[index]
         out.append(.log("\(player.name) left (\(reason == .quit ? "quit" : "connection dropped"))"))
         switch phase {
@@ -628,18 +740,45 @@ public struct HostSession: Sendable {
             broadcastLobby(&out)
         case .playing:
             players[index].connection = nil
-            guard let seat = player.seat else { return }
-            for other in players where other.seat != nil {
-                if let otherID = other.connection, links[otherID] != nil { send(otherID, .seatLeft(seat, reason), &out) }
+            guard let seat = player.seat, let game, game.hand(seat).isPresent else { return }
+            // A dropped connection keeps the seat for the grace period; a quit leaves at once.
+            if reason == .dropped, keepSeat, configuration.grace > .zero, !game.hand(seat).isAbsent {
+                players[index].bot = nil
+                timers[.grace(seat)] = now + configuration.grace
+                out.append(.announce("seat \(seat.rawValue): \(player.name) away (grace \(Self.seconds(configuration.grace)) s)"))
+                judgeNow(now: now, &out)
+                apply(.absent(seat), now: now, &out)
+                return
             }
-            judgeNow(now: now, &out)
-            apply(.leave(seat), now: now, &out)
-            if let game, game.presentSeats.count < 2 {
-                endGame(.gameFinished, "too few players are left", &out)
-            }
+            leaveSeat(seat, reason: reason, now: now, &out)
         case .over:
             break
         }
+    }
+
+    /// The grace period ran out: the seat leaves as if its player had.
+    private mutating func graceEnded(_ seat: Seat, now: Duration, _ out: inout [HostAction]) {
+        guard phase == .playing, let index = players.firstIndex(where: { $0.seat == seat }),
+              players[index].connection == nil, game?.hand(seat).isAbsent == true else { return }
+        leaveSeat(seat, reason: .dropped, now: now, &out)
+    }
+
+    private mutating func leaveSeat(_ seat: Seat, reason: LeaveReason, now: Duration, _ out: inout [HostAction]) {
+        timers[.grace(seat)] = nil
+        if let player = players.first(where: { $0.seat == seat }) {
+            out.append(.announce("seat \(seat.rawValue): \(player.name) left"))
+        }
+        for id in audience { send(id, .seatLeft(seat, reason), &out) }
+        judgeNow(now: now, &out)
+        apply(.leave(seat), now: now, &out)
+        if let game, game.presentSeats.count < 2 {
+            endGame(.gameFinished, "too few players are left", &out)
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return value == value.rounded() ? "\(Int(value))" : "\(value)"
     }
 
     private mutating func endGame(_ reason: CloseReason, _ message: String, _ out: inout [HostAction]) {
@@ -649,6 +788,7 @@ public struct HostSession: Sendable {
         timers = [:]
         for id in links.keys.sorted() { out.append(.close(id, reason, CloseMessage.fitted(message))) }
         links = [:]
+        watchers = []
         out.append(.gameOver(message))
     }
 

@@ -32,13 +32,17 @@ public final class GameClient {
         hosted = []
     }
 
-    init(link: GameLink, name: String, server: HostServer?, socketPath: String?) {
+    init(link: GameLink, name: String, server: HostServer?, socketPath: String?, role: Hello.Role = .player) {
         self.link = link
         self.name = name
         self.server = server
         self.socketPath = socketPath
-        link.send(ClientSession.hello(name: name))
+        self.role = role
+        link.send(.hello(Hello(name: name, role: role)))
     }
+
+    /// A watcher never acts: the host would cut it for trying.
+    public let role: Hello.Role
 
     public var isHost: Bool { server != nil }
 
@@ -50,7 +54,7 @@ public final class GameClient {
             let applied = session.receive(message, now: .seconds(now))
             for reply in applied.replies { link.send(reply) }
             // A window that joined is ready at once (a headless host's --start-when waits for it).
-            if case .welcome = message, !isHost { link.send(.ready) }
+            if case .welcome = message, !isHost, role == .player { link.send(.ready) }
             result.append((message, applied.events))
         }
         if let lost = link.connectionLost { session.connectionLost(lost) }
@@ -61,6 +65,7 @@ public final class GameClient {
     private var pacer = MessagePacer()
 
     public func send(_ message: ClientMessage, now: Double) {
+        if role == .watcher, [.ready, .turn, .snap].contains(message.budgetKind) { return }
         if pacer.allow(message, at: .seconds(now)) { link.send(message) }
     }
 
@@ -140,8 +145,8 @@ public final class GameClient {
     }
 
     /// Joins a host over a Unix socket or TCP.
-    public static func join(_ endpoint: Endpoint, name: String) throws -> GameClient {
-        GameClient(link: try connectLink(to: endpoint, on: group.next()), name: name, server: nil, socketPath: nil)
+    public static func join(_ endpoint: Endpoint, name: String, role: Hello.Role = .player) throws -> GameClient {
+        GameClient(link: try connectLink(to: endpoint, on: group.next()), name: name, server: nil, socketPath: nil, role: role)
     }
 }
 #endif

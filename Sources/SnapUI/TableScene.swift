@@ -222,10 +222,18 @@ public final class TableScene: Scene {
         for (message, events) in batches {
             switch message {
             case .gameStarted(let start):
-                animator.start(seats: start.players.map(\.seat), mySeat: start.yourSeat, names: client.session.names)
+                // A watcher sees the table from the first seat.
+                animator.start(seats: start.players.map(\.seat), mySeat: start.yourSeat ?? start.players[0].seat,
+                               names: client.session.names)
                 started = true
             case .events:
                 if started { animator.schedule(events, now: now) }
+            case .snapshot:
+                // Rejoined, or watching from mid-game: the table as it stands, no animation.
+                if let table = client.session.table {
+                    animator.adopt(table, mySeat: mySeat ?? table.seats[0], names: client.session.names, now: now)
+                    started = true
+                }
             case .seatLeft(let seat, let reason):
                 if started, reason == .dropped { animator.announce("\(animator.name(seat)) lost the connection", now: now) }
             case .seatAway(let seat, let away):
@@ -329,6 +337,7 @@ public final class TableScene: Scene {
         case .badName, .nameTaken: "Cannot use that name"
         case .versionUnsupported: "Incompatible version"
         case .timedOut: "Disconnected"
+        case .badToken: "Your seat is gone"
         case .protocolViolation, .hostQuit, .gameFinished: "The game closed"
         }
     }

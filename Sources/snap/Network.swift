@@ -84,6 +84,8 @@ struct Host: ParsableCommand {
     @OptionGroup var ruleOptions: RuleOptions
     @Option(help: ArgumentHelp("Seconds a player may take to turn before the host turns for them; after 3 such turns in a row a computer plays the seat until its owner acts (0: wait for ever).", valueName: "seconds"))
     var turnTimeout = 15.0
+    @Option(help: ArgumentHelp("Seconds a player whose connection dropped keeps their seat (skipped meanwhile) before their cards are handed out (0: at once).", valueName: "seconds"))
+    var grace = 30.0
     @Option(help: "Journal the match in this directory (default: $XDG_STATE_HOME/snap/matches).") var journalDirectory: String?
     @Flag(help: "Do not journal the match.") var noJournal = false
     @Flag(help: "Log connections, refusals and judging to standard error.") var verbose = false
@@ -99,6 +101,7 @@ struct Host: ParsableCommand {
         guard turnTimeout == 0 || (0.1...3600).contains(turnTimeout) else {
             throw ValidationError("--turn-timeout must be 0 (never) or 0.1 to 3600 seconds")
         }
+        guard (0...3600).contains(grace) else { throw ValidationError("--grace must be 0 to 3600 seconds") }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
         guard (0...3).contains(bots) else { throw ValidationError("--bots must be 0 to 3") }
@@ -135,6 +138,7 @@ struct Host: ParsableCommand {
         configuration.autoNextRound = .seconds(2)
         configuration.maxClients = min(3, 4 - bots)
         configuration.turnTimeout = turnTimeoutDuration
+        configuration.grace = .milliseconds(Int64((grace * 1000).rounded()))
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
@@ -207,6 +211,9 @@ struct Join: ParsableCommand {
     @Option(help: "Multiply the computer player's delays.") var speed = 1.0
     @Option(help: "Seed of the computer player's choices.") var seed: UInt64 = 1
     @Option(help: "Write every byte received from the host to this file.") var record: String?
+    @Flag(help: "Watch the table instead of playing: see what every player sees, never act.") var watch = false
+    @Flag(help: "Sign in fresh: do not take back a seat this name held (after a crash) or reconnect when the connection drops.")
+    var noRejoin = false
     @Flag(help: "Log to standard error.") var verbose = false
     #if GUI
     @OptionGroup var window: WindowFlags
@@ -226,7 +233,7 @@ struct Join: ParsableCommand {
             defer { try? group.syncShutdownGracefully() }
             let endpoint = try resolveEndpoint(loop: group.next())
             try runWindow(window, verbose: verbose) { app in
-                TableScene(app: app, client: try GameClient.join(endpoint, name: name))
+                TableScene(app: app, client: try GameClient.join(endpoint, name: name, role: watch ? .watcher : .player))
             }
             return
             #else
@@ -244,7 +251,10 @@ struct Join: ParsableCommand {
             throw ExitCode(3)
         }
         let player = BotConnection(name: name, bot: BotClient(level: level, seed: seed, timeScale: speed), loop: loop,
-                                   logger: makeLogger("snap.join", verbose: verbose))
+                                   role: watch ? .watcher : .player, logger: makeLogger("snap.join", verbose: verbose))
+        player.rejoins = !noRejoin
+        player.tokenStore = noRejoin ? nil : .default()
+        player.onReconnect = { line in say(line) }
         if let record {
             let file = open(record, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             guard file >= 0 else { throw ValidationError("--record: cannot write \(record)") }

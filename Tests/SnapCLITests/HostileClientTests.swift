@@ -148,9 +148,10 @@ struct HostileClientTests {
                                                         in: directory)
         let start = try #require(attacker.messages.compactMap { if case .gameStarted(let s) = $0 { s } else { nil } }.first)
         #expect(start.turnTimeoutMillis == 1_000)
-        let takeover = host.line(startingWith: "seat \(start.yourSeat.rawValue): Mallory missed 3 turns", timeout: 30)
-        #expect(takeover == "seat \(start.yourSeat.rawValue): Mallory missed 3 turns: a computer plays for them")
-        #expect(attacker.wait(timeout: 5) { $0 == .seatAway(start.yourSeat, away: true) })
+        let seat = try #require(start.yourSeat)
+        let takeover = host.line(startingWith: "seat \(seat.rawValue): Mallory missed 3 turns", timeout: 30)
+        #expect(takeover == "seat \(seat.rawValue): Mallory missed 3 turns: a computer plays for them")
+        #expect(attacker.wait(timeout: 5) { $0 == .seatAway(seat, away: true) })
         expectBoundedMemory(host)
         expectGameCompleted(host, bots)
         #expect(attacker.closing?.0 == .gameFinished)  // never cut: absent is not hostile

@@ -46,7 +46,7 @@ struct DecodingErrorTests {
         for type: UInt8 in [0x00, 0x08, 0x80, 0x81, 0x88, 0xFF] {
             #expect(throws: ProtocolError.unknownMessageType(type)) { try client(type, []) }
         }
-        for type: UInt8 in [0x00, 0x01, 0x07, 0x80, 0x8A, 0xFF] {
+        for type: UInt8 in [0x00, 0x01, 0x07, 0x80, 0x8C, 0xFF] {
             #expect(throws: ProtocolError.unknownMessageType(type)) { try host(type, []) }
         }
     }
@@ -61,11 +61,14 @@ struct DecodingErrorTests {
             #expect(throws: ProtocolError.badSeat(seat)) { try event([8, 0, 2, 0, seat]) }
             #expect(throws: ProtocolError.badSeat(seat)) { try event([9, 0, seat, 1, 5]) }
             #expect(throws: ProtocolError.badSeat(seat)) { try event([15, 0xFF, 1, 0, seat]) }
-            #expect(throws: ProtocolError.badSeat(seat)) {
-                try host(0x83, [seat, 2, 0] + string("A") + [2] + string("B") + [0, 0, 0, 0])
+            // yourSeat 0xFF is a watcher's: only 4–254 are errors there.
+            if seat != 0xFF {
+                #expect(throws: ProtocolError.badSeat(seat)) {
+                    try host(0x83, [seat, 2, 0] + string("A") + [2] + string("B") + [UInt8](repeating: 0, count: 12))
+                }
             }
             #expect(throws: ProtocolError.badSeat(seat)) {
-                try host(0x83, [0, 2, 0] + string("A") + [seat] + string("B") + [0, 0, 0, 0])
+                try host(0x83, [0, 2, 0] + string("A") + [seat] + string("B") + [UInt8](repeating: 0, count: 12))
             }
         }
     }
@@ -214,10 +217,10 @@ struct DecodingErrorTests {
             try host(0x82, [2, 3] + string("Ana") + [0, 3] + string("Bo") + [0])
         }
         #expect(throws: ProtocolError.duplicateSeat(.bottom)) {
-            try host(0x83, [0, 2, 0] + string("A") + [0] + string("B") + [0, 0, 0, 0, 0, 0, 0, 0])
+            try host(0x83, [0, 2, 0] + string("A") + [0] + string("B") + [UInt8](repeating: 0, count: 12))
         }
         #expect(throws: ProtocolError.yourSeatNotPlaying(.left)) {
-            try host(0x83, [1, 2, 0] + string("A") + [2] + string("B") + [0, 0, 0, 0, 0, 0, 0, 0])
+            try host(0x83, [1, 2, 0] + string("A") + [2] + string("B") + [UInt8](repeating: 0, count: 12))
         }
         #expect(throws: ProtocolError.badVersionRange(min: 3, max: 2)) {
             try client(0x01, [0, 3, 0, 2] + string("Ana"))
@@ -241,7 +244,7 @@ struct DecodingErrorTests {
         #expect(throws: ProtocolError.invalidUTF8) { try host(0x81, [0, 1] + string(bytes) + [1]) }
         #expect(throws: ProtocolError.invalidUTF8) { try host(0x82, [1, 0] + string(bytes) + [1]) }
         #expect(throws: ProtocolError.invalidUTF8) {
-            try host(0x83, [0, 2, 0] + string(bytes) + [2] + string("B") + [0, 0, 0, 0, 0, 0, 0, 0])
+            try host(0x83, [0, 2, 0] + string(bytes) + [2] + string("B") + [UInt8](repeating: 0, count: 12))
         }
         #expect(throws: ProtocolError.invalidUTF8) { try host(0x87, [6] + string(bytes)) }
         #expect(throws: ProtocolError.invalidUTF8) { try host(0x88, string(bytes) + [1, 4, 0]) }
@@ -252,11 +255,12 @@ struct DecodingErrorTests {
         let name = string("  two")
         let error = ProtocolError.badName(.leadingOrTrailingWhitespace)
         // The host answers a bad hello name with closing(badName), so it must decode.
-        #expect(try client(0x01, [0, 1, 0, 1] + name) == .hello(Hello(versions: 1...1, name: "  two")))
-        #expect(try client(0x01, [0, 1, 0, 1, 0]) == .hello(Hello(versions: 1...1, name: "")))
-        #expect(throws: error) { try host(0x81, [0, 1] + name + [1]) }
+        let noToken = [UInt8](repeating: 0, count: 17)  // role 0, then a zero token
+        #expect(try client(0x01, [0, 1, 0, 1] + name + noToken) == .hello(Hello(versions: 1...1, name: "  two")))
+        #expect(try client(0x01, [0, 1, 0, 1, 0] + noToken) == .hello(Hello(versions: 1...1, name: "")))
+        #expect(throws: error) { try host(0x81, [0, 1] + name + [1] + [UInt8](repeating: 0, count: 16)) }
         #expect(throws: error) { try host(0x82, [1, 0] + name + [1]) }
-        #expect(throws: error) { try host(0x83, [0, 2, 0] + name + [2] + string("B") + [0, 0, 0, 0, 0, 0, 0, 0]) }
+        #expect(throws: error) { try host(0x83, [0, 2, 0] + name + [2] + string("B") + [UInt8](repeating: 0, count: 12)) }
         #expect(throws: error) { try host(0x88, name + [1, 4, 0]) }
         #expect(throws: ProtocolError.badName(.empty)) { try host(0x88, [0, 1, 4, 0]) }
         #expect(throws: ProtocolError.badName(.forbiddenCharacter("🎉"))) {

@@ -106,8 +106,25 @@ func fixtureText(_ frame: [UInt8]) -> String {
 enum Fixtures {
     static let all: [Fixture] = clientMessages + hostMessages + events
 
+    static let token = SeatToken(bytes: Array(0x10...0x1F))!
+
+    /// Round 2 under way between Ana (bottom, away, 24 closed, 5♣ 7♥ showing) and Bo (top,
+    /// 1 win, 25 closed, K♠ showing): Bo to turn, 12 cards turned this round.
+    static let snapshot: TableSnapshot = {
+        var table = TableView(seats: [.bottom, .top])
+        table.phase = .playing
+        table.round = 2
+        table.deckCount = 0
+        table.active = .top
+        table[.bottom] = TableView.Place(closedCount: 24, open: [card("5C"), card("7H")], isAbsent: true)
+        table[.top] = TableView.Place(closedCount: 25, open: [card("KS")], wins: 1)
+        return TableSnapshot(table: table, turnsThisRound: 12)
+    }()
+
     static let clientMessages: [Fixture] = [
         .client("hello", 0, .hello(Hello(versions: 1...3, name: "Zoë O'Neil"))),
+        .client("hello-rejoin", 0, .hello(Hello(versions: 3...3, name: "Ann", token: Fixtures.token))),
+        .client("hello-watch", 0, .hello(Hello(versions: 3...3, name: "Bo", role: .watcher))),
         .client("ready", 1, .ready),
         .client("turn", 2, .turn),
         .client("snap", 3, .snap(SnapCall(seenTurns: 7, reactionMicros: 245_000))),
@@ -117,7 +134,8 @@ enum Fixtures {
     ]
 
     static let hostMessages: [Fixture] = [
-        .host("welcome", 0, .welcome(Welcome(version: 1, hostName: "Host", playerID: 2))),
+        .host("welcome", 0, .welcome(Welcome(version: 3, hostName: "Host", playerID: 2, token: Fixtures.token))),
+        .host("welcome-watcher", 0, .welcome(Welcome(version: 3, hostName: "Host", playerID: 255))),
         .host(
             "lobby", 1,
             .lobby([
@@ -136,7 +154,14 @@ enum Fixtures {
                         SeatedPlayer(seat: .left, name: "Bo"),
                         SeatedPlayer(seat: .top, name: "Cy"),
                     ],
-                    turnLimit: 500, turnTimeoutMillis: 15_000))),
+                    turnLimit: 500, turnTimeoutMillis: 15_000, graceMillis: 30_000))),
+        .host(
+            "gameStarted-watcher", 5,
+            .gameStarted(
+                GameStart(
+                    yourSeat: nil,
+                    players: [SeatedPlayer(seat: .bottom, name: "Ana"), SeatedPlayer(seat: .top, name: "Bo")],
+                    turnLimit: nil, graceMillis: 30_000))),
         .host(
             "gameStarted-no-limit", 4,
             .gameStarted(
@@ -158,6 +183,8 @@ enum Fixtures {
         .host("seatLeft", 6, .seatLeft(.right, .dropped)),
         .host("seatLeft-quit", 7, .seatLeft(.left, .quit)),
         .host("seatAway", 10, .seatAway(.top, away: true)),
+        .host("watching", 11, .watching(2)),
+        .host("snapshot", 12, .snapshot(Fixtures.snapshot)),
         .host("closing", 8, .closing(.protocolViolation, message: "sequence number 5 where 4 was expected")),
         .host("closing-empty", 9, .closing(.hostQuit, message: "")),
         .host("info", 0, .info(HostInfo(hostName: "Zoë", players: 3, maxPlayers: 4, started: true))),
