@@ -20,8 +20,9 @@ public struct BotClient: Sendable {
     public mutating func receive(_ message: HostMessage, now: Duration) -> [ClientMessage] {
         var replies = session.receive(message, now: now).replies
         switch message {
-        case .welcome:
-            replies.append(.ready)
+        case .welcome(let welcome):
+            // A player is ready at once; a watcher (no token) has nothing to be ready for.
+            if welcome.token != nil, bot == nil { replies.append(.ready) }
         case .gameStarted(let start):
             // A watcher has no seat to play.
             bot = start.yourSeat.map { Bot(seat: $0, level: level, seed: seed, timeScale: timeScale) }

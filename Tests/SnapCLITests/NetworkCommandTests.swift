@@ -50,16 +50,20 @@ struct NetworkCommandTests {
         for bot in bots { #expect(bot.exitStatus() == 0) }
     }
 
-    @Test("kill -9 a bot mid-round: its cards are handed out and the round finishes", .timeLimit(.minutes(2)))
+    @Test("kill -9 a bot mid-round: its seat waits out the grace period, then its cards are handed out and the round finishes",
+          .timeLimit(.minutes(2)))
     func killBot() throws {
         let directory = makeRuntimeDirectory()
-        let host = try host(["--rounds", "1", "--start-when", "3"], in: directory)
+        let host = try host(["--rounds", "1", "--start-when", "3", "--grace", "1"], in: directory)
         _ = host.line(startingWith: "listening on unix:")
         let bots = try ["Ann", "Bob", "Cy"].map { try bot($0, [], in: directory) }
         #expect(host.line(startingWith: "never", timeout: 1.5) == nil)  // let the game start
         bots[1].signal(SIGKILL)
         #expect(host.exitStatus() == 0)
         #expect(host.errors.contains("Bob left (connection dropped)"))
+        let away = try #require(host.lines.first { $0.hasSuffix(": Bob away (grace 1 s)") })
+        let seat = away.dropFirst("seat ".count).prefix { $0 != ":" }
+        #expect(host.lines.contains("seat \(seat): Bob left"))
         #expect(host.lines.contains { $0.hasPrefix("card conservation: held") })
         #expect(bots[0].exitStatus() == 0)
         #expect(bots[2].exitStatus() == 0)
@@ -70,7 +74,7 @@ struct NetworkCommandTests {
         let directory = makeRuntimeDirectory()
         let host = try host(["--rounds", "5", "--start-when", "2"], in: directory)
         _ = host.line(startingWith: "listening on unix:")
-        let bots = try ["Ann", "Bob"].map { try bot($0, [], in: directory) }
+        let bots = try ["Ann", "Bob"].map { try bot($0, ["--no-rejoin"], in: directory) }
         usleep(1_500_000)
         host.signal(SIGKILL)
         let killedAt = Date()
@@ -104,7 +108,7 @@ struct NetworkCommandTests {
         let directory = makeRuntimeDirectory()
         let host = try host(["--rounds", "5", "--start-when", "2"], in: directory)
         _ = host.line(startingWith: "listening on unix:")
-        let bots = try ["Ann", "Bob"].map { try bot($0, [], in: directory) }
+        let bots = try ["Ann", "Bob"].map { try bot($0, ["--no-rejoin"], in: directory) }
         usleep(1_500_000)
         host.signal(SIGSTOP)
         let stoppedAt = Date()

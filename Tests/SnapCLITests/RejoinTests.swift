@@ -1,0 +1,140 @@
+import Foundation
+import SnapEngine
+import SnapNet
+import SnapProtocol
+import SnapSession
+import Testing
+
+/// A seat is not a connection: real host and bot processes, killed and started again.
+@Suite("rejoining and watching, as processes", .serialized)
+struct RejoinTests {
+    func host(_ extra: [String], in directory: String) throws -> SnapProcess {
+        let host = try SnapProcess(["host", "--headless", "--name", "Table", "--rounds", "1", "--speed", "0.05",
+                                    "--turn-limit", "200", "--verbose"] + extra, runtimeDirectory: directory)
+        _ = try #require(host.line(startingWith: "listening on unix:"))
+        return host
+    }
+
+    func bot(_ name: String, _ extra: [String] = [], in directory: String) throws -> SnapProcess {
+        try SnapProcess(["join", "--bot", "--name", name, "--speed", "0.05"] + extra, runtimeDirectory: directory)
+    }
+
+    @Test("kill -9 a bot mid-round and start it again within the grace: seat back, same hand, round finishes",
+          .timeLimit(.minutes(2)))
+    func rejoinAfterCrash() throws {
+        let directory = makeRuntimeDirectory()
+        let host = try host(["--start-when", "3", "--grace", "20"], in: directory)
+        let journalPath = String(try #require(host.line(startingWith: "journal: ")).dropFirst("journal: ".count))
+        var bots = try ["Ann", "Bob", "Cy"].map { try bot($0, in: directory) }
+        #expect(host.line(startingWith: "never", timeout: 2) == nil)  // let the round get going
+        bots[1].signal(SIGKILL)
+        let away = try #require(host.line(startingWith: "seat ", timeout: 10))
+        #expect(away.hasSuffix(": Bob away (grace 20 s)"), "\(away)")
+        let seatNumber = UInt8(away.dropFirst("seat ".count).prefix { $0 != ":" })!
+        bots[1] = try bot("Bob", in: directory)  // the same name against the same game: its kept token
+        #expect(host.line(startingWith: "seat \(seatNumber): Bob back", timeout: 10) != nil)
+        #expect(host.exitStatus(timeout: 90) == 0)
+        #expect(host.lines.contains { $0.hasPrefix("round 1: ") })
+        #expect(host.lines.contains { $0.hasPrefix("card conservation: held") })
+        #expect(!host.lines.contains("seat \(seatNumber): Bob left"))
+        for bot in bots { #expect(bot.exitStatus(timeout: 10) == 0, "\(bot.output)") }
+
+        // The journal shows the seat's hand untouched while away (payments go under it).
+        let seat = Seat(rawValue: seatNumber)!
+        let records = try MatchJournal.read(path: journalPath).records
+        var replay = MatchReplay()
+        var before: Hand?
+        var after: Hand?
+        for record in records {
+            try replay.apply(record)
+            if case .applied(.absent(seat), _) = record.entry { before = replay.game?.hand(seat) }
+            if case .applied(.returned(seat), _) = record.entry { after = replay.game?.hand(seat) }
+        }
+        let hand = try #require(before)
+        let back = try #require(after)
+        #expect(back.open == hand.open)
+        #expect(Array(back.closed.suffix(hand.closed.count)) == hand.closed)
+        #expect(hand.cardCount > 0)
+    }
+
+    @Test("with --no-rejoin the restarted bot signs in fresh, and is refused: the game has started",
+          .timeLimit(.minutes(2)))
+    func noRejoin() throws {
+        let directory = makeRuntimeDirectory()
+        let host = try host(["--start-when", "3", "--grace", "2"], in: directory)
+        let bots = try ["Ann", "Bob", "Cy"].map { try bot($0, in: directory) }
+        #expect(host.line(startingWith: "never", timeout: 2) == nil)
+        bots[1].signal(SIGKILL)
+        _ = host.line(startingWith: "seat ", timeout: 10)
+        let fresh = try bot("Bob", ["--no-rejoin"], in: directory)
+        #expect(fresh.exitStatus(timeout: 10) == 1)
+        #expect(fresh.output.contains("(gameStarted)"))
+        #expect(host.exitStatus(timeout: 90) == 0)
+        #expect(host.lines.contains { $0.hasSuffix(": Bob left") })
+    }
+
+    @Test("a wrong token is refused with badToken, never someone else's seat", .timeLimit(.minutes(1)))
+    func wrongToken() throws {
+        let directory = makeRuntimeDirectory()
+        let host = try host(["--start-when", "2"], in: directory)
+        let bots = try ["Ann", "Bob"].map { try bot($0, in: directory) }
+        #expect(host.line(startingWith: "never", timeout: 1.5) == nil)
+        let path = "\(directory)/snap/Table.sock"
+        let intruder = try #require(RawPlayer(unixPath: path))
+        intruder.startReading(answerPings: false)
+        intruder.send(.hello(Hello(name: "Ann", token: SeatToken(bytes: Array(repeating: 7, count: 16)))))
+        #expect(intruder.waitUntilClosed(timeout: 5) != nil)
+        #expect(intruder.closing?.0 == .badToken)
+        #expect(!intruder.messages.contains { if case .welcome = $0 { true } else { false } })
+        host.signal(SIGINT)
+        #expect(host.exitStatus(timeout: 10) == 0)
+        for bot in bots { _ = bot.exitStatus(timeout: 10) }
+    }
+
+    @Test("a watcher joining mid-round sees the table at once, never a face-down card, and cannot act",
+          .timeLimit(.minutes(2)))
+    func watcherMidRound() throws {
+        let directory = makeRuntimeDirectory()
+        let record = directory + "/watcher.bytes"
+        let host = try host(["--start-when", "2"], in: directory)
+        let bots = try ["Ann", "Bob"].map { try bot($0, in: directory) }
+        #expect(host.line(startingWith: "never", timeout: 2) == nil)  // mid-round
+        let watcher = try SnapProcess(["join", "--bot", "--watch", "--name", "Vic", "--record", record],
+                                      runtimeDirectory: directory)
+        // A raw watcher that tries to play is cut with a clear reason; the game goes on.
+        let meddler = try #require(RawPlayer(unixPath: "\(directory)/snap/Table.sock"))
+        meddler.startReading(answerPings: true)
+        meddler.send(.hello(Hello(name: "Mel", role: .watcher)))
+        #expect(meddler.wait(timeout: 5) { if case .snapshot = $0 { true } else { false } })
+        meddler.send(.turn)
+        #expect(meddler.waitUntilClosed(timeout: 5) != nil)
+        #expect(meddler.closing?.0 == .protocolViolation)
+        #expect(meddler.closing?.1.contains("watcher cannot play") == true)
+
+        #expect(host.exitStatus(timeout: 90) == 0)
+        for bot in bots { #expect(bot.exitStatus(timeout: 10) == 0) }
+        #expect(watcher.exitStatus(timeout: 10) == 0, "\(watcher.output)")
+        let messages = try hostMessages(try [UInt8](Data(contentsOf: URL(fileURLWithPath: record))))
+        guard case .welcome(let welcome) = messages.first else { Issue.record("no welcome"); return }
+        #expect(welcome.token == nil)
+        let start = messages.compactMap { if case .gameStarted(let s) = $0 { s } else { nil } }.first
+        #expect(start != nil && start?.yourSeat == nil)
+        let snapshot = messages.compactMap { if case .snapshot(let s) = $0 { s } else { nil } }.first
+        #expect(snapshot.map { $0.table.phase == .playing || $0.table.phase == .dealing } == true)
+        #expect(messages.contains { if case .watching(let n) = $0 { n >= 1 } else { false } })
+        var events: [SeatEvent] = []
+        for case .events(let batch) in messages { events += batch }
+        #expect(events.contains { if case .roundWon = $0 { true } else { false } })
+        for event in events {
+            switch event {
+            case .dealt(let card, _), .paid(let card, _, _), .handedOut(let card, _, .closed, _): #expect(card == nil)
+            default: break
+            }
+        }
+        // What the watcher mirrored from the snapshot on is a consistent table: 52 cards.
+        if var table = snapshot?.table {
+            for event in events { table.apply(event) }
+            #expect(table.cardTotal == 52)
+        }
+    }
+}
