@@ -62,6 +62,8 @@ struct Host: ParsableCommand {
     @Option(help: "Level of the host's computer players.") var level = BotLevel.normal
     @OptionGroup var ruleOptions: RuleOptions
     @Flag(help: "Log connections, refusals and judging to standard error.") var verbose = false
+    /// `snap bench attack`: deal at once, then hold the table still so Snap! calls can be timed.
+    @Flag(help: .hidden) var benchStillTable = false
     #if GUI
     @OptionGroup var window: WindowFlags
     #endif
@@ -103,6 +105,7 @@ struct Host: ParsableCommand {
         configuration.rules = ruleOptions.rules
         configuration.autoNextRound = .seconds(2)
         configuration.maxClients = min(3, 4 - bots)
+        if benchStillTable { configuration.pacing = Pacing(deal: .zero, nextPlayer: .seconds(100_000)) }
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
