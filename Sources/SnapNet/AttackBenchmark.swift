@@ -43,7 +43,8 @@ public struct AttackBenchmark {
     public var seconds: Double
     /// Pass `--turn-timeout 2` to the host (when it has the option).
     public var turnTimeout: Bool
-    public var floodLimit = 200_000
+    /// The most messages one flood sends (it also stops at the attack's end).
+    public var floodLimit = 1_000_000
     public var churnCount = 300
     public var connections = 2000
 
@@ -71,21 +72,26 @@ public struct AttackBenchmark {
         defer { host.stop() }
         // The absent player's turns come every few seconds: give it time to show.
         let window = Duration.milliseconds(Int((attack == .absent ? max(seconds, Self.absentSeconds) : seconds) * 1000))
-        let ticks0 = host.sample() ?? 0
-        let start0 = Self.clock.now
-        var lastTicks = ticks0
+        // CPU is counted over the attack: the lobby attack, or the timing window in the game.
+        var cpuFrom = (ticks: host.sample() ?? 0, at: Self.clock.now)
+        var cpuTo = cpuFrom
+        func mark() {
+            if let ticks = host.sample() { cpuTo = (ticks, Self.clock.now) }
+        }
+        var cpuMeasured = false
         func finish() {
-            if let ticks = host.sample() { lastTicks = ticks }
+            if !cpuMeasured { mark() }
             row.peakRSSMiB = Double(host.peakRSSKiB) / 1024
-            let wall = Attackers.seconds(Self.clock.now - start0)
-            row.cpuPercent = Double(lastTicks - ticks0) / HostProcess.ticksPerSecond / max(wall, 0.001) * 100
+            let wall = Attackers.seconds(cpuTo.at - cpuFrom.at)
+            row.cpuPercent = Double(cpuTo.ticks - cpuFrom.ticks) / HostProcess.ticksPerSecond / max(wall, 0.001) * 100
             row.hostEnded = host.ending
         }
 
         // Lobby attacks come first, then the honest game on the same host.
         if attack.inLobby {
-            lobbyAttack(attack, host: host, deadline: start0 + window, &row)
-            if let ticks = host.sample() { lastTicks = ticks }
+            lobbyAttack(attack, host: host, deadline: cpuFrom.at + window, &row)
+            mark()
+            cpuMeasured = true
             guard host.isRunning else {
                 finish()
                 return row
@@ -114,6 +120,7 @@ public struct AttackBenchmark {
             return row
         }
 
+        if !attack.inLobby { cpuFrom = (host.sample() ?? 0, Self.clock.now) }
         let start = Self.clock.now
         let deadline = start + window
         let attacker = third.map { peer in Background { inGameAttack(attack, peer: peer, host: host, start: start, deadline: deadline) } }
@@ -121,9 +128,11 @@ public struct AttackBenchmark {
             ? Background { Attackers.connectionFlood(host, transport: transport, count: connections, start: start, deadline: deadline) }
             : nil
         let timing = HonestTiming(peers: honest, still: attack != .absent, attackerName: Self.attackerName)
-        timing.run(start: start, deadline: deadline) { if let ticks = host.sample() { lastTicks = ticks } }
+        timing.run(start: start, deadline: deadline) { if !cpuMeasured { mark() } }
         var outcome = attacker?.wait() ?? AttackOutcome()
         if let flood { outcome = flood.wait() }
+        if !cpuMeasured { mark() }
+        cpuMeasured = true
         for peer in honest { peer.close() }
         finish()
 
@@ -134,7 +143,7 @@ public struct AttackBenchmark {
             row.note += (row.note.isEmpty ? "" : "; ") + outcome.note
         }
         if !attack.inLobby, attack != .connectionFlood, attack != .quiet, attack != .absent, outcome.sent > 0 {
-            row.note += (row.note.isEmpty ? "" : "; ") + "\(outcome.sent) messages sent"
+            row.note += (row.note.isEmpty ? "" : "; ") + "\(outcome.sent) messages sent in \(twoDecimals(outcome.sending)) s"
         }
         let windowEnd = Attackers.seconds(deadline - start)
         let recent = max(1.5, windowEnd * 0.2)
@@ -143,6 +152,7 @@ public struct AttackBenchmark {
             row.note += "\(turns.total) turns, \(turns.forAttacker) of them for the absent player"
                 + (turns.firstForAttacker.map { ", the first after \(twoDecimals($0)) s" } ?? "")
                 + "; stalled for \(twoDecimals(turns.longestGap)) s at most"
+                + (honest[0].session.table?.active.flatMap { honest[0].session.names[$0] }.map { ", \($0) to turn at the end" } ?? "")
             // Went on: no stall longer than 3 s (the host's --turn-timeout 2, and some slack).
             row.gameWentOn = turns.total > 0 && turns.longestGap <= 3
         } else {
@@ -167,7 +177,7 @@ public struct AttackBenchmark {
                 let peer = try AttackPeer.join(host, transport: transport, name: Self.attackerName)
                 let outcome = Attackers.flood(peer, start: start, deadline: deadline, limit: floodLimit, reads: false) { _ in .ready }
                 row.cutAfter = outcome.cutAfter
-                row.note = "\(outcome.sent) readies sent, never read"
+                row.note = "\(outcome.sent) readies sent in \(twoDecimals(outcome.sending)) s, never read"
                 usleep(300_000)  // let the host see the attacker go before the honest players join
             } catch {
                 row.note = "could not connect: \(error)"

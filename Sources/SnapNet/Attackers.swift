@@ -10,6 +10,8 @@ import SnapProtocol
 struct AttackOutcome {
     var cutAfter: Double?
     var sent = 0
+    /// Seconds from the attack's start to the last message sent.
+    var sending = 0.0
     var note = ""
 }
 
@@ -50,6 +52,7 @@ enum Attackers {
                 let batch = interval == nil ? min(64, limit - outcome.sent) : 1
                 for _ in 0..<batch { peer.queue(make(outcome.sent)); outcome.sent += 1 }
                 peer.flush()
+                outcome.sending = seconds(clock.now - start)
                 if let interval { nextSend = clock.now + interval }
                 continue
             }

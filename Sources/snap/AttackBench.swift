@@ -47,9 +47,10 @@ struct AttackBench: ParsableCommand {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let turnTimeout = hostHelp(executable).contains("--turn-timeout")
         let seconds = self.seconds ?? (quick ? 2 : 10)
-        let benchmark = AttackBenchmark(executable: executable, transport: transport == "tcp" ? .tcp : .unix,
+        var benchmark = AttackBenchmark(executable: executable, transport: transport == "tcp" ? .tcp : .unix,
                                         seconds: seconds, turnTimeout: turnTimeout)
-        say("snap bench attack: \(transport), \(twoDecimals(seconds)) s an attack, a fresh host process each"
+        if quick { benchmark.floodLimit = 200_000 }
+        say("snap bench attack: \(transport), \(twoDecimals(seconds)) s an attack, floods of at most \(benchmark.floodLimit) messages, a fresh host process each"
             + (turnTimeout ? ", host run with --turn-timeout 2" : ", this host has no --turn-timeout"))
         let header = ["attack", "p50 µs", "p99 µs", "p99/quiet", "peak RSS MB", "host CPU %", "attacker cut after",
                       "game went on", "note"]
