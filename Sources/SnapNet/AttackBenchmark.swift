@@ -25,7 +25,8 @@ public struct AttackBenchmark {
         public var latencies: [Double] = []
         public var missed = 0
         public var peakRSSMiB = 0.0
-        public var cpuPercent = 0.0
+        /// Nil when the host died before a second sample.
+        public var cpuPercent: Double?
         /// Seconds from the attack's start until the host cut the attacker; nil: not cut.
         public var cutAfter: Double?
         public var gameWentOn = false
@@ -83,7 +84,9 @@ public struct AttackBenchmark {
             if !cpuMeasured { mark() }
             row.peakRSSMiB = Double(host.peakRSSKiB) / 1024
             let wall = Attackers.seconds(cpuTo.at - cpuFrom.at)
-            row.cpuPercent = Double(cpuTo.ticks - cpuFrom.ticks) / HostProcess.ticksPerSecond / max(wall, 0.001) * 100
+            if cpuTo.at > cpuFrom.at {
+                row.cpuPercent = Double(cpuTo.ticks - cpuFrom.ticks) / HostProcess.ticksPerSecond / max(wall, 0.001) * 100
+            }
             row.hostEnded = host.ending
         }
 
@@ -133,6 +136,7 @@ public struct AttackBenchmark {
         if let flood { outcome = flood.wait() }
         if !cpuMeasured { mark() }
         cpuMeasured = true
+        let cutHonest = honest.filter(\.closed).map { ($0.name, $0.closeReason.map { "\($0)" } ?? "connection closed") }
         for peer in honest { peer.close() }
         finish()
 
@@ -158,7 +162,8 @@ public struct AttackBenchmark {
         } else {
             row.gameWentOn = timing.lastVerdict.map { $0 >= windowEnd - recent } ?? false
         }
-        if row.hostEnded != nil || honest.contains(where: { $0.closeReason != nil }) { row.gameWentOn = false }
+        for (name, why) in cutHonest { row.note += "; honest \(name) was cut: \(why)" }
+        if row.hostEnded != nil || !cutHonest.isEmpty { row.gameWentOn = false }
         if attack.inLobby { row.note += (row.note.isEmpty ? "" : "; ") + "latency timed after the attack" }
         return row
     }
@@ -169,8 +174,8 @@ public struct AttackBenchmark {
         case .churn:
             let result = Attackers.churn(host, transport: transport, count: churnCount, deadline: deadline)
             usleep(200_000)
-            let crashed = host.isRunning ? "" : "host crashed (\(host.ending ?? "ended")) after "
-            row.note = "\(crashed)\(result.welcomed) of \(churnCount) sign-ins welcomed, \(result.refused) refused"
+            row.note = "\(result.welcomed) of \(churnCount) sign-ins welcomed, \(result.refused) refused"
+                + (result.hungUp > 0 ? ", \(result.hungUp) hung up on without a word" : "")
                 + (result.failed.map { "; \($0)" } ?? "")
         case .lobbyReady:
             do {

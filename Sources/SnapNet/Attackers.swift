@@ -71,13 +71,13 @@ enum Attackers {
 
     /// Connect, hello (a new valid name each time), wait for the answer, close: `count` times.
     static func churn(_ host: HostProcess, transport: NetBenchmark.Transport, count: Int,
-                      deadline: ContinuousClock.Instant) -> (welcomed: Int, refused: Int, failed: String?) {
-        var welcomed = 0, refused = 0
+                      deadline: ContinuousClock.Instant) -> (welcomed: Int, refused: Int, hungUp: Int, failed: String?) {
+        var welcomed = 0, refused = 0, hungUp = 0
         for index in 0..<count {
-            guard clock.now < deadline else { return (welcomed, refused, "stopped at the time bound after \(index)") }
+            guard clock.now < deadline else { return (welcomed, refused, hungUp, "stopped at the time bound after \(index)") }
             let peer: AttackPeer
             do { peer = try AttackPeer.join(host, transport: transport, name: "Churn\(index)") } catch {
-                return (welcomed, refused, "sign-in \(index + 1) could not connect")
+                return (welcomed, refused, hungUp, "sign-in \(index + 1) could not connect")
             }
             let answerBy = clock.now + .seconds(1)
             var answered = false
@@ -85,12 +85,15 @@ enum Attackers {
                 AttackPeer.pump([peer], milliseconds: 20, now: { clock.now - origin }) { _, message in
                     if case .welcome = message { answered = true; welcomed += 1 }
                 }
-                if peer.closed, !answered { answered = true; refused += 1 }
+                if peer.closed, !answered {
+                    answered = true
+                    if peer.closeReason != nil { refused += 1 } else { hungUp += 1 }
+                }
             }
             peer.close()
-            if !answered { return (welcomed, refused, "sign-in \(index + 1) got no answer within 1 s") }
+            if !answered { return (welcomed, refused, hungUp, "sign-in \(index + 1) got no answer within 1 s") }
         }
-        return (welcomed, refused, nil)
+        return (welcomed, refused, hungUp, nil)
     }
 
     /// Opens up to `count` idle connections (no hello), then watches them until `deadline`:

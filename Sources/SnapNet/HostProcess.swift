@@ -12,6 +12,7 @@ final class HostProcess {
     private let process = Process()
     private(set) var peakRSSKiB = 0
     private var stopped = false
+    private var logs: [FileHandle?] = []
 
     /// Starts `executable host --headless …` and waits until it listens (at most 10 s).
     init(executable: String, arguments: [String], tcp: Bool) throws {
@@ -26,8 +27,9 @@ final class HostProcess {
         process.environment = environment
         _ = FileManager.default.createFile(atPath: directory + "/out", contents: nil)
         _ = FileManager.default.createFile(atPath: directory + "/err", contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: directory + "/out")
-        process.standardError = FileHandle(forWritingAtPath: directory + "/err")
+        logs = [FileHandle(forWritingAtPath: directory + "/out"), FileHandle(forWritingAtPath: directory + "/err")]
+        process.standardOutput = logs[0]
+        process.standardError = logs[1]
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let deadline = Date().addingTimeInterval(10)
@@ -92,6 +94,7 @@ final class HostProcess {
             if process.isRunning { kill(pid, SIGKILL) }
             process.waitUntilExit()
         }
+        for log in logs { try? log?.close() }
         try? FileManager.default.removeItem(atPath: directory)
     }
 

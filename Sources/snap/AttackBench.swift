@@ -81,10 +81,10 @@ struct AttackBench: ParsableCommand {
             cut = row.cutAfter.map { threeDecimals($0) + " s" } ?? "not cut in \(twoDecimals(bound)) s"
         }
         var notes = ["\(row.latencies.count) verdicts" + (row.missed > 0 ? ", \(row.missed) missed" : "")]
-        if let ended = row.hostEnded { notes.append("host process ended: \(ended)") }
+        if let ended = row.hostEnded { notes.append((ended.hasPrefix("signal") ? "host crashed: " : "host ended: ") + ended) }
         if !row.note.isEmpty { notes.append(row.note) }
         return [row.attack.rawValue, micros(row.p50), micros(row.p99), ratio, twoDecimals(row.peakRSSMiB),
-                twoDecimals(row.cpuPercent), cut, row.gameWentOn ? "yes" : "no", notes.joined(separator: "; ")]
+                row.cpuPercent.map(twoDecimals) ?? "-", cut, row.gameWentOn ? "yes" : "no", notes.joined(separator: "; ")]
     }
 
     private func zip2(_ a: Double?, _ b: Double?) -> (Double, Double)? {
