@@ -29,6 +29,8 @@ public struct AttackBenchmark {
         public var cpuPercent: Double?
         /// Seconds from the attack's start until the host cut the attacker; nil: not cut.
         public var cutAfter: Double?
+        /// The `closing` reason the attacker saw, if any (nil: a bare hang-up, or not cut).
+        public var cutReason: String?
         public var gameWentOn = false
         /// "signal 4", "exit 1": the host process ended during the run.
         public var hostEnded: String?
@@ -142,12 +144,15 @@ public struct AttackBenchmark {
 
         row.latencies = timing.latencies.sorted()
         row.missed = timing.missed
-        if !attack.inLobby, attack != .quiet { row.cutAfter = outcome.cutAfter }
+        if !attack.inLobby, attack != .quiet {
+            row.cutAfter = outcome.cutAfter
+            row.cutReason = outcome.reason
+        }
         if attack == .connectionFlood || attack == .absent || !outcome.note.isEmpty {
             row.note += (row.note.isEmpty ? "" : "; ") + outcome.note
         }
         if !attack.inLobby, attack != .connectionFlood, attack != .quiet, attack != .absent, outcome.sent > 0 {
-            row.note += (row.note.isEmpty ? "" : "; ") + "\(outcome.sent) messages sent in \(twoDecimals(outcome.sending)) s"
+            row.note += (row.note.isEmpty ? "" : "; ") + Self.sent(outcome)
         }
         let windowEnd = Attackers.seconds(deadline - start)
         let recent = max(1.5, windowEnd * 0.2)
@@ -168,6 +173,11 @@ public struct AttackBenchmark {
         return row
     }
 
+    static func sent(_ outcome: AttackOutcome) -> String {
+        "\(outcome.flooded) in \(twoDecimals(outcome.sending)) s"
+            + (outcome.sent > outcome.flooded ? ", then \(outcome.sent - outcome.flooded) more, one every 0.1 s" : "")
+    }
+
     private func lobbyAttack(_ attack: Attack, host: HostProcess, deadline: ContinuousClock.Instant, _ row: inout Row) {
         let start = Self.clock.now
         switch attack {
@@ -182,7 +192,8 @@ public struct AttackBenchmark {
                 let peer = try AttackPeer.join(host, transport: transport, name: Self.attackerName)
                 let outcome = Attackers.flood(peer, start: start, deadline: deadline, limit: floodLimit, reads: false) { _ in .ready }
                 row.cutAfter = outcome.cutAfter
-                row.note = "\(outcome.sent) readies sent in \(twoDecimals(outcome.sending)) s, never read"
+                row.cutReason = outcome.reason
+                row.note = "readies: " + Self.sent(outcome) + ", never read"
                 usleep(300_000)  // let the host see the attacker go before the honest players join
             } catch {
                 row.note = "could not connect: \(error)"

@@ -85,6 +85,26 @@ final class AttackPeer {
         return closed
     }
 
+    /// After a hang-up: reads what is left (at most 1 s, 64 MB) for the host's `closing`.
+    func closingReason() -> String? {
+        if let closeReason { return "\(closeReason)" }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(1)
+        var total = 0
+        while clock.now < deadline, total < 64 << 20, socket.fd >= 0 {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let count = buffer.withUnsafeMutableBufferPointer { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if count <= 0 { break }
+            total += count
+            decoder.append(buffer[0..<count])
+            while let frame = try? decoder.nextFrame() {
+                if case .closing(let reason, _)? = try? WireCodec.decodeHostMessage(frame) { return "\(reason)" }
+            }
+        }
+        return nil
+    }
+
     /// POLLRDHUP (Linux): the peer closed or shut down its writing half.
     static let pollReadHangUp: Int16 = 0x2000
 

@@ -10,8 +10,11 @@ import SnapProtocol
 struct AttackOutcome {
     var cutAfter: Double?
     var sent = 0
-    /// Seconds from the attack's start to the last message sent.
+    /// Seconds from the attack's start to the last message of the flood, and how many it sent.
     var sending = 0.0
+    var flooded = 0
+    /// What the host's `closing` said, if the attacker saw one.
+    var reason: String?
     var note = ""
 }
 
@@ -46,14 +49,21 @@ enum Attackers {
             }
             if peer.closed || peer.hungUp() {
                 outcome.cutAfter = seconds(clock.now - start)
+                outcome.reason = peer.closingReason()
                 break
             }
-            if outcome.sent < limit, peer.pendingBytes < 65_536, clock.now >= nextSend {
-                let batch = interval == nil ? min(64, limit - outcome.sent) : 1
+            // Past `limit`, a flood trickles on (one message every 0.1 s) so that it is never
+            // silent: a cut then comes from the host's rules, not from a quiet connection.
+            let flooding = outcome.sent < limit
+            if limit > 0, peer.pendingBytes < 65_536, clock.now >= nextSend {
+                let batch = interval == nil && flooding ? min(64, limit - outcome.sent) : 1
                 for _ in 0..<batch { peer.queue(make(outcome.sent)); outcome.sent += 1 }
                 peer.flush()
-                outcome.sending = seconds(clock.now - start)
-                if let interval { nextSend = clock.now + interval }
+                if flooding {
+                    outcome.sending = seconds(clock.now - start)
+                    outcome.flooded = outcome.sent
+                }
+                if let interval { nextSend = clock.now + interval } else if !flooding { nextSend = clock.now + .milliseconds(100) }
                 continue
             }
             var events = AttackPeer.pollReadHangUp

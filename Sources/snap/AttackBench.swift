@@ -63,7 +63,7 @@ struct AttackBench: ParsableCommand {
         }
     }
 
-    static let widths = [12, 8, 8, 9, 11, 10, 18, 12, 0]
+    static let widths = [12, 8, 8, 9, 11, 10, 27, 12, 0]
 
     static func line(_ cells: [String]) -> String {
         zip(cells, widths).map { cell, width in cell.padding(toLength: max(width, cell.count), withPad: " ", startingAt: 0) }
@@ -78,7 +78,7 @@ struct AttackBench: ParsableCommand {
         case .quiet, .churn: cut = "-"
         default:
             let bound = row.attack == .absent ? max(seconds, AttackBenchmark.absentSeconds) : seconds
-            cut = row.cutAfter.map { threeDecimals($0) + " s" } ?? "not cut in \(twoDecimals(bound)) s"
+            cut = row.cutAfter.map { threeDecimals($0) + " s" + (row.cutReason.map { " (\($0))" } ?? "") } ?? "not cut in \(twoDecimals(bound)) s"
         }
         var notes = ["\(row.latencies.count) verdicts" + (row.missed > 0 ? ", \(row.missed) missed" : "")]
         if let ended = row.hostEnded { notes.append((ended.hasPrefix("signal") ? "host crashed: " : "host ended: ") + ended) }

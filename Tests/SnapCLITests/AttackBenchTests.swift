@@ -22,6 +22,6 @@ struct AttackBenchTests {
         #expect(Int(quiet[1]) != nil && quiet[7] == "yes", "the quiet game must give verdicts: \(quiet)")
         // Today's host cuts a Snap! flood (more than 20 a second); the fixed one must too.
         let flood = try #require(rows.first { $0.first == "snap-flood" })
-        #expect(flood[6].hasSuffix(" s") && !flood[6].hasPrefix("not cut"), "\(flood)")
+        #expect(Double(flood[6].split(separator: " ").first ?? "") != nil, "\(flood)")
     }
 }
