@@ -120,7 +120,8 @@ enum Attackers {
         var fds: [Int32] = []
         var openedAt: [ContinuousClock.Instant] = []
         var closedAt: [ContinuousClock.Instant?] = []
-        var full = 0, connectErrors = 0
+        var reasons: [String: Int] = [:]
+        var connectErrors = 0
         var firstError: Int32 = 0
         for _ in 0..<count {
             guard clock.now < deadline else { break }
@@ -162,9 +163,8 @@ enum Attackers {
                 let index = fds.firstIndex(of: poller.fd)!
                 let n = read(poller.fd, &buffer, buffer.count)
                 if n < 0, errno == EAGAIN { continue }
-                if n > 0, let messages = try? hostMessages(Array(buffer[0..<n])),
-                   messages.contains(where: { if case .closing(.full, _) = $0 { true } else { false } }) {
-                    full += 1
+                if n > 0, let messages = try? hostMessages(Array(buffer[0..<n])) {
+                    for case .closing(let reason, _) in messages { reasons["\(reason)", default: 0] += 1 }
                 }
                 if n > 0, poller.revents & (AttackPeer.pollReadHangUp | Int16(POLLHUP)) == 0 { continue }
                 closedAt[index] = clock.now
@@ -176,7 +176,8 @@ enum Attackers {
         var outcome = AttackOutcome(sent: fds.count)
         if !fds.isEmpty, closed.count == fds.count, let last = closed.max() { outcome.cutAfter = seconds(last - start) }
         outcome.note = "\(fds.count) opened in \(twoDecimals(openedIn)) s: \(fds.count - closed.count) held, "
-            + "\(quick) closed within 1 s (\(full) said full), \(closed.count - quick) later"
+            + "\(quick) closed within 1 s, \(closed.count - quick) later"
+            + (reasons.isEmpty ? "" : " (closing: " + reasons.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")")
             + (connectErrors > 0 ? "; \(connectErrors) connects failed (errno \(firstError))" : "")
         return outcome
     }

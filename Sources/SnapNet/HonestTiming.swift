@@ -5,7 +5,8 @@ import SnapProtocol
 /// each Snap! until its verdict has reached both of them.
 ///
 /// On a still table (`snap host --bench-still-table`) they call Snap! in turn, one call
-/// in flight, at most 15 calls a second each (the host cuts more than 20). On a moving
+/// in flight, 8 calls a second each (today's host cuts more than 20; a human manages
+/// fewer than 8, and a host's budget must let that through). On a moving
 /// table they call when they see a match, and count the turns.
 final class HonestTiming {
     let peers: [AttackPeer]
@@ -35,7 +36,7 @@ final class HonestTiming {
     private var snappedAtTurn: [Int: UInt32] = [:]
     private let clock = ContinuousClock()
     static let timeout = Duration.seconds(2)
-    static let spacing = Duration.milliseconds(1000) / 30
+    static let spacing = Duration.milliseconds(1000) / 16
 
     init(peers: [AttackPeer], still: Bool, attackerName: String) {
         self.peers = peers
