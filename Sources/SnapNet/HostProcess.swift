@@ -5,7 +5,7 @@ import Foundation
 
 /// `snap bench attack`: a `snap host --headless` in its own process, with a private
 /// runtime directory, and what /proc says about its memory and CPU time.
-final class HostProcess {
+public final class HostProcess {
     let directory: String
     let socketPath: String
     private(set) var tcpPort: Int?
@@ -32,6 +32,7 @@ final class HostProcess {
         process.standardError = logs[1]
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        Self.live.withLock { $0[process.processIdentifier] = directory }
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             let out = output
@@ -94,9 +95,33 @@ final class HostProcess {
             if process.isRunning { kill(pid, SIGKILL) }
             process.waitUntilExit()
         }
+        Self.live.withLock { $0[pid] = nil }
         for log in logs { try? log?.close() }
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     deinit { stop() }
+
+    private static let live = Locked<[Int32: String]>([:])
+
+    /// Kills every host still running and removes its directory (the bench was interrupted).
+    public static func killAll() {
+        live.withLock { hosts in
+            for (pid, directory) in hosts {
+                kill(pid, SIGKILL)
+                try? FileManager.default.removeItem(atPath: directory)
+            }
+        }
+    }
+}
+
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
 }

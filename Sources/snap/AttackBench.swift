@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import SnapNet
 
@@ -44,6 +45,18 @@ struct AttackBench: ParsableCommand {
         say("warning: a debug build; measure with `swift build -c release`")
         #endif
         signal(SIGPIPE, SIG_IGN)  // a host that hangs up is measured, not fatal
+        // Interrupted: no host process outlives the bench.
+        let stops = ([SIGINT, SIGTERM] as [Int32]).map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                HostProcess.killAll()
+                Foundation.exit(128 + signalNumber)
+            }
+            source.resume()
+            return source
+        }
+        defer { stops.forEach { $0.cancel() } }
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let turnTimeout = hostHelp(executable).contains("--turn-timeout")
         let seconds = self.seconds ?? (quick ? 2 : 10)
