@@ -183,7 +183,8 @@ public struct AttackBenchmark {
         switch attack {
         case .churn:
             let result = Attackers.churn(host, transport: transport, count: churnCount, deadline: deadline)
-            usleep(200_000)
+            let settle = Self.clock.now + .seconds(1)
+            while host.isRunning, Self.clock.now < settle { usleep(20_000) }  // a crash shows at once
             row.note = "\(result.welcomed) of \(churnCount) sign-ins welcomed, \(result.refused) refused"
                 + (result.hungUp > 0 ? ", \(result.hungUp) hung up on without a word" : "")
                 + (result.failed.map { "; \($0)" } ?? "")

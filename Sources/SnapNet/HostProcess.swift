@@ -24,6 +24,8 @@ public final class HostProcess {
             + (tcp ? ["--listen", "127.0.0.1:0"] : []) + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = directory
+        // A crash ends the process at once (Swift's backtracer can take seconds to symbolicate).
+        environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment
         _ = FileManager.default.createFile(atPath: directory + "/out", contents: nil)
         _ = FileManager.default.createFile(atPath: directory + "/err", contents: nil)
