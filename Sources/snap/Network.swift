@@ -89,6 +89,8 @@ struct Host: ParsableCommand {
     @Option(help: "Journal the match in this directory (default: $XDG_STATE_HOME/snap/matches).") var journalDirectory: String?
     @Flag(help: "Do not journal the match.") var noJournal = false
     @Flag(help: "Log connections, refusals and judging to standard error.") var verbose = false
+    /// `snap bench attack`: deal at once, then hold the table still so Snap! calls can be timed.
+    @Flag(help: .hidden) var benchStillTable = false
     #if GUI
     @OptionGroup var window: WindowFlags
     #endif
@@ -139,6 +141,7 @@ struct Host: ParsableCommand {
         configuration.maxClients = min(3, 4 - bots)
         configuration.turnTimeout = turnTimeoutDuration
         configuration.grace = .milliseconds(Int64((grace * 1000).rounded()))
+        if benchStillTable { configuration.pacing = Pacing(deal: .zero, nextPlayer: .seconds(100_000)) }
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }

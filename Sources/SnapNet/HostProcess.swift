@@ -1,0 +1,129 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// `snap bench attack`: a `snap host --headless` in its own process, with a private
+/// runtime directory, and what /proc says about its memory and CPU time.
+public final class HostProcess {
+    let directory: String
+    let socketPath: String
+    private(set) var tcpPort: Int?
+    private let process = Process()
+    private(set) var peakRSSKiB = 0
+    private var stopped = false
+    private var logs: [FileHandle?] = []
+
+    /// Starts `executable host --headless …` and waits until it listens (at most 10 s).
+    init(executable: String, arguments: [String], tcp: Bool) throws {
+        var template = Array("/tmp/snapk-XXXXXX".utf8CString)
+        directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        socketPath = directory + "/h.sock"
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["host", "--headless", "--name", "Bench", "--socket", socketPath]
+            + (tcp ? ["--listen", "127.0.0.1:0"] : []) + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = directory
+        // A crash ends the process at once (Swift's backtracer can take seconds to symbolicate).
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
+        _ = FileManager.default.createFile(atPath: directory + "/out", contents: nil)
+        _ = FileManager.default.createFile(atPath: directory + "/err", contents: nil)
+        logs = [FileHandle(forWritingAtPath: directory + "/out"), FileHandle(forWritingAtPath: directory + "/err")]
+        process.standardOutput = logs[0]
+        process.standardError = logs[1]
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        Self.live.withLock { $0[process.processIdentifier] = directory }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let out = output
+            if let line = out.split(separator: "\n").first(where: { $0.hasPrefix("listening on tcp:") }) {
+                tcpPort = Int(line.split(separator: ":").last ?? "")
+            }
+            if out.contains("listening on unix:"), !tcp || tcpPort != nil { return }
+            guard process.isRunning else { break }
+            usleep(10_000)
+        }
+        stop()
+        throw BenchError.timedOut("the host to listen (\(errors.prefix(300)))")
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var output: String { (try? String(contentsOfFile: directory + "/out", encoding: .utf8)) ?? "" }
+    var errors: String { (try? String(contentsOfFile: directory + "/err", encoding: .utf8)) ?? "" }
+
+    var isRunning: Bool {
+        _ = sample()
+        return process.isRunning
+    }
+
+    /// How the process ended, if it did: "exit N" or "signal N".
+    var ending: String? {
+        guard !process.isRunning else { return nil }
+        switch process.terminationReason {
+        case .exit: return "exit \(process.terminationStatus)"
+        case .uncaughtSignal: return "signal \(process.terminationStatus)"
+        @unknown default: return "ended"
+        }
+    }
+
+    /// Reads VmHWM (kept as the peak seen) and returns utime + stime in clock ticks.
+    @discardableResult
+    func sample() -> Int? {
+        if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+           let kib = Int(line.split(separator: " ").dropFirst().first ?? "") {
+            peakRSSKiB = max(peakRSSKiB, kib)
+        }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // After "pid (comm)": state is field 3, utime field 14, stime field 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
+    }
+
+    static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+
+    /// SIGTERM, then SIGKILL after 2 s; removes the private directory.
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        if process.isRunning {
+            kill(pid, SIGTERM)
+            let deadline = Date().addingTimeInterval(2)
+            while process.isRunning, Date() < deadline { usleep(10_000) }
+            if process.isRunning { kill(pid, SIGKILL) }
+            process.waitUntilExit()
+        }
+        Self.live.withLock { $0[pid] = nil }
+        for log in logs { try? log?.close() }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    deinit { stop() }
+
+    private static let live = Locked<[Int32: String]>([:])
+
+    /// Kills every host still running and removes its directory (the bench was interrupted).
+    public static func killAll() {
+        live.withLock { hosts in
+            for (pid, directory) in hosts {
+                kill(pid, SIGKILL)
+                try? FileManager.default.removeItem(atPath: directory)
+            }
+        }
+    }
+}
+
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}

@@ -1,0 +1,127 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import SnapNet
+
+struct AttackBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attack",
+        abstract: "Attacks on a host process, each beside a quiet run: honest Snap! latency, host memory and CPU, when the attacker is cut.",
+        discussion: """
+            Each attack runs against a fresh `snap host --headless` (this executable, a private \
+            XDG_RUNTIME_DIR under /tmp) with two honest players timing Snap! → verdict. Traffic \
+            goes only to that host; every attack stops by itself after --seconds. One table row \
+            an attack: honest verdict p50/p99 (µs), p99 against the quiet run, the host's peak \
+            RSS (VmHWM) and CPU (% of one core), when the host cut the attacker, and whether \
+            the honest game went on.
+            """)
+
+    @Flag(help: "A short run (2 s an attack) for a smoke test.") var quick = false
+    @Option(help: "unix or tcp (127.0.0.1).") var transport = "unix"
+    @Option(help: "Seconds each attack (and each timing window) lasts.") var seconds: Double?
+    @Option(help: "Only these attacks, comma separated (quiet always runs first when listed).") var only: String?
+
+    func validate() throws {
+        guard transport == "unix" || transport == "tcp" else { throw ValidationError("--transport must be unix or tcp") }
+        if let seconds { guard seconds > 0, seconds <= 120 else { throw ValidationError("--seconds must be 0 to 120") } }
+        _ = try attacks()
+    }
+
+    func attacks() throws -> [AttackBenchmark.Attack] {
+        guard let only else { return AttackBenchmark.Attack.allCases }
+        let names = only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let chosen = try names.map { name in
+            guard let attack = AttackBenchmark.Attack(rawValue: name) else {
+                throw ValidationError("--only: no attack \(name); the attacks: "
+                    + AttackBenchmark.Attack.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            return attack
+        }
+        return AttackBenchmark.Attack.allCases.filter(chosen.contains)
+    }
+
+    func run() throws {
+        #if DEBUG
+        say("warning: a debug build; measure with `swift build -c release`")
+        #endif
+        signal(SIGPIPE, SIG_IGN)  // a host that hangs up is measured, not fatal
+        // Interrupted: no host process outlives the bench.
+        let stops = ([SIGINT, SIGTERM] as [Int32]).map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                HostProcess.killAll()
+                Foundation.exit(128 + signalNumber)
+            }
+            source.resume()
+            return source
+        }
+        defer { stops.forEach { $0.cancel() } }
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let turnTimeout = hostHelp(executable).contains("--turn-timeout")
+        let seconds = self.seconds ?? (quick ? 2 : 10)
+        var benchmark = AttackBenchmark(executable: executable, transport: transport == "tcp" ? .tcp : .unix,
+                                        seconds: seconds, turnTimeout: turnTimeout)
+        if quick { benchmark.floodLimit = 200_000 }
+        say("snap bench attack: \(transport), \(twoDecimals(seconds)) s an attack, floods of at most \(benchmark.floodLimit) messages, a fresh host process each"
+            + (turnTimeout ? ", host run with --turn-timeout 2" : ", this host has no --turn-timeout"))
+        let header = ["attack", "p50 µs", "p99 µs", "p99/quiet", "peak RSS MB", "host CPU %", "attacker cut after",
+                      "game went on", "note"]
+        say(Self.line(header))
+        var quietP99: Double?
+        for attack in try attacks() {
+            let row = benchmark.run(attack)
+            if attack == .quiet { quietP99 = row.p99 }
+            say(Self.line(cells(row, quietP99: quietP99, seconds: seconds)))
+        }
+    }
+
+    static let widths = [12, 8, 8, 9, 11, 10, 27, 12, 0]
+
+    static func line(_ cells: [String]) -> String {
+        zip(cells, widths).map { cell, width in cell.padding(toLength: max(width, cell.count), withPad: " ", startingAt: 0) }
+            .joined(separator: " | ")
+    }
+
+    private func cells(_ row: AttackBenchmark.Row, quietP99: Double?, seconds: Double) -> [String] {
+        let micros = { (value: Double?) in value.map { "\(Int($0.rounded()))" } ?? "-" }
+        let ratio = zip2(row.p99, quietP99).map { twoDecimals($0 / $1) + "x" } ?? "-"
+        let cut: String
+        switch row.attack {
+        case .quiet, .churn: cut = "-"
+        default:
+            let bound = row.attack == .absent ? max(seconds, AttackBenchmark.absentSeconds) : seconds
+            cut = row.cutAfter.map { threeDecimals($0) + " s" + (row.cutReason.map { " (\($0))" } ?? "") } ?? "not cut in \(twoDecimals(bound)) s"
+        }
+        var notes = ["\(row.latencies.count) verdicts" + (row.missed > 0 ? ", \(row.missed) missed" : "")]
+        if let ended = row.hostEnded { notes.append((ended.hasPrefix("signal") ? "host crashed: " : "host ended: ") + ended) }
+        if !row.note.isEmpty { notes.append(row.note) }
+        return [row.attack.rawValue, micros(row.p50), micros(row.p99), ratio, twoDecimals(row.peakRSSMiB),
+                row.cpuPercent.map(twoDecimals) ?? "-", cut, row.gameWentOn ? "yes" : "no", notes.joined(separator: "; ")]
+    }
+
+    private func zip2(_ a: Double?, _ b: Double?) -> (Double, Double)? {
+        guard let a, let b, b > 0 else { return nil }
+        return (a, b)
+    }
+
+    /// `snap host --help`, to see which options this host has.
+    private func hostHelp(_ executable: String) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["host", "--help"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return "" }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+func threeDecimals(_ value: Double) -> String {
+    let thousandths = Int((value * 1000).rounded())
+    let fraction = String(thousandths % 1000)
+    return "\(thousandths / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+}

@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+
+@Suite("snap bench attack, as a process")
+struct AttackBenchTests {
+    @Test("prints a row with parseable numbers per attack and exits 0", .timeLimit(.minutes(1)))
+    func quickRows() throws {
+        let attacks = ["quiet", "churn", "snap-flood"]
+        let run = try runSnap(["bench", "attack", "--quick", "--seconds", "1.5", "--only", attacks.joined(separator: ",")])
+        #expect(run.status == 0, "\(run.error)")
+        let rows = run.output.split(separator: "\n").map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
+        #expect(rows.contains { $0.first == "attack" && $0.count == 9 })
+        for attack in attacks {
+            let row = try #require(rows.first { $0.first == attack }, "no row for \(attack) in:\n\(run.output)")
+            #expect(row.count == 9)
+            for latency in row[1...2] { #expect(latency == "-" || Int(latency) != nil, "\(attack): \(latency)") }
+            #expect(Double(row[4]) != nil && Double(row[4])! > 0, "\(attack): peak RSS \(row[4])")
+            #expect(row[5] == "-" || Double(row[5]) != nil, "\(attack): CPU \(row[5])")
+            #expect(["yes", "no"].contains(row[7]), "\(attack): \(row[7])")
+        }
+        let quiet = try #require(rows.first { $0.first == "quiet" })
+        #expect(Int(quiet[1]) != nil && quiet[7] == "yes", "the quiet game must give verdicts: \(quiet)")
+        // Today's host cuts a Snap! flood (more than 20 a second); the fixed one must too.
+        let flood = try #require(rows.first { $0.first == "snap-flood" })
+        #expect(Double(flood[6].split(separator: " ").first ?? "") != nil, "\(flood)")
+    }
+}
