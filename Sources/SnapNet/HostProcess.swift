@@ -20,7 +20,8 @@ public final class HostProcess {
         directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
         socketPath = directory + "/h.sock"
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["host", "--headless", "--name", "Bench", "--socket", socketPath]
+        // No journal: benchmark hosts leave nothing behind in the user's state directory.
+        process.arguments = ["host", "--headless", "--name", "Bench", "--socket", socketPath, "--no-journal"]
             + (tcp ? ["--listen", "127.0.0.1:0"] : []) + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = directory

@@ -41,6 +41,33 @@ public final class HostServer: @unchecked Sendable {
         done = loop.makePromise()
     }
 
+    /// A host restarted from a crashed one's journal (`snap host --resume`): the match
+    /// goes on from its last intact record, and the journal file goes on growing.
+    public init(resuming path: String, _ configuration: HostConfiguration, loop: EventLoop, logger: Logger,
+                onWarning: @escaping @Sendable (String) -> Void) throws {
+        self.loop = loop
+        self.logger = logger
+        let journal = try MatchJournal.read(path: path)
+        if let damage = journal.damage { onWarning("the journal's tail was cut: \(damage)") }
+        session = try HostSession(resuming: journal.records, configuration, now: .zero)
+        done = loop.makePromise()
+        self.journal = try JournalWriter(continuing: path, intactLength: journal.intactLength, onError: onWarning)
+    }
+
+    /// The name the host plays under (a resumed one takes its journal's).
+    public var hostName: String { try! loop.submit { self.session.configuration.hostName }.wait() }
+
+    /// Commands in the match so far (what `resumed PATH at command K` names).
+    public var commandsApplied: Int { try! loop.submit { self.session.commandsApplied }.wait() }
+
+    /// Puts a resumed match back in motion: its seats wait for their owners.
+    public func resume() {
+        loop.execute {
+            self.perform(self.session.resume(now: self.now))
+            self.reschedule()
+        }
+    }
+
     /// Completes with the reason when the game is over.
     public var finished: EventLoopFuture<String> { done.futureResult }
 

@@ -33,13 +33,22 @@ public struct MatchStart: Hashable, Sendable {
     public var players: [SeatedPlayer]
     /// Wall-clock seconds since 1970, for the history list.
     public var startedAt: UInt64
+    /// What a resumed host needs: each seat's token (nil for the host's computer
+    /// players), the rounds to play (nil: until the host quits) and the computers' level.
+    public var tokens: [Seat: SeatToken]
+    public var rounds: Int?
+    public var botLevel: UInt8
 
-    public init(hostName: String, seed: UInt64, rules: Rules, players: [SeatedPlayer], startedAt: UInt64) {
+    public init(hostName: String, seed: UInt64, rules: Rules, players: [SeatedPlayer], startedAt: UInt64,
+                tokens: [Seat: SeatToken] = [:], rounds: Int? = nil, botLevel: UInt8 = 1) {
         self.hostName = hostName
         self.seed = seed
         self.rules = rules
         self.players = players
         self.startedAt = startedAt
+        self.tokens = tokens
+        self.rounds = rounds
+        self.botLevel = botLevel
     }
 }
 
@@ -66,10 +75,13 @@ public enum MatchRecordCodec {
             writer.u64(start.seed)
             writer.u32(start.rules.turnLimit.map { UInt32(clamping: $0) } ?? 0)
             writer.u64(start.startedAt)
+            writer.u32(start.rounds.map { UInt32(clamping: $0) } ?? 0)
+            writer.u8(start.botLevel)
             writer.u8(UInt8(start.players.count))
             for player in start.players {
                 writer.u8(player.seat.rawValue)
                 writer.string(player.name)
+                writer.bytes(start.tokens[player.seat]?.bytes ?? WireCodec.noToken)
             }
         case .applied(let command, let events):
             switch command {
@@ -103,14 +115,19 @@ public enum MatchRecordCodec {
             let seed = try reader.u64()
             let turnLimit = try reader.u32()
             let startedAt = try reader.u64()
+            let rounds = try reader.u32()
+            let botLevel = try reader.u8()
             let count = try reader.count8(.seatedPlayers, in: 2...4)
             var players: [SeatedPlayer] = []
+            var tokens: [Seat: SeatToken] = [:]
             for _ in 0..<count {
                 let seat = try WireCodec.readSeat(&reader)
                 players.append(SeatedPlayer(seat: seat, name: try reader.string()))
+                tokens[seat] = SeatToken(bytes: try reader.bytes(16))
             }
             entry = .started(MatchStart(hostName: hostName, seed: seed, rules: Rules(turnLimit: turnLimit == 0 ? nil : Int(turnLimit)),
-                                        players: players, startedAt: startedAt))
+                                        players: players, startedAt: startedAt, tokens: tokens,
+                                        rounds: rounds == 0 ? nil : Int(rounds), botLevel: botLevel))
         case .applied:
             let rawTag = try reader.u8()
             let command: Command

@@ -136,7 +136,7 @@ public struct HostSession: Sendable {
         var arrival: Duration
     }
 
-    public let configuration: HostConfiguration
+    public private(set) var configuration: HostConfiguration
     public private(set) var phase: Phase = .lobby
     public private(set) var game: Game?
     var players: [Player] = []
@@ -172,6 +172,73 @@ public struct HostSession: Sendable {
         self.configuration = configuration
         random = SeededRandom(seed: configuration.seed ^ 0x5EED_F00D)
         nonces = SeededRandom(seed: configuration.nonceSeed)
+    }
+
+    /// A host that crashed, restarted from its match log: the same game, every seat
+    /// waiting for its owner within the grace period (the host's computers play on).
+    /// `configuration` gives the timings and limits; the log gives the match itself.
+    public init(resuming log: [MatchRecord], _ configuration: HostConfiguration, now: Duration) throws(ReplayMismatch) {
+        let replay = try MatchReplay.fold(log)
+        guard let start = replay.start, let game = replay.game else {
+            throw ReplayMismatch(sequence: 0, "the match never started: nothing to resume")
+        }
+        guard replay.ended == nil else { throw ReplayMismatch(sequence: UInt64(log.count - 1), "the match is over") }
+        var configuration = configuration
+        configuration.hostName = start.hostName
+        configuration.seed = start.seed
+        configuration.rules = start.rules
+        configuration.rounds = start.rounds
+        configuration.botLevel = BotLevel.allCases[min(Int(start.botLevel), BotLevel.allCases.count - 1)]
+        self.init(configuration)
+        self.log = log
+        self.game = game
+        phase = .playing
+        commandsApplied = replay.commands
+        roundsWon = replay.winners.count
+        lastNow = now
+        for (index, seated) in start.players.enumerated() {
+            var player = Player(id: UInt8(index), name: seated.name, ready: true, token: start.tokens[seated.seat])
+            player.seat = seated.seat
+            if player.token == nil {
+                player.bot = Bot(seat: seated.seat, level: configuration.botLevel, seed: configuration.seed &+ UInt64(index),
+                                 timeScale: configuration.speed)
+            }
+            players.append(player)
+        }
+    }
+
+    /// After `init(resuming:)`: every owner's seat is away with its grace period, and the
+    /// timers pick the match up where the log left it. Returns what to do (log lines,
+    /// the `absent` events for the journal).
+    public mutating func resume(now: Duration) -> [HostAction] {
+        var out: [HostAction] = []
+        guard let game else { return out }
+        for player in players where player.token != nil {
+            guard let seat = player.seat, game.hand(seat).isPresent else { continue }
+            if configuration.grace > .zero {
+                timers[.grace(seat)] = now + configuration.grace
+                out.append(.announce("seat \(seat.rawValue): \(player.name) away (grace \(Self.seconds(configuration.grace)) s)"))
+                if !game.hand(seat).isAbsent { apply(.absent(seat), now: now, &out) }
+            } else {
+                leaveSeat(seat, reason: .dropped, now: now, &out)
+            }
+        }
+        guard phase == .playing, let game = self.game else { return out }
+        switch game.phase {
+        case .lobby: deal(now: now, &out)
+        case .dealing: timers[.finishDeal] = now + configuration.pacing.deal * configuration.speed
+        case .playing:
+            if game.hasTurned { timers[.activateNext] = now + configuration.pacing.nextPlayer * configuration.speed }
+            referenceSentAt = Array(repeating: now, count: game.turnsThisRound + 1)
+        case .roundOver:
+            if let pause = configuration.autoNextRound { timers[.nextRound] = now + pause * configuration.speed }
+        }
+        if let table = self.game?.table {
+            for index in players.indices where players[index].bot != nil {
+                players[index].bot!.observe([], table: table, now: now)
+            }
+        }
+        return out
     }
 
     /// When `.tick` should come next.
@@ -447,8 +514,13 @@ public struct HostSession: Sendable {
         phase = .playing
         game = Game(seats: seats, seed: configuration.seed, rules: configuration.rules)
         let seated = gameStart(for: nil).players
+        var tokens: [Seat: SeatToken] = [:]
+        for player in players { if let seat = player.seat, let token = player.token { tokens[seat] = token } }
         record(.started(MatchStart(hostName: configuration.hostName, seed: configuration.seed, rules: configuration.rules,
-                                   players: seated, startedAt: configuration.startedAt)), now: now, &out)
+                                   players: seated, startedAt: configuration.startedAt, tokens: tokens,
+                                   rounds: configuration.rounds,
+                                   botLevel: UInt8(BotLevel.allCases.firstIndex(of: configuration.botLevel) ?? 1))),
+               now: now, &out)
         for player in players {
             guard let id = player.connection else { continue }
             send(id, .gameStarted(gameStart(for: player.seat)), &out)

@@ -72,6 +72,9 @@ struct Host: ParsableCommand {
             """)
 
     @Flag(help: "No window: wait for players, play the rounds, print the winners.") var headless = false
+    @Flag(help: "Restart a crashed host from its journal (headless): the latest unfinished match hosted as --name, or JOURNAL.")
+    var resume = false
+    @Argument(help: "With --resume: the journal file to resume.") var journal: String?
     @Option(help: "The host's name (the socket file and what joining players see).") var name = defaultPlayerName()
     @Option(help: "Listen on this Unix socket path instead of the default.") var socket: String?
     @Option(help: "Also listen on TCP, e.g. 127.0.0.1:7777 (port 0 picks a free one).") var listen: String?
@@ -107,7 +110,7 @@ struct Host: ParsableCommand {
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
         guard (0...3).contains(bots) else { throw ValidationError("--bots must be 0 to 3") }
-        if headless {
+        if headless, !resume {  // a resumed match has its players already
             guard (1...3).contains(startWhen) else { throw ValidationError("--start-when must be 1 to 3") }
             guard startWhen + bots >= 2, startWhen + bots <= 4 else {
                 throw ValidationError("--start-when plus --bots must make 2 to 4 players")
@@ -117,6 +120,8 @@ struct Host: ParsableCommand {
     }
 
     func run() throws {
+        if journal != nil, !resume { throw ValidationError("a journal file is only taken with --resume") }
+        if resume, !headless { throw ValidationError("--resume needs --headless (windows cannot resume yet)") }
         guard headless else {
             #if GUI
             let listenAddress = try listen.map { try validAddress($0, option: "--listen", use: .listen) }
@@ -145,7 +150,28 @@ struct Host: ParsableCommand {
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
-        let server = HostServer(configuration, loop: group.next(), logger: makeLogger("snap.host", verbose: verbose))
+        let logger = makeLogger("snap.host", verbose: verbose)
+        let warn: @Sendable (String) -> Void = { warning in printError("warning: \(warning)") }
+        let server: HostServer
+        var hostName = name
+        var resumedFrom: String?
+        if resume {
+            let directory = journalDirectory ?? MatchJournal.directory()
+            guard let path = journal ?? latestUnfinishedMatch(in: directory, hostName: name) else {
+                say("error: no unfinished match hosted as \(name) in \(directory)")
+                throw ExitCode(1)
+            }
+            do {
+                server = try HostServer(resuming: path, configuration, loop: group.next(), logger: logger, onWarning: warn)
+            } catch {
+                say("error: cannot resume \(path): \(error)")
+                throw ExitCode(1)
+            }
+            hostName = server.hostName
+            resumedFrom = path
+        } else {
+            server = HostServer(configuration, loop: group.next(), logger: logger)
+        }
         server.startWhen = startWhen
         server.observer = { action in
             switch action {
@@ -159,7 +185,7 @@ struct Host: ParsableCommand {
             if let socket { path = socket } else {
                 let directory = try SocketDirectory.forHost()
                 if let warning = directory.warning { warn("warning: \(warning)") }
-                path = directory.socketPath(forHost: name)
+                path = directory.socketPath(forHost: hostName)
             }
             try server.listen(unixPath: path)
             say("listening on unix:\(path)")
@@ -171,9 +197,11 @@ struct Host: ParsableCommand {
             say("error: \(error)")
             throw ExitCode(3)
         }
-        if !noJournal {
+        if let resumedFrom {
+            say("resumed \(resumedFrom) at command \(server.commandsApplied)")
+            server.resume()
+        } else if !noJournal {
             // A journal that cannot be written is a warning: the game goes on without it.
-            let warn: @Sendable (String) -> Void = { warning in printError("warning: \(warning)") }
             do {
                 say("journal: " + (try server.startJournal(in: journalDirectory ?? MatchJournal.directory(), onWarning: warn)))
             } catch {
@@ -195,6 +223,17 @@ struct Host: ParsableCommand {
         say("card conservation: \(conservation.text)")
         if !conservation.held { throw ExitCode(1) }
     }
+}
+
+/// The newest journal in `directory` of a match hosted as `hostName` that did not end.
+func latestUnfinishedMatch(in directory: String, hostName: String) -> String? {
+    for path in MatchJournal.files(in: directory).reversed() {
+        guard let journal = try? MatchJournal.read(path: path),
+              case .started(let start) = journal.records.first?.entry, start.hostName == hostName,
+              !journal.records.contains(where: { if case .ended = $0.entry { true } else { false } }) else { continue }
+        return path
+    }
+    return nil
 }
 
 struct Join: ParsableCommand {

@@ -138,3 +138,56 @@ struct RejoinTests {
         }
     }
 }
+
+@Suite("resuming a crashed host, as processes", .serialized)
+struct ResumeTests {
+    @Test("kill -9 the host mid-round, snap host --resume: the bots reattach, the match finishes, the journal verifies",
+          .timeLimit(.minutes(3)))
+    func resumeAfterCrash() throws {
+        let directory = makeRuntimeDirectory()
+        let first = try SnapProcess(["host", "--headless", "--name", "Table", "--start-when", "2", "--rounds", "2",
+                                     "--speed", "0.05", "--turn-limit", "200"], runtimeDirectory: directory)
+        let journal = String(try #require(first.line(startingWith: "journal: ")).dropFirst("journal: ".count))
+        let bots = try ["Ann", "Bob"].map {
+            try SnapProcess(["join", "--bot", "--name", $0, "--speed", "0.05"], runtimeDirectory: directory)
+        }
+        #expect(first.line(startingWith: "never", timeout: 2.5) == nil)  // mid-round
+        first.signal(SIGKILL)
+        _ = first.exitStatus(timeout: 5)
+        let before = try MatchJournal.read(path: journal).records.count
+        #expect(before > 3)
+
+        let second = try SnapProcess(["host", "--headless", "--name", "Table", "--resume", "--speed", "0.05"],
+                                     runtimeDirectory: directory)
+        let resumed = try #require(second.line(startingWith: "resumed "))
+        #expect(resumed.hasPrefix("resumed \(journal) at command "))
+        #expect(second.line(startingWith: "seat ", timeout: 5)?.contains("away (grace 30 s)") == true)
+        #expect(second.exitStatus(timeout: 120) == 0, "\(second.output)\n\(second.errors)")
+        #expect(second.lines.contains { $0.hasSuffix(": Ann back") })
+        #expect(second.lines.contains { $0.hasSuffix(": Bob back") })
+        #expect(second.lines.contains("game over: all 2 rounds played"))
+        #expect(second.lines.contains { $0.hasPrefix("card conservation: held") })
+        for bot in bots {
+            #expect(bot.exitStatus(timeout: 10) == 0, "\(bot.output)")
+            #expect(bot.output.contains("rejoining unix:"))
+        }
+        let verify = try SnapProcess(["replay", journal, "--verify"], runtimeDirectory: directory)
+        #expect(verify.exitStatus() == 0)
+        #expect(verify.lines.last?.hasSuffix(" rounds, matches the journal") == true, "\(verify.output)")
+        #expect(try MatchJournal.read(path: journal).records.count > before)
+    }
+
+    @Test("--resume with nothing to resume, or a finished match, is a clear error", .timeLimit(.minutes(1)))
+    func nothingToResume() throws {
+        let directory = makeRuntimeDirectory()
+        let none = try SnapProcess(["host", "--headless", "--name", "Nobody", "--resume"], runtimeDirectory: directory)
+        #expect(none.exitStatus() == 1)
+        #expect(none.output.contains("no unfinished match hosted as Nobody"))
+        let garbage = directory + "/garbage.snapjournal"
+        try Data("not a journal".utf8).write(to: URL(fileURLWithPath: garbage))
+        let bad = try SnapProcess(["host", "--headless", "--resume", garbage], runtimeDirectory: directory)
+        #expect(bad.exitStatus() == 1)
+        #expect(bad.output.contains("cannot resume \(garbage)"))
+        #expect(bad.output.contains("not a Snap! journal"))
+    }
+}
