@@ -127,6 +127,10 @@ final class TableAnimator {
     private var clearScheduled = false
 
     var mySeat: Seat = .bottom
+    /// A watcher sees the table from `mySeat` but is nobody at it: no "you", no "your turn".
+    var watching = false
+    /// The seat that is me, if I play.
+    var me: Seat? { watching ? nil : mySeat }
     var names: [Seat: String] = [:]
 
     /// Animation timings (seconds), as RULES.md gives them.
@@ -245,7 +249,7 @@ final class TableAnimator {
     private func status(_ text: String, _ tone: TableVisual.Tone = .normal) -> VisualChange { .status(text, tone) }
 
     private func turnStatus(_ seat: Seat) -> VisualChange {
-        seat == mySeat ? status("Your turn — click your pile", .mine) : status("\(name(seat))'s turn")
+        seat == me ? status("Your turn — click your pile", .mine) : status("\(name(seat))'s turn")
     }
 
     /// Queues the animations for one batch of events (everything one host command caused).
@@ -349,7 +353,7 @@ final class TableAnimator {
                 turnStatusStale = true
                 cue(now, .splash(caller, correct: false), .sound(.wrong), status("No match!", .bad))
                 cursor = max(cursor, now + Self.snapBeat * 1.6 * pace)
-                cue(cursor, caller == mySeat ? status("You must pay", .bad) : status("\(name(caller)) must pay"))
+                cue(cursor, caller == me ? status("You must pay", .bad) : status("\(name(caller)) must pay"))
 
             case .paid(_, let from, let to):
                 flights.append(Flight(kind: .move, card: nil, faceUpAtStart: false, faceUpAtEnd: false,
@@ -370,7 +374,7 @@ final class TableAnimator {
                 turnStatusStale = true
                 if !handOutStatusShown {
                     handOutStatusShown = true
-                    let me = mySeat
+                    let me = self.me
                     let toMe = events.contains { if case .handedOut(_, _, _, let to) = $0 { return to == me } else { return false } }
                     cue(cursor, toMe ? status("You receive cards", .good) : status("\(name(from))'s cards are handed out"))
                 }
@@ -388,7 +392,7 @@ final class TableAnimator {
 
             case .absent(let seat):
                 turnStatusStale = true
-                cue(cursor, status(seat == mySeat ? "You are reconnecting…" : "\(name(seat)) is reconnecting…"))
+                cue(cursor, status(seat == me ? "You are reconnecting…" : "\(name(seat)) is reconnecting…"))
                 if before.active == seat, !before.hasTurned { cue(cursor, .active(nil)) }
 
             case .waiting:
@@ -396,7 +400,7 @@ final class TableAnimator {
 
             case .returned(let seat):
                 turnStatusStale = true
-                cue(cursor, status(seat == mySeat ? "You are back" : "\(name(seat)) is back", .good))
+                cue(cursor, status(seat == me ? "You are back" : "\(name(seat)) is back", .good))
 
             case .roundWon(let seat, let wins):
                 // Every remaining flight ends this round's last move: settle, then name the winner.

@@ -26,6 +26,11 @@ extension TableScene {
             graphics.text("Round \(visual.round)", at: Point(1004, 14), size: 16, bold: true, color: Self.winsColor,
                           align: .right)
         }
+        let watchers = client.session.watchers
+        if watchers > 0 || client.session.isWatching {
+            let text = client.session.isWatching ? "Watching · \(watchers) watching" : "\(watchers) watching"
+            graphics.text(text, at: Point(1004, 36), size: 14, bold: false, color: Self.winsColor, align: .right)
+        }
         for seat in table.seats { drawSeat(seat, graphics, assets: assets) }
         if visual.deck > 0 { Self.drawStack(graphics, assets: assets, base: TableLayout.deckCenter, count: visual.deck) }
         drawStatus(graphics, y: visual.deck > 0 ? TableLayout.statusAboveDeckY : TableLayout.statusCenterY)
@@ -100,7 +105,7 @@ extension TableScene {
         // Name and "N won".
         let origin = TableLayout.nameOrigin(position)
         let name = animator.name(seat)
-        let isMe = seat == animator.mySeat
+        let isMe = seat == animator.me
         let label = present ? (isMe ? "\(name) (you)" : name) : "\(name) (left)"
         graphics.text(label, at: origin, size: 18, bold: true, color: present ? Self.nameColor : Self.leftColor)
         var line = visual.wins[index] == 1 ? "1 won" : "\(visual.wins[index]) won"

@@ -30,6 +30,7 @@ public final class TableScene: Scene {
 
     public init(app: App, client: GameClient) {
         self.client = client
+        animator.watching = client.role == .watcher
         lastNow = app.now
         let session = client.session
         if let table = session.table, let seat = session.seat {
@@ -86,7 +87,9 @@ public final class TableScene: Scene {
         (titleAlert ? "Your turn — " : "") + "Snap! — \(client.name)" + (client.isHost ? " (host)" : "")
     }
 
-    public var isAnimating: Bool { animator.isAnimating || snapPressedUntil > lastNow || turnCountdown != nil }
+    public var isAnimating: Bool {
+        animator.isAnimating || snapPressedUntil > lastNow || turnCountdown != nil || !client.session.awaySince.isEmpty
+    }
 
     var table: TableView? { client.session.table }
 
@@ -251,12 +254,27 @@ public final class TableScene: Scene {
             animator.adopt(table, mySeat: seat, names: client.session.names, now: now)
             started = true
         }
+        showReconnecting(now: now)
         trackMyTurn(now: now)
         animator.advance(to: now, play: { app.audio.play($0) })
         updateDealingSound(now: now, audio: app.audio)
         if started, let table, animator.reconcile(with: table) { app.setNeedsRedraw() }
         alertIfMyTurn(app: app)
         return checkEnding(app: app)
+    }
+
+    /// "Ann — reconnecting… 24 s" under a seat whose connection dropped, counted down.
+    private func showReconnecting(now: Double) {
+        let session = client.session
+        guard let table = session.table else { return }
+        for seat in table.seats where seat != mySeat {
+            let base = session.displayName(seat)
+            if let seconds = session.reconnectCountdown(seat, now: .seconds(now)) {
+                animator.names[seat] = "\(base) — reconnecting… \(seconds) s"
+            } else if animator.names[seat] != base, animator.names[seat]?.contains("reconnecting") == true {
+                animator.names[seat] = base
+            }
+        }
     }
 
     /// Ends a pending turn request when the host answers (or never does).
