@@ -1,3 +1,4 @@
+import Dispatch
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -26,6 +27,11 @@ public final class GameLink: @unchecked Sendable {
     /// Set when the connection ended without a `closing` from the host.
     public var connectionLost: String? { lock.withLock { lostReason } }
 
+    /// True while a dropped connection is being re-established (the seat waits for us).
+    public var reconnecting: Bool { lock.withLock { isReconnecting } }
+    private var isReconnecting = false
+    fileprivate func setReconnecting(_ value: Bool) { lock.withLock { isReconnecting = value } }
+
     public func close() { closer() }
 
     fileprivate func deliver(_ message: HostMessage) { lock.withLock { inbox.append(message) } }
@@ -47,40 +53,60 @@ extension HostServer {
     }
 }
 
-/// A window's connection to a host on this machine or another.
-public func connectLink(to endpoint: Endpoint, on loop: EventLoop, silenceLimit: Duration = .seconds(5)) throws -> GameLink {
+/// A window's connection to a host on this machine or another. It signs in itself
+/// (`hello`), keeps the seat's token (in `tokens`, so a window opened again after a crash
+/// takes its seat back), and when the connection drops mid-game reconnects with backoff
+/// for as long as the host keeps the seat.
+public func connectLink(to endpoint: Endpoint, on loop: EventLoop, hello: Hello, tokens: SeatTokenStore? = nil,
+                        silenceLimit: Duration = .seconds(5)) throws -> GameLink {
     let link = GameLink()
-    let state = NetworkLinkState(link: link, loop: loop, silenceLimit: silenceLimit)
-    let channel = try connect(to: endpoint, on: loop) { LinkHandler(state: state) }
-    state.start(channel)
+    var hello = hello
+    if hello.role == .player, hello.token == nil { hello.token = tokens?.token(for: endpoint, name: hello.name) }
+    let state = NetworkLinkState(link: link, loop: loop, endpoint: endpoint, hello: hello, tokens: tokens,
+                                 silenceLimit: silenceLimit)
+    let channel = try connect(to: endpoint, on: loop) { LinkHandler(state: state, generation: 0) }
+    state.start(channel, generation: 0)
     link.sender = { message in loop.execute { state.send(message) } }
     link.closer = { loop.execute { state.close() } }
     return link
 }
 
-final class NetworkLinkState: @unchecked Sendable {
+final class NetworkLinkState: @unchecked Sendable {  // touched on `loop` only
     let link: GameLink
     let loop: EventLoop
+    let endpoint: Endpoint
+    var hello: Hello
+    let tokens: SeatTokenStore?
     let silenceLimit: Duration
     var channel: Channel?
     var sequence: UInt32 = 0
     var lastHeard = ContinuousClock.now
     var watchdog: RepeatedTask?
     var ended = false
+    var inGame = false
+    var grace: Duration = .zero
+    var generation = 0
 
-    init(link: GameLink, loop: EventLoop, silenceLimit: Duration) {
+    init(link: GameLink, loop: EventLoop, endpoint: Endpoint, hello: Hello, tokens: SeatTokenStore?, silenceLimit: Duration) {
         self.link = link
         self.loop = loop
+        self.endpoint = endpoint
+        self.hello = hello
+        self.tokens = tokens
         self.silenceLimit = silenceLimit
     }
 
-    func start(_ channel: Channel) {
+    func start(_ channel: Channel, generation: Int) {
         loop.execute {
+            guard !self.ended, generation == self.generation else { return channel.close(promise: nil) }
             self.channel = channel
+            self.sequence = 0
             self.lastHeard = .now
+            self.send(.hello(self.hello))
+            self.watchdog?.cancel()
             self.watchdog = self.loop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { _ in
-                if ContinuousClock.now - self.lastHeard >= self.silenceLimit {
-                    self.lost("nothing heard from the host for \(self.silenceLimit)")
+                if self.channel != nil, ContinuousClock.now - self.lastHeard >= self.silenceLimit {
+                    self.lost("nothing heard from the host for \(self.silenceLimit)", generation: generation)
                 }
             }
         }
@@ -88,23 +114,83 @@ final class NetworkLinkState: @unchecked Sendable {
 
     func send(_ message: ClientMessage) {
         guard let channel else { return }
+        // The window's own hello went out when the connection opened.
+        if case .hello = message, sequence > 0 { return }
         channel.writeAndFlush(channel.allocator.buffer(bytes: WireCodec.encode(message, sequence: sequence)), promise: nil)
         sequence &+= 1
     }
 
-    func received(_ message: HostMessage) {
+    func received(_ message: HostMessage, generation: Int) {
+        guard generation == self.generation, !ended else { return }
         lastHeard = .now
-        if case .ping(let nonce) = message { send(.pong(nonce: nonce)) }
-        if case .closing = message { ended = true }
+        switch message {
+        case .ping(let nonce): send(.pong(nonce: nonce))
+        case .welcome(let welcome):
+            link.setReconnecting(false)
+            if let token = welcome.token {
+                hello.token = token
+                tokens?.keep(token, for: endpoint, name: hello.name)
+            }
+            // A reconnection's welcome tells the window nothing new.
+            if inGame { return }
+        case .gameStarted(let start):
+            grace = .milliseconds(Int64(start.graceMillis))
+            if inGame { return }  // the snapshot that follows brings the table up to date
+            inGame = true
+        case .closing(let reason, _):
+            if reason == .badToken, !inGame, hello.token != nil {
+                // A token kept from an older game of this name: forget it and sign in fresh.
+                tokens?.forget(for: endpoint, name: hello.name)
+                hello.token = nil
+                return reconnect(after: .zero, since: .now, reason: "signing in afresh")
+            }
+            ended = true
+            if reason != .badToken { tokens?.forget(for: endpoint, name: hello.name) }
+        default: break
+        }
         link.deliver(message)
     }
 
-    func lost(_ reason: String) {
-        if !ended { link.lose(reason) }
-        close()
+    func lost(_ reason: String, generation: Int) {
+        guard generation == self.generation, !ended else { return }
+        guard inGame, hello.token != nil, grace > .zero else {
+            link.lose(reason)
+            return close()
+        }
+        link.setReconnecting(true)
+        reconnect(after: .milliseconds(100), since: .now, reason: reason)
+    }
+
+    private func reconnect(after pause: Duration, since lostAt: ContinuousClock.Instant, reason: String) {
+        watchdog?.cancel()
+        channel?.close(promise: nil)
+        channel = nil
+        generation += 1
+        let generation = self.generation
+        guard ContinuousClock.now - lostAt <= grace + .seconds(5) else {
+            link.setReconnecting(false)
+            link.lose("\(reason); could not get back to the table within the grace period")
+            return
+        }
+        let endpoint = self.endpoint
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(pause.nanoseconds))) { [self] in
+            do {
+                let channel = try connect(to: endpoint, on: loop, patience: .seconds(1)) {
+                    LinkHandler(state: self, generation: generation)
+                }
+                start(channel, generation: generation)
+            } catch {
+                loop.execute {
+                    guard generation == self.generation, !self.ended else { return }
+                    self.reconnect(after: min(max(pause * 2, .milliseconds(100)), .seconds(1)), since: lostAt, reason: reason)
+                }
+            }
+        }
     }
 
     func close() {
+        ended = true
+        generation += 1
         watchdog?.cancel()
         channel?.close(promise: nil)
         channel = nil
@@ -114,11 +200,13 @@ final class NetworkLinkState: @unchecked Sendable {
 final class LinkHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     private let state: NetworkLinkState
+    private let generation: Int
     private var decoder = FrameDecoder()
     private var sequence = SequenceChecker()
 
-    init(state: NetworkLinkState) {
+    init(state: NetworkLinkState, generation: Int) {
         self.state = state
+        self.generation = generation
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -126,18 +214,18 @@ final class LinkHandler: ChannelInboundHandler {
         do {
             while let frame = try decoder.nextFrame() {
                 try sequence.check(frame.sequence)
-                state.received(try WireCodec.decodeHostMessage(frame))
+                state.received(try WireCodec.decodeHostMessage(frame), generation: generation)
             }
         } catch {
-            state.lost("the host sent something unreadable: \(error)")
+            state.lost("the host sent something unreadable: \(error)", generation: generation)
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        state.lost("the host closed the connection")
+        state.lost("the host closed the connection", generation: generation)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        state.lost("\(error)")
+        state.lost("\(error)", generation: generation)
     }
 }

@@ -32,13 +32,15 @@ public final class GameClient {
         hosted = []
     }
 
-    init(link: GameLink, name: String, server: HostServer?, socketPath: String?, role: Hello.Role = .player) {
+    /// `signedIn`: the link says its own hello (a network link does, to sign in again after a drop).
+    init(link: GameLink, name: String, server: HostServer?, socketPath: String?, role: Hello.Role = .player,
+         signedIn: Bool = false) {
         self.link = link
         self.name = name
         self.server = server
         self.socketPath = socketPath
         self.role = role
-        link.send(.hello(Hello(name: name, role: role)))
+        if !signedIn { link.send(.hello(Hello(name: name, role: role))) }
     }
 
     /// A watcher never acts: the host would cut it for trying.
@@ -145,8 +147,11 @@ public final class GameClient {
     }
 
     /// Joins a host over a Unix socket or TCP.
+    /// Joins a host over a Unix socket or TCP; a seat this name held in that game (the
+    /// window crashed) is taken back with its kept token.
     public static func join(_ endpoint: Endpoint, name: String, role: Hello.Role = .player) throws -> GameClient {
-        GameClient(link: try connectLink(to: endpoint, on: group.next()), name: name, server: nil, socketPath: nil, role: role)
+        let link = try connectLink(to: endpoint, on: group.next(), hello: Hello(name: name, role: role), tokens: .default())
+        return GameClient(link: link, name: name, server: nil, socketPath: nil, role: role, signedIn: true)
     }
 }
 #endif

@@ -66,6 +66,7 @@ public final class TableScene: Scene {
         case .lobby: return "Waiting for the host to start…"
         case .playing, .ended:
             guard started else { return "Waiting for the host to start…" }
+            if client.link.reconnecting { return "Connection lost — reconnecting…" }
             if let seat = mySeat, client.session.away.contains(seat), gameOver == nil {
                 return "Away — click your pile to play again"
             }

@@ -1,0 +1,68 @@
+#if GUI
+import Foundation
+import Testing
+
+/// A window is a seat's connection, not the seat: one that crashed and is opened again
+/// with the same name against the same game takes the seat back.
+@Suite("Windows take their seat back", .serialized)
+struct WindowRejoinTests {
+    final class Running: @unchecked Sendable {
+        let process = Process()
+        private let lock = NSLock()
+        private var data = Data()
+        init(_ arguments: [String], environment: [String: String]) throws {
+            let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            var binary = products.appendingPathComponent("snap")
+            if !FileManager.default.fileExists(atPath: binary.path) {
+                binary = products.deletingLastPathComponent().appendingPathComponent("snap")
+            }
+            process.executableURL = binary
+            process.arguments = arguments
+            process.environment = environment
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let chunk = handle.availableData
+                self?.lock.withLock { self?.data.append(chunk) }
+            }
+            try process.run()
+        }
+        var output: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+        func waitFor(_ text: String, timeout: Double) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if output.contains(text) { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    }
+
+    @Test("kill -9 a window mid-game, open it again: its seat is back", .timeLimit(.minutes(1)))
+    func crashedWindowRejoins() throws {
+        let base = NSTemporaryDirectory() + "snap-rejoin-\(getpid())"
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["SDL_VIDEODRIVER"] = "offscreen"
+        environment["SDL_AUDIODRIVER"] = "dummy"
+        environment["XDG_RUNTIME_DIR"] = base
+        environment["XDG_STATE_HOME"] = base + "/state"
+        environment["XDG_CONFIG_HOME"] = base + "/config"
+        let host = try Running(["host", "--headless", "--name", "Table", "--start-when", "2", "--grace", "20",
+                                "--speed", "0.5"], environment: environment)
+        #expect(host.waitFor("listening on unix:", timeout: 10))
+        let bob = try Running(["join", "--bot", "--name", "Bob", "--speed", "0.5"], environment: environment)
+        let first = try Running(["join", "--name", "Ann", "--mute"], environment: environment)
+        #expect(host.waitFor("journal: ", timeout: 5))
+        usleep(3_000_000)  // the game is on
+        kill(first.process.processIdentifier, SIGKILL)
+        #expect(host.waitFor(": Ann away (grace 20 s)", timeout: 10))
+        let again = try Running(["join", "--name", "Ann", "--mute", "--quit-after", "3"], environment: environment)
+        #expect(host.waitFor(": Ann back", timeout: 10), "\(host.output)")
+        again.process.waitUntilExit()
+        _ = bob
+    }
+}
+#endif
