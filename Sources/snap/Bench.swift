@@ -1,12 +1,13 @@
 import ArgumentParser
+import Foundation
 import SnapNet
 import SnapSimulation
 
 struct Bench: ParsableCommand {
     #if GUI
-    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, AttackBench.self, UIBench.self]
+    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, AttackBench.self, RejoinBench.self, UIBench.self]
     #else
-    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, AttackBench.self]
+    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, AttackBench.self, RejoinBench.self]
     #endif
     static let configuration = CommandConfiguration(
         abstract: "Measure speed against baselines measured in the same run (use a release build).",
@@ -85,4 +86,30 @@ func twoDecimals(_ value: Double) -> String {
     let hundredths = Int((value * 100).rounded())
     let fraction = hundredths % 100
     return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+}
+
+struct RejoinBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rejoin",
+        abstract: "A dropped player's seat back with the table current, against a watcher's sign-in, over a Unix socket.")
+
+    @Option(help: "Drops and rejoins to time.") var trials = 100
+
+    func validate() throws {
+        guard trials >= 1 else { throw ValidationError("--trials must be at least 1") }
+    }
+
+    func run() throws {
+        #if DEBUG
+        print("warning: a debug build; measure with `swift build -c release`")
+        #endif
+        let result = try RejoinBenchmark(trials: trials).run()
+        func p(_ values: [Double], _ q: Double) -> Double {
+            values[min(values.count - 1, max(0, Int((q * Double(values.count)).rounded(.up)) - 1))]
+        }
+        print("snap bench rejoin: \(trials) trials, Unix socket")
+        print("rejoin (drop seen by the host → snapshot on the new connection): p50 \(Int(p(result.rejoin, 0.5))) µs, p99 \(Int(p(result.rejoin, 0.99))) µs")
+        print("baseline, a watcher signing in (hello → snapshot): p50 \(Int(p(result.signIn, 0.5))) µs, p99 \(Int(p(result.signIn, 0.99))) µs")
+        print("ratio p50: \(String(format: "%.2f", p(result.rejoin, 0.5) / p(result.signIn, 0.5)))")
+    }
 }

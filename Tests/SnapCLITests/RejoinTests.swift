@@ -191,3 +191,16 @@ struct ResumeTests {
         #expect(bad.output.contains("not a Snap! journal"))
     }
 }
+
+@Suite("snap bench rejoin")
+struct RejoinBenchTests {
+    @Test("prints the rejoin and sign-in figures and their ratio", .timeLimit(.minutes(1)))
+    func smoke() throws {
+        let bench = try SnapProcess(["bench", "rejoin", "--trials", "5"], runtimeDirectory: makeRuntimeDirectory())
+        #expect(bench.exitStatus() == 0, "\(bench.output)")
+        let rejoin = try #require(bench.lines.first { $0.hasPrefix("rejoin (") })
+        #expect(rejoin.contains(" µs, p99 "))
+        #expect(bench.lines.contains { $0.hasPrefix("baseline, a watcher signing in") })
+        #expect(bench.lines.contains { $0.hasPrefix("ratio p50: ") })
+    }
+}
