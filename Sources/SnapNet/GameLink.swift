@@ -12,6 +12,14 @@ public final class GameLink: @unchecked Sendable {
     private var lostReason: String?
     fileprivate var sender: (ClientMessage) -> Void = { _ in }
     fileprivate var closer: () -> Void = {}
+    private var deliveryHandler: (@Sendable () -> Void)?
+
+    /// Called on the delivering thread after each message (or the loss) is queued: a
+    /// window's loop sleeps until input, and this wakes it (SnapUI posts an SDL event).
+    public var onDelivery: (@Sendable () -> Void)? {
+        get { lock.withLock { deliveryHandler } }
+        set { lock.withLock { deliveryHandler = newValue } }
+    }
 
     public func send(_ message: ClientMessage) { sender(message) }
 
@@ -28,11 +36,23 @@ public final class GameLink: @unchecked Sendable {
 
     public func close() { closer() }
 
-    fileprivate func deliver(_ message: HostMessage) { lock.withLock { inbox.append(message) } }
+    fileprivate func deliver(_ message: HostMessage) {
+        let handler = lock.withLock { () -> (@Sendable () -> Void)? in
+            inbox.append(message)
+            return deliveryHandler
+        }
+        handler?()
+    }
 
     func deliverFromHost(_ message: HostMessage) { deliver(message) }
 
-    fileprivate func lose(_ reason: String) { lock.withLock { if lostReason == nil { lostReason = reason } } }
+    fileprivate func lose(_ reason: String) {
+        let handler = lock.withLock { () -> (@Sendable () -> Void)? in
+            if lostReason == nil { lostReason = reason }
+            return deliveryHandler
+        }
+        handler?()
+    }
 }
 
 extension HostServer {

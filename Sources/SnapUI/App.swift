@@ -1,5 +1,6 @@
 #if GUI
 import CSDL2
+import Foundation
 import Glibc
 import Logging
 
@@ -12,13 +13,68 @@ public struct WindowOptions: Sendable {
     /// Start with sound off.
     public var muted = false
     public var hidden = false
+    /// Where the window opens (top-left corner, screen pixels); centred when nil.
+    public var position: (x: Int, y: Int)?
+    /// The window's size in screen pixels; 1024×768 when nil.
+    public var size: (width: Int, height: Int)?
 
-    public init(screenshot: String? = nil, quitAfter: Double? = nil, muted: Bool = false, hidden: Bool = false) {
+    public init(screenshot: String? = nil, quitAfter: Double? = nil, muted: Bool = false, hidden: Bool = false,
+                position: (x: Int, y: Int)? = nil, size: (width: Int, height: Int)? = nil) {
         self.screenshot = screenshot
         self.quitAfter = quitAfter
         self.muted = muted
         self.hidden = hidden
+        self.position = position
+        self.size = size
     }
+}
+
+/// Wakes the window loop from any thread: the network side calls `App.wake()` when a
+/// message arrives (a link's delivery, a join attempt finishing, discovery results), so
+/// it reaches the screen within a frame instead of when the mouse next moves.
+public enum WindowWake {
+    /// The registered SDL user event type (registered once, on first use).
+    static let eventType: UInt32 = SDL_RegisterEvents(1)
+    private static let state = Pending()
+
+    /// When the oldest wake not yet seen by the loop was asked for (nanoseconds, monotonic).
+    private final class Pending: @unchecked Sendable {
+        let lock = NSLock()
+        var since: UInt64?
+    }
+
+    /// Thread-safe; coalesced: one event in the queue at a time.
+    public static func wake() {
+        let now = monotonicNanoseconds()
+        state.lock.lock()
+        let first = state.since == nil
+        if first { state.since = now }
+        state.lock.unlock()
+        guard first else { return }
+        var event = SDL_Event()
+        event.type = eventType
+        if SDL_PushEvent(&event) != 1 {
+            state.lock.lock()
+            state.since = nil
+            state.lock.unlock()
+        }
+    }
+
+    /// The loop saw the event: when was it first asked for (and allow the next one).
+    static func take() -> UInt64? {
+        state.lock.lock()
+        defer { state.lock.unlock() }
+        let since = state.since
+        state.since = nil
+        return since
+    }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds (the same clock from every thread).
+public func monotonicNanoseconds() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
 }
 
 /// The process's one window and its loop, in fixed stages: poll input → scene
@@ -39,6 +95,12 @@ public final class App {
     public var recordFrameTimes = false
     /// Extra work each frame (tests and benchmarks inject input here).
     public var onFrame: ((App, Double) -> Void)?
+    /// Network wake-up → the first presented frame after it, in milliseconds (each wake once).
+    public private(set) var wakeLatencies: [Double] = []
+    private var wokenAt: UInt64?
+    /// Called right after each `SDL_RenderPresent`, with the monotonic time it returned
+    /// (the table stamps "card shown" here).
+    var afterPresent: [(UInt64) -> Void] = []
 
     public var now: Double {
         let d = ContinuousClock.now - start
@@ -58,11 +120,13 @@ public final class App {
         }
         self.options = options
         self.logger = logger
-        graphics = try Graphics(title: "Snap!", hidden: options.hidden, fonts: try Fonts())
+        graphics = try Graphics(title: "Snap!", hidden: options.hidden, position: options.position, size: options.size,
+                                fonts: try Fonts())
         assets = try Assets(graphics: graphics, directory: directory)
         audio = Audio(directory: directory)
         audio.isMuted = options.muted
         scene = EmptyScene()
+        _ = WindowWake.eventType
         scene = makeScene(self)
         graphics.title = scene.title
         SDL_StartTextInput()
@@ -74,6 +138,9 @@ public final class App {
         needsRedraw = true
     }
 
+    /// Sets the window title (a scene whose title changes calls this).
+    public func setTitle(_ title: String) { graphics.title = title }
+
     public func setNeedsRedraw() { needsRedraw = true }
 
     /// Runs until a scene quits, the window closes, or `quitAfter` passes.
@@ -83,8 +150,9 @@ public final class App {
             let now = self.now
             var event = SDL_Event()
             // Sleep until input when nothing moves: an idle window costs almost nothing.
+            // The network side wakes it too (`WindowWake`); the timeout only paces blinking carets.
             let idle = !needsRedraw && !scene.isAnimating && onFrame == nil
-            if idle, SDL_WaitEventTimeout(&event, 50) == 1 {
+            if idle, SDL_WaitEventTimeout(&event, 100) == 1 {
                 running = dispatch(event) && running
             }
             while SDL_PollEvent(&event) == 1 { running = dispatch(event) && running }
@@ -94,6 +162,12 @@ public final class App {
                 let frameStart = self.now
                 scene.draw(graphics, app: self)
                 graphics.present()
+                let presented = monotonicNanoseconds()
+                for hook in afterPresent { hook(presented) }
+                if let woken = wokenAt {
+                    wakeLatencies.append(Double(presented &- woken) / 1e6)
+                    wokenAt = nil
+                }
                 frames += 1
                 if recordFrameTimes { frameTimes.append((self.now - frameStart) * 1_000) }
                 needsRedraw = false
@@ -108,6 +182,12 @@ public final class App {
     }
 
     private func dispatch(_ event: SDL_Event) -> Bool {
+        if event.type == WindowWake.eventType {
+            // The scene drains its link in `update`, right after this; draw what it finds.
+            if let since = WindowWake.take() { wokenAt = min(wokenAt ?? since, since) }
+            needsRedraw = true
+            return true
+        }
         guard let input = translate(event) else {
             if event.type == SDL_QUIT.rawValue { return false }
             if event.type == SDL_WINDOWEVENT.rawValue { needsRedraw = true }

@@ -37,7 +37,10 @@ public final class GameClient {
         self.name = name
         self.server = server
         self.socketPath = socketPath
+        // The window sleeps until input: every message from the host wakes it.
+        link.onDelivery = { WindowWake.wake() }
         link.send(ClientSession.hello(name: name))
+        WindowWake.wake()
     }
 
     public var isHost: Bool { server != nil }

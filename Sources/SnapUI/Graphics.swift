@@ -29,11 +29,14 @@ public final class Graphics {
 
     struct TextKey: Hashable { var text: String; var size: Int; var bold: Bool; var color: Color }
 
-    public init(title: String, hidden: Bool = false, fonts: Fonts) throws(SDLError) {
+    public init(title: String, hidden: Bool = false, position: (x: Int, y: Int)? = nil,
+                size: (width: Int, height: Int)? = nil, fonts: Fonts) throws(SDLError) {
         var flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
         if hidden { flags |= SDL_WINDOW_HIDDEN.rawValue }
         let centered = Int32(bitPattern: 0x2FFF_0000)  // SDL_WINDOWPOS_CENTERED
-        guard let window = SDL_CreateWindow(title, centered, centered, Int32(logicalSize.width), Int32(logicalSize.height), flags) else {
+        let x = position.map { Int32($0.x) } ?? centered, y = position.map { Int32($0.y) } ?? centered
+        let width = Int32(size?.width ?? Int(logicalSize.width)), height = Int32(size?.height ?? Int(logicalSize.height))
+        guard let window = SDL_CreateWindow(title, x, y, width, height, flags) else {
             throw SDLError("SDL_CreateWindow")
         }
         self.window = window
@@ -58,7 +61,38 @@ public final class Graphics {
 
     public var title: String {
         get { String(cString: SDL_GetWindowTitle(window)) }
-        set { SDL_SetWindowTitle(window, newValue) }
+        set {
+            SDL_SetWindowTitle(window, newValue)
+            PlainWindowName.set(window, newValue)
+        }
+    }
+
+    /// Moves and resizes the window (screen pixels).
+    public func place(x: Int, y: Int, width: Int, height: Int) {
+        SDL_SetWindowSize(window, Int32(width), Int32(height))
+        SDL_SetWindowPosition(window, Int32(x), Int32(y))
+    }
+
+    /// `count` window frames tiling the first display's usable area, 4:3 each: the first
+    /// (the host's) at the left, the others beside and below it — one per quarter for
+    /// three or four, halves for two.
+    public static func tiles(count: Int) -> [(x: Int, y: Int, width: Int, height: Int)] {
+        var bounds = SDL_Rect()
+        if SDL_GetDisplayUsableBounds(0, &bounds) != 0 || bounds.w < 320 || bounds.h < 240 {
+            bounds = SDL_Rect(x: 0, y: 0, w: 1920, h: 1080)
+        }
+        let columns = count <= 1 ? 1 : 2
+        let rows = count <= 2 ? 1 : 2
+        // Room for the title bar and border the window manager adds.
+        let decoration = 32
+        let cellWidth = Int(bounds.w) / columns, cellHeight = Int(bounds.h) / rows
+        let width = min(1024, cellWidth - 8, (cellHeight - decoration) * 4 / 3)
+        let height = width * 3 / 4
+        return (0..<count).map { index in
+            let column = index % columns, row = index / columns
+            return (Int(bounds.x) + column * cellWidth + (cellWidth - width) / 2,
+                    Int(bounds.y) + row * cellHeight + decoration, width, height)
+        }
     }
 
     public var hasFocus: Bool { SDL_GetWindowFlags(window) & SDL_WINDOW_INPUT_FOCUS.rawValue != 0 }
@@ -201,6 +235,49 @@ public final class Graphics {
 
     private func sdlRect(_ rect: Rect) -> SDL_Rect {
         SDL_Rect(x: Int32(rect.x.rounded()), y: Int32(rect.y.rounded()), w: Int32(rect.width.rounded()), h: Int32(rect.height.rounded()))
+    }
+}
+
+/// Under X11, SDL writes the title into both `_NET_WM_NAME` and `WM_NAME` as UTF8_STRING;
+/// tools that read `WM_NAME` in the C locale (`xdotool search --name`, old window managers)
+/// cannot convert that and see no name. This rewrites `WM_NAME` as a plain Latin-1 STRING
+/// ("—" → "-", anything else outside Latin-1 → "?"), leaving `_NET_WM_NAME` in UTF-8.
+/// Xlib is reached through the copy SDL loaded (`dlopen`), so nothing more is linked.
+enum PlainWindowName {
+    private typealias GetWMInfo = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
+    private typealias ChangeProperty = @convention(c) (UnsafeMutableRawPointer?, UInt, UInt, UInt, Int32, Int32,
+                                                       UnsafePointer<UInt8>?, Int32) -> Int32
+    private typealias Flush = @convention(c) (UnsafeMutableRawPointer?) -> Int32
+
+    static func set(_ window: OpaquePointer, _ title: String) {
+        guard let driver = SDL_GetCurrentVideoDriver(), String(cString: driver) == "x11",
+              let getInfo = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "SDL_GetWindowWMInfo"),
+              let xlib = dlopen("libX11.so.6", RTLD_LAZY | RTLD_NOLOAD),
+              let change = dlsym(xlib, "XChangeProperty"), let flush = dlsym(xlib, "XFlush") else { return }
+        // SDL_SysWMinfo: SDL_version at 0, the subsystem (an int) at 4, the union at 8;
+        // for X11 the union holds `Display *display` then `Window window`.
+        var info = [UInt8](repeating: 0, count: 128)
+        var version = SDL_version()
+        SDL_GetVersion(&version)
+        info[0] = version.major; info[1] = version.minor; info[2] = version.patch
+        let (display, xWindow): (UnsafeMutableRawPointer?, UInt) = info.withUnsafeMutableBytes { raw in
+            guard unsafeBitCast(getInfo, to: GetWMInfo.self)(window, raw.baseAddress) == 1,
+                  raw.load(fromByteOffset: 4, as: Int32.self) == 2 /* SDL_SYSWM_X11 */ else { return (nil, 0) }
+            return (UnsafeMutableRawPointer(bitPattern: raw.load(fromByteOffset: 8, as: UInt.self)),
+                    raw.load(fromByteOffset: 16, as: UInt.self))
+        }
+        guard let display, xWindow != 0 else { return }
+        let plain: [UInt8] = title.unicodeScalars.map { scalar in
+            switch scalar.value {
+            case 0x2013, 0x2014: UInt8(ascii: "-")
+            case 0x20...0x7E, 0xA0...0xFF: UInt8(scalar.value)
+            default: UInt8(ascii: "?")
+            }
+        }
+        let wmName: UInt = 39, string: UInt = 31  // XA_WM_NAME, XA_STRING
+        _ = unsafeBitCast(change, to: ChangeProperty.self)(display, xWindow, wmName, string, 8, 0 /* PropModeReplace */,
+                                                           plain, Int32(plain.count))
+        _ = unsafeBitCast(flush, to: Flush.self)(display)
     }
 }
 

@@ -34,7 +34,7 @@ public final class HostLobbyScene: Scene {
     }
 
     public var isAnimating: Bool { false }
-    public var title: String { "Snap!" }
+    public var title: String { "Snap! — \(client.name) (host)" }
 
     /// Everyone in the lobby but this window's own player.
     private var others: [LobbyPlayer] {

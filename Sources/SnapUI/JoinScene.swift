@@ -411,6 +411,7 @@ final class JoinAttempt: @unchecked Sendable {
         lock.unlock()
         // Cancelled while connecting: say goodbye at once.
         if dropped, case .success(let client) = result { client.leave() }
+        WindowWake.wake()
     }
 
     func cancel() {
@@ -467,6 +468,7 @@ final class HostScanner: @unchecked Sendable {
             lock.lock()
             latest = found
             lock.unlock()
+            WindowWake.wake()
             for _ in 0..<10 where !isStopped { usleep(100_000) }
         }
     }

@@ -284,10 +284,10 @@ public final class TableScene: Scene {
         if mine, !wasMyTurn, !focused {
             app.graphics.flash()
             titleAlert = true
-            app.graphics.title = title
+            app.setTitle(title)
         } else if titleAlert, focused || !mine {
             titleAlert = false
-            app.graphics.title = title
+            app.setTitle(title)
         }
         wasMyTurn = mine
     }
