@@ -88,11 +88,14 @@ public final class GameClient {
 
     /// Hosts a game on this machine's default socket (and TCP when asked); this window plays too.
     public static func host(name: String, bots: Int = 0, level: BotLevel = .normal, speed: Double = 1,
-                            rules: Rules = .original, turnTimeout: Duration? = .seconds(15), socket: String? = nil,
+                            rules: Rules = .original, seed: UInt64? = nil, rounds: Int? = nil,
+                            turnTimeout: Duration? = .seconds(15), socket: String? = nil,
                             listen: (host: String, port: Int)? = nil, logger: Logger) throws -> GameClient {
         var hostConfiguration = configuration(name: name, bots: bots, level: level, speed: speed, rules: rules,
-                                              seed: nil, maxClients: 3 - bots)
+                                              seed: seed, maxClients: 3 - bots)
         hostConfiguration.turnTimeout = turnTimeout
+        // nil: rounds go on until the host ends the game.
+        hostConfiguration.rounds = rounds
         let server = HostServer(hostConfiguration, loop: group.next(), logger: logger)
         let path: String
         if let socket { path = socket } else {
