@@ -143,6 +143,10 @@ public final class App {
 
     public func setNeedsRedraw() { needsRedraw = true }
 
+    private var quitRequested = false
+    /// Ends the loop after this frame (and takes the `--screenshot`, if any).
+    public func quit() { quitRequested = true }
+
     /// Runs until a scene quits, the window closes, or `quitAfter` passes.
     public func run() throws(SDLError) {
         var running = true
@@ -173,6 +177,7 @@ public final class App {
                 needsRedraw = false
             }
             if let quitAfter = options.quitAfter, now >= quitAfter { running = false }
+            if quitRequested { running = false }
         }
         if let path = options.screenshot {
             scene.draw(graphics, app: self)
@@ -184,7 +189,8 @@ public final class App {
     private func dispatch(_ event: SDL_Event) -> Bool {
         if event.type == WindowWake.eventType {
             // The scene drains its link in `update`, right after this; draw what it finds.
-            if let since = WindowWake.take() { wokenAt = min(wokenAt ?? since, since) }
+            // (Measured once the window is up: before its first frame, a wake waits for the window to open.)
+            if let since = WindowWake.take(), frames > 0 { wokenAt = min(wokenAt ?? since, since) }
             needsRedraw = true
             return true
         }
@@ -219,7 +225,26 @@ public final class App {
             let text = withUnsafeBytes(of: event.text.text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             return .text(text)
         case SDL_KEYDOWN.rawValue:
+            let modifiers = UInt32(event.key.keysym.mod)
+            let control = modifiers & UInt32(KMOD_CTRL.rawValue) != 0
+            let shift = modifiers & UInt32(KMOD_SHIFT.rawValue) != 0
+            if control {
+                switch Int(event.key.keysym.sym) {
+                case Int(SDLK_a.rawValue): return .key(.selectAll)
+                case Int(SDLK_c.rawValue): return .key(.copy)
+                case Int(SDLK_v.rawValue):
+                    guard SDL_HasClipboardText() == SDL_TRUE, let raw = SDL_GetClipboardText() else { return nil }
+                    defer { SDL_free(raw) }
+                    return .paste(String(cString: raw))
+                default: return .key(.other)
+                }
+            }
             switch Int(event.key.keysym.sym) {
+            case Int(SDLK_LEFT.rawValue): return .key(shift ? .shiftLeft : .left)
+            case Int(SDLK_RIGHT.rawValue): return .key(shift ? .shiftRight : .right)
+            case Int(SDLK_HOME.rawValue): return .key(.home)
+            case Int(SDLK_END.rawValue): return .key(.end)
+            case Int(SDLK_DELETE.rawValue): return .key(.delete)
             case Int(SDLK_SPACE.rawValue): return .key(.space)
             case Int(SDLK_s.rawValue): return .key(.s)
             case Int(SDLK_m.rawValue): return .key(.m)

@@ -18,6 +18,8 @@ public final class GameClient {
     public let name: String
     /// Where this host listens (for the lobby and `snap play`).
     public let socketPath: String?
+    /// Single player: everyone else at the table is a computer player.
+    public private(set) var isSolo = false
 
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     /// Hosts this process started, so closing the window ends their games (and removes their sockets).
@@ -116,6 +118,7 @@ public final class GameClient {
                                               seed: seed, maxClients: 0),
                                 loop: group.next(), logger: logger)
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: nil)
+        client.isSolo = true
         server.startWhen = 1
         return client
     }

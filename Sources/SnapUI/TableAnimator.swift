@@ -125,6 +125,8 @@ final class TableAnimator {
     /// When the timeline is free for the next step.
     private(set) var cursor = 0.0
     private var clearScheduled = false
+    /// This batch's round ended on the turn limit.
+    private var turnLimitEnded = false
 
     var mySeat: Seat = .bottom
     var names: [Seat: String] = [:]
@@ -191,7 +193,7 @@ final class TableAnimator {
             visual = Self.snapshot(table, cleared: false, status: "", tone: .normal)
             var line: VisualChange?
             if case .roundOver(let winner) = table.phase {
-                line = status("Winner: \(name(winner))", .good)
+                line = status(winLine(winner), .good)
             } else if table.phase == .playing, let active = table.active {
                 line = turnStatus(active)
             }
@@ -243,6 +245,9 @@ final class TableAnimator {
     }
 
     private func status(_ text: String, _ tone: TableVisual.Tone = .normal) -> VisualChange { .status(text, tone) }
+
+    /// "You win!" on the winner's own screen, "Lucy wins" on the others'.
+    func winLine(_ seat: Seat) -> String { seat == mySeat ? "You win!" : "\(name(seat)) wins" }
 
     private func turnStatus(_ seat: Seat) -> VisualChange {
         seat == mySeat ? status("Your turn — click your pile", .mine) : status("\(name(seat))'s turn")
@@ -358,7 +363,12 @@ final class TableAnimator {
                                       land: [.addClosed(to, 1)], lift: 16))
                 cursor += Self.paySpacing * pace
 
-            case .snapTooLate, .playerOut:
+            case .snapTooLate(let caller):
+                // The call came after another had already won the match: say so, on every screen.
+                turnStatusStale = true
+                cue(now, .bubble(caller), caller == mySeat ? status("Too late!", .bad) : status("\(name(caller)) was too late"))
+
+            case .playerOut:
                 break
 
             case .playerLeft(let seat):
@@ -384,13 +394,26 @@ final class TableAnimator {
                 cursor += spacing
 
             case .turnLimitReached:
-                cue(cursor, status("Turn limit reached"))
+                // The round ends on the turn limit: the winner (named by the `roundWon` that
+                // follows in this batch) holds the most cards.
+                let holder = events.lazy.compactMap { event -> Seat? in
+                    if case .roundWon(let seat, _) = event { return seat } else { return nil }
+                }.first
+                let who = holder.map { $0 == mySeat ? "you hold" : "\(name($0)) holds" }
+                cue(cursor, status("Turn limit reached" + (who.map { ": \($0) the most cards" } ?? ""), .good))
+                turnLimitEnded = true
 
             case .roundWon(let seat, let wins):
                 // Every remaining flight ends this round's last move: settle, then name the winner.
                 cursor = max(cursor, flights.map(\.end).max() ?? cursor)
-                let winner = status("Winner: \(name(seat))", .good)
-                cue(now, winner)
+                let winner = status(winLine(seat), .good)
+                if turnLimitEnded {
+                    // Let "Turn limit reached: …" be read before the winner's line.
+                    turnLimitEnded = false
+                    cursor += 1.6
+                } else {
+                    cue(now, winner)
+                }
                 cue(cursor, .wins(seat, wins), .active(nil), winner)
                 scheduleClear(projected!, at: cursor + Self.winPause)
                 clearScheduled = true

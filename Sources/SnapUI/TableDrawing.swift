@@ -18,7 +18,7 @@ extension TableScene {
         guard started, let table else {
             drawWaiting(graphics)
             exitButton.draw(graphics, assets: assets)
-            dialog?.draw(graphics, assets: assets)
+            if let dialog { MenuKit.drawDialog(graphics, assets, dialog) }
             return
         }
         let visual = animator.visual
@@ -50,7 +50,7 @@ extension TableScene {
             let pressed = snapHeld || snapPressedUntil > now
             graphics.draw(pressed ? assets.snapButtonPressed : assets.snapButton, in: snapButtonFrame)
         }
-        dialog?.draw(graphics, assets: assets)
+        if let dialog { MenuKit.drawDialog(graphics, assets, dialog) }
     }
 
     // MARK: - Seats

@@ -54,6 +54,9 @@ public final class TableScene: Scene {
 
     public var exitButtonFrame: Rect { exitButton.frame }
 
+    /// Cards still fly or lines are still queued: the table lags the host.
+    public var isCatchingUp: Bool { !animator.isIdle }
+
     /// The host's Next Round button, while it is shown.
     public var nextRoundButtonFrame: Rect? { showsNextRound ? nextRoundButton.frame : nil }
 
@@ -197,19 +200,27 @@ public final class TableScene: Scene {
     }
 
     /// Back to the main menu; `leaving`: say goodbye to the host first (a host ends the game).
-    private func toMenu(app: App, leaving: Bool) -> SceneChange {
+    /// `notice`: why, shown on the menu.
+    private func toMenu(app: App, leaving: Bool, notice: (title: String, message: String)? = nil) -> SceneChange {
         if leaving { client.leave() }
         app.audio.stopDealing()
         animator.stop()
-        return .show(MenuScene(app: app))
+        return .show(MenuScene(app: app, notice: notice))
+    }
+
+    /// "Ann's game", or "The game" before the host's welcome named it.
+    private var gameName: String {
+        client.session.welcome.map { "\($0.hostName)'s game" } ?? "The game"
     }
 
     private func askExit(app: App) -> SceneChange? {
         if gameOver != nil { return toMenu(app: app, leaving: true) }
-        if client.isHost {
-            dialog = .confirm("End game?", "This ends the game for all other players.")
+        if client.isSolo {
+            dialog = MenuKit.confirm("Leave the table?", "This ends your game against the computer.", yes: "Leave", no: "Stay")
+        } else if client.isHost {
+            dialog = MenuKit.confirm("End game?", "This ends the game for all other players.", yes: "End game", no: "Stay")
         } else {
-            dialog = .confirm("Leave game?", "You will leave the table.")
+            dialog = MenuKit.confirm("Leave game?", "You will leave the table.", yes: "Leave", no: "Stay")
         }
         dialogGoesToMenu = false
         return nil
@@ -305,18 +316,20 @@ public final class TableScene: Scene {
         app.setNeedsRedraw()
         switch reason {
         case .hostQuit?:
-            return toMenu(app: app, leaving: false)
+            // The menu says why this player landed there.
+            let why = message.isEmpty || message == "the host ended the game" ? "the host left" : message
+            return toMenu(app: app, leaving: false, notice: ("Game over", "\(gameName) ended: \(why)."))
         case .gameFinished?:
             gameOver = message.isEmpty ? "the game has ended" : message
             turnRequestedAt = nil
             animator.cancelLocalFlip()
         case nil:
             app.audio.stopDealing()
-            dialog = .alert("Disconnected", "You were disconnected from the game.")
+            dialog = MenuKit.alert("Disconnected", "\(gameName) ended: the connection was lost (\(MenuKit.shortReason(message))).")
             dialogGoesToMenu = true
         case let other?:
             app.audio.stopDealing()
-            dialog = .alert(Self.closeTitle(other), message.isEmpty ? "The host closed the connection." : message)
+            dialog = MenuKit.alert(Self.closeTitle(other), message.isEmpty ? "The host closed the connection." : message)
             dialogGoesToMenu = true
         }
         return nil

@@ -98,7 +98,8 @@ struct Solo: ParsableCommand {
     @OptionGroup var window: WindowFlags
     @Flag(help: "Play your seat by scripted mouse clicks (tests, demos): turn when it is your turn, snap a match.")
     var autoplay = false
-    @Flag(help: "Print \"winner: NAME\" and quit when the first round is won.") var quitWhenWon = false
+    @Flag(help: "Print each status line, then \"winner: NAME\", and quit (taking the --screenshot) once the first round is won.")
+    var quitWhenWon = false
 
     func validate() throws {
         guard (1...3).contains(opponents) else { throw ValidationError("--opponents must be 1, 2 or 3") }
@@ -128,6 +129,9 @@ struct ScriptedPlayer {
     var lastClick = -10.0
     var seenTurns: UInt32 = .max
     var snapDue: Double?
+    var roundOverAt: Double?
+    var reported = false
+    var lastStatus = ""
 
     init(autoplay: Bool, quitWhenWon: Bool) {
         self.autoplay = autoplay
@@ -137,10 +141,21 @@ struct ScriptedPlayer {
     mutating func frame(app: App, table scene: TableScene, client: GameClient, now: Double) {
         let session = client.session
         guard let seat = session.seat, let table = session.table else { return }
+        // Every line the table showed, once each in order (tests read them).
+        if quitWhenWon, scene.statusLine != lastStatus {
+            lastStatus = scene.statusLine
+            say("status: \(lastStatus)")
+        }
         if quitWhenWon, case .roundOver(let winner) = table.phase {
+            // What the table says once its animations caught up with the host.
+            if roundOverAt == nil { roundOverAt = now }
+            guard !scene.isCatchingUp || now - roundOverAt! > 6 else { return }
+            guard !reported else { return }
+            reported = true
             say("winner: \(session.names[winner] ?? "\(winner)")")
             say("statusline: \(scene.statusLine)")
-            exit(0)
+            app.quit()
+            return
         }
         guard autoplay, table.phase == .playing, table[seat].hasCards else { return }
         // A person reacts to a new card after a moment.

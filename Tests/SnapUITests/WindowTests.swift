@@ -107,8 +107,30 @@ struct WindowTests {
         #expect(run.status == 0, "\(run.output)")
         let winner = run.output.split(separator: "\n").first { $0.hasPrefix("winner: ") }.map { String($0.dropFirst(8)) }
         #expect(winner == "Tess" || winner == "Ray", "\(run.output)")
-        #expect(run.output.contains("statusline: Winner: \(winner ?? "?")") || run.output.contains("statusline: You win"),
-                "the table shows the winner: \(run.output)")
+        // The winner's own screen says "You win!"; the loser's names the winner.
+        let expected = winner == "Tess" ? "statusline: You win!" : "statusline: \(winner ?? "?") wins"
+        #expect(run.output.contains(expected), "the table shows the winner: \(run.output)")
+    }
+
+    @Test("a round the turn limit decides says so, then names the winner; the saved name is the player's",
+          .timeLimit(.minutes(2)))
+    func turnLimitRound() throws {
+        let config = NSTemporaryDirectory() + "snap-ui-limit-config-\(getpid())"
+        try FileManager.default.createDirectory(atPath: config + "/snap", withIntermediateDirectories: true)
+        try "name=Quinn\n".write(toFile: config + "/snap/settings", atomically: true, encoding: .utf8)
+        let path = screenshotPath("round-end")
+        // Ten turned cards never end a round the original way: the limit decides it.
+        let run = try runWindowed(["solo", "--opponents", "1", "--seed", "5", "--speed", "0.1", "--turn-limit", "10",
+                                   "--autoplay", "--quit-when-won", "--mute", "--screenshot", path],
+                                  extraEnvironment: ["XDG_CONFIG_HOME": config], timeout: 100)
+        #expect(run.status == 0, "\(run.output)")
+        let winner = run.output.split(separator: "\n").first { $0.hasPrefix("winner: ") }.map { String($0.dropFirst(8)) }
+        #expect(winner == "Quinn" || winner == "Ray", "\(run.output)")
+        let holds = winner == "Quinn" ? "you hold" : "Ray holds"
+        #expect(run.output.contains("status: Turn limit reached: \(holds) the most cards"), "\(run.output)")
+        #expect(run.output.contains(winner == "Quinn" ? "statusline: You win!" : "statusline: Ray wins"), "\(run.output)")
+        // The won count is on the table.
+        #expect(FileManager.default.fileExists(atPath: path))
     }
 
     @Test("sounds are really mixed: the disk audio driver records the dealing loop")
