@@ -116,7 +116,7 @@ public final class App {
         _ = IMG_Init(Int32(IMG_INIT_PNG.rawValue))
         try sdlCheck(TTF_Init(), "TTF_Init")
         guard let directory = findAssetsDirectory() else {
-            throw SDLError("finding assets", message: "no Assets folder found: set SNAP_ASSETS to the repository's Assets directory")
+            throw SDLError("finding assets", message: "no Assets folder found beside the executable, above it or in its install prefix's share/snap: set SNAP_ASSETS to the repository's Assets directory, or install with scripts/install")
         }
         self.options = options
         self.logger = logger

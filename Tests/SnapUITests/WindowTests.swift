@@ -153,6 +153,53 @@ struct WindowTests {
         #expect(FileManager.default.fileExists(atPath: path))
     }
 
+    @Test("an installed copy (PREFIX/bin/snap, PREFIX/share/snap) opens from any directory")
+    func installedPrefix() throws {
+        let prefix = NSTemporaryDirectory() + "snap-ui-prefix-\(getpid())"
+        let elsewhere = NSTemporaryDirectory() + "snap-ui-elsewhere-\(getpid())"
+        let files = FileManager.default
+        try? files.removeItem(atPath: prefix)
+        try? files.removeItem(atPath: elsewhere)
+        try files.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        try files.createDirectory(atPath: prefix + "/share/snap", withIntermediateDirectories: true)
+        try files.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        // As scripts/install lays it out: the binary, and the assets' folders under share/snap.
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var original = products.appendingPathComponent("snap").path
+        if !files.fileExists(atPath: original) {
+            original = products.deletingLastPathComponent().appendingPathComponent("snap").path
+        }
+        try files.copyItem(atPath: original, toPath: prefix + "/bin/snap")
+        var repository = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { repository.deleteLastPathComponent() }
+        for folder in ["cards", "table", "ui", "sounds"] {
+            try files.copyItem(atPath: repository.appendingPathComponent("Assets/" + folder).path,
+                               toPath: prefix + "/share/snap/" + folder)
+        }
+        let shot = elsewhere + "/menu.png"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: prefix + "/bin/snap")
+        process.arguments = ["menu", "--quit-after", "1", "--screenshot", shot]
+        process.currentDirectoryURL = URL(fileURLWithPath: elsewhere)
+        var environment = ProcessInfo.processInfo.environment
+        environment["SDL_VIDEODRIVER"] = "offscreen"
+        environment["SDL_AUDIODRIVER"] = "dummy"
+        environment["SNAP_ASSETS"] = nil
+        environment["XDG_CONFIG_HOME"] = elsewhere + "/config"
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        process.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(output)")
+        let image = try Screenshot(path: shot)
+        #expect(image.share(where: isFelt) > 0.4)
+        try? files.removeItem(atPath: prefix)
+        try? files.removeItem(atPath: elsewhere)
+    }
+
     @Test("no Assets folder to be found is a clear error, not a crash")
     func missingAssets() throws {
         // A copy of the binary far from any checkout, run from an empty directory.
