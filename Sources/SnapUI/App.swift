@@ -98,9 +98,14 @@ public final class App {
     /// Network wake-up → the first presented frame after it, in milliseconds (each wake once).
     public private(set) var wakeLatencies: [Double] = []
     private var wokenAt: UInt64?
-    /// Called right after each `SDL_RenderPresent`, with the monotonic time it returned
-    /// (the table stamps "card shown" here).
-    var afterPresent: [(UInt64) -> Void] = []
+    /// Called right after each `SDL_RenderPresent` returns, with the time (`now`'s clock):
+    /// the table stamps "card shown" here.
+    var afterPresent: [(Double) -> Void] = []
+    /// Called after drawing, before presenting (tests read the frame's pixels here).
+    var beforePresent: ((App) -> Void)?
+    /// When the input being handled happened (its SDL timestamp, on `now`'s clock): a
+    /// Snap! counts from the press, not from when the loop got round to it.
+    public private(set) var inputTime = 0.0
 
     public var now: Double {
         let d = ContinuousClock.now - start
@@ -165,9 +170,11 @@ public final class App {
             if needsRedraw || scene.isAnimating {
                 let frameStart = self.now
                 scene.draw(graphics, app: self)
+                beforePresent?(self)
                 graphics.present()
                 let presented = monotonicNanoseconds()
-                for hook in afterPresent { hook(presented) }
+                let shownAt = self.now
+                for hook in afterPresent { hook(shownAt) }
                 if let woken = wokenAt {
                     wakeLatencies.append(Double(presented &- woken) / 1e6)
                     wokenAt = nil
@@ -194,6 +201,9 @@ public final class App {
             needsRedraw = true
             return true
         }
+        // SDL stamps each event in milliseconds of SDL_GetTicks when it is queued.
+        let age = Double(SDL_GetTicks() &- event.common.timestamp) / 1_000
+        inputTime = self.now - (age < 5 ? age : 0)
         guard let input = translate(event) else {
             if event.type == SDL_QUIT.rawValue { return false }
             if event.type == SDL_WINDOWEVENT.rawValue { needsRedraw = true }

@@ -69,8 +69,21 @@ public final class GameClient {
         if pacer.allow(message, at: .seconds(now)) { link.send(message) }
     }
 
-    /// Snap!, with this player's reaction time measured on this screen.
-    public func snap(now: Double) { send(session.snap(at: .seconds(now)), now: now) }
+    /// Snap!, with this player's reaction time measured on this screen: `now` is when the
+    /// press happened (the input event's time), the reference when its card was first shown.
+    public func snap(now: Double) {
+        let message = session.snap(at: .seconds(now))
+        if case .snap(let call) = message { lastSnap = call }
+        send(message, now: now)
+    }
+
+    /// The last Snap! this window sent (tests).
+    private(set) var lastSnap: SnapCall?
+
+    /// The window drew and presented reference `turn`'s card at `time` (the app's clock).
+    public func referenceShown(turn: UInt32, at time: Double) {
+        session.referenceShown(turn: turn, at: .seconds(time))
+    }
 
     public func start() { server?.submit(.start) }
     public func nextRound() { server?.submit(.nextRound) }

@@ -127,6 +127,14 @@ final class TableAnimator {
     private var clearScheduled = false
     /// This batch's round ended on the turn limit.
     private var turnLimitEnded = false
+    /// Off: every card lands at once (no flights to watch), as with reduced motion.
+    var animated = true
+    /// Cards turned this round, counted as `ClientSession.seenTurns` counts them.
+    private var turnsScheduled: UInt32 = 0
+    /// Turned cards whose face has not been drawn yet → which reference they are.
+    private(set) var unseenFaces: [Card: UInt32] = [:]
+    /// References whose face was drawn in the frame being drawn (reported after it is presented).
+    var facesDrawn: [UInt32] = []
 
     var mySeat: Seat = .bottom
     var names: [Seat: String] = [:]
@@ -258,8 +266,8 @@ final class TableAnimator {
         guard projected != nil else { return }
         if cursor - now > Self.maxBacklog { fastForward(now: now) }
         cursor = max(cursor, now)
-        // Behind the host (a fast game): play new steps at double speed.
-        let pace = cursor - now > 1.0 ? 0.5 : 1.0
+        // Behind the host (a fast game): play new steps at double speed; no animations: at once.
+        let pace = !animated ? 0 : cursor - now > 1.0 ? 0.5 : 1.0
         var dealBase = cursor
         var dealIndex = 0
         var collectBase: Double?
@@ -272,6 +280,8 @@ final class TableAnimator {
             projected!.apply(event)
             switch event {
             case .roundStarted(let round, _):
+                turnsScheduled = 0
+                unseenFaces = [:]
                 if !clearScheduled, before.seats.contains(where: { before[$0].hasCards }) {
                     scheduleClear(before, at: cursor)
                 }
@@ -282,12 +292,12 @@ final class TableAnimator {
                 dealIndex = 0
 
             case .dealt(_, let seat):
-                let start = dealBase + Self.dealSpacing * Double(dealIndex)
+                let start = dealBase + Self.dealSpacing * Double(dealIndex) * pace
                 flights.append(Flight(kind: .deal, card: nil, faceUpAtStart: false, faceUpAtEnd: false, from: .deck,
-                                      to: .closedTop(seat), start: start, duration: Self.dealFlight,
+                                      to: .closedTop(seat), start: start, duration: Self.dealFlight * pace,
                                       begin: [.addDeck(-1)], land: [.addClosed(seat, 1)], lift: 0))
                 dealIndex += 1
-                cursor = max(cursor, start + Self.dealFlight)
+                cursor = max(cursor, start + Self.dealFlight * pace)
 
             case .dealFinished:
                 compressDeal(now: now)
@@ -297,6 +307,8 @@ final class TableAnimator {
                 turnStatusStale = false
 
             case .turned(let seat, let card):
+                turnsScheduled += 1
+                unseenFaces[card] = turnsScheduled
                 if seat == mySeat, let index = flights.firstIndex(where: { $0.awaitingFace }) {
                     // My own click already started the flip: now it knows the face.
                     flights[index].card = card
@@ -484,7 +496,7 @@ final class TableAnimator {
     /// The click on my pile: the first half of the flip starts now, before the host answers.
     func beginLocalFlip(now: Double) {
         flights.append(Flight(kind: .turn, card: nil, faceUpAtStart: false, faceUpAtEnd: true, from: .closedTop(mySeat),
-                              to: .open(mySeat), start: now, duration: Self.turnFlight,
+                              to: .open(mySeat), start: now, duration: animated ? Self.turnFlight : 0,
                               begin: [.addClosed(mySeat, -1), .sound(.flick)], land: [], lift: 14, awaitingFace: true))
     }
 
@@ -567,6 +579,12 @@ final class TableAnimator {
             effects.removeAll { $0.kind != .bubble && $0.seat == seat }
             effects.append(TableEffect(kind: correct ? .smiley : .wrong, seat: seat, start: now))
         }
+    }
+
+    /// The table is drawing `card` face up: the first time, note which reference it is.
+    func faceDrawn(_ card: Card) {
+        guard let turn = unseenFaces.removeValue(forKey: card) else { return }
+        facesDrawn.append(turn)
     }
 
     /// Game over or a new scene: stop everything.

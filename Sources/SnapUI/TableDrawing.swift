@@ -35,6 +35,7 @@ extension TableScene {
             let width = cardSize.width * pose.scaleX * pose.scale
             guard width >= 0.5, pose.alpha > 0.01 else { continue }
             let texture = pose.faceUp ? assets.face(flight.card!) : assets.back
+            if pose.faceUp, let card = flight.card { animator.faceDrawn(card) }
             graphics.draw(texture, in: Rect(center: pose.center, size: Size(width, cardSize.height * pose.scale)),
                           degrees: pose.degrees, alpha: pose.alpha)
         }
@@ -80,6 +81,7 @@ extension TableScene {
             if present { Self.placeholder(graphics, at: openBase) }
         } else {
             Self.roundedRect(graphics, Rect(center: openBase + Point(2, 3), size: cardSize), Color(0, 0, 0, 55), radius: 6)
+            if let top = open.last { animator.faceDrawn(top) }
             for card in open.suffix(14) {
                 let jitter = TableAnimator.jitter(card, round: visual.round)
                 graphics.draw(assets.face(card), in: Rect(center: openBase + jitter.offset, size: cardSize),

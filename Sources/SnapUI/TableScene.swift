@@ -37,6 +37,14 @@ public final class TableScene: Scene {
             animator.adopt(table, mySeat: seat, names: session.names, now: lastNow)
             started = true
         }
+        // "Card shown" is when the frame that first drew its face was presented.
+        app.afterPresent.append { [weak self] shownAt in self?.reportFacesShown(at: shownAt) }
+    }
+
+    private func reportFacesShown(at time: Double) {
+        guard !animator.facesDrawn.isEmpty else { return }
+        for turn in animator.facesDrawn { client.referenceShown(turn: turn, at: time) }
+        animator.facesDrawn = []
     }
 
     // MARK: - For tests and scripted play
@@ -179,9 +187,10 @@ public final class TableScene: Scene {
         return d.x * d.x + d.y * d.y <= 60 * 60
     }
 
+    /// Snap!, timed from the press itself (the input event's time), not from this frame.
     private func snap(app: App) {
         guard canSnap else { return }
-        client.snap(now: app.now)
+        client.snap(now: app.inputTime)
     }
 
     /// A click on my pile (or Space) on my turn: send the intent and start the flip at once.

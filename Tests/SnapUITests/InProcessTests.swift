@@ -131,6 +131,83 @@ struct InProcessTests {
         GameClient.endHostedGames()
     }
 
+    /// Pixels of a card face's ink (red or black pips and letters) in `rect` of the frame
+    /// about to be presented: a card back, the felt and shadows have none.
+    static func inkPixels(_ app: App, in rect: Rect) -> Int {
+        var area = SDL_Rect(x: Int32(rect.x), y: Int32(rect.y), w: Int32(rect.width), h: Int32(rect.height))
+        var pixels = [UInt32](repeating: 0, count: Int(area.w * area.h))
+        let status = pixels.withUnsafeMutableBytes { raw in
+            SDL_RenderReadPixels(app.graphics.renderer, &area, SDL_PIXELFORMAT_ARGB8888.rawValue, raw.baseAddress,
+                                 area.w * 4)
+        }
+        guard status == 0 else { return 0 }
+        return pixels.filter { p in
+            let r = Int(p >> 16 & 0xFF), g = Int(p >> 8 & 0xFF), b = Int(p & 0xFF)
+            return (r > 150 && g < 90 && b < 90) || (r < 60 && g < 60 && b < 60)
+        }.count
+    }
+
+    @Test("a Snap!'s reaction runs from the presented frame that first showed the card to the press",
+          arguments: [true, false])
+    func reactionFromShownFrame(animated: Bool) throws {
+        var truthShown: Double?   // after the present of the first frame whose pixels show the face
+        var inkInFrame = false
+        var drainedAt: Double?    // when the client took the turned card off the network
+        var pressAt: Double?
+        var pressTurns: UInt32 = 0
+        var clickedPile = false
+        let app = try App(options: WindowOptions(quitAfter: 15, hidden: true), logger: Self.logger) { app in
+            TableScene(app: app, client: GameClient.solo(name: "Tess", opponents: 1, level: .normal, seed: 7,
+                                                         logger: app.logger))
+        }
+        let table = try #require(app.scene as? TableScene)
+        table.animator.animated = animated
+        let client = table.client
+        // The seat that turned the round's first card, once this window knows it.
+        func firstTurner() -> Seat? {
+            guard let view = client.session.table, client.session.seenTurns >= 1 else { return nil }
+            return view.seats.first { !view[$0].open.isEmpty }
+        }
+        app.beforePresent = { app in
+            guard truthShown == nil, let seat = firstTurner() else { return }
+            if drainedAt == nil { drainedAt = client.session.referenceShownAt.map { Double($0.microseconds) / 1e6 } }
+            let centre = TableLayout.openCenter(seat.onScreen(of: client.session.seat ?? .bottom))
+            let region = Rect(x: centre.x - 60, y: centre.y - 80, width: 110, height: 160)
+            // A few pixels: mid-flip, the face first shows as a thin sliver.
+            inkInFrame = Self.inkPixels(app, in: region) >= 5
+        }
+        app.afterPresent.append { time in
+            if inkInFrame, truthShown == nil { truthShown = time }
+        }
+        app.onFrame = { app, now in
+            guard let view = client.session.table, let mine = client.session.seat else { return }
+            // My turn first? Turn my card, as a click.
+            if !clickedPile, view.phase == .playing, view.active == mine, !view.hasTurned {
+                clickedPile = true
+                app.pushClick(at: table.pileFrame(for: mine).center)
+            }
+            if let shown = truthShown, pressAt == nil, now >= shown + 0.3 {
+                pressAt = now
+                pressTurns = client.session.seenTurns
+                app.pushClick(at: table.snapButtonFrame.center)
+            }
+            if pressAt != nil, client.lastSnap != nil { app.quit() }
+        }
+        try app.run()
+        table.client.leave()
+        let shown = try #require(truthShown, "the first turned card never showed")
+        let pressed = try #require(pressAt)
+        let call = try #require(client.lastSnap, "no Snap! was sent")
+        #expect(pressTurns == 1 && call.seenTurns == 1, "another card was turned before the press")
+        let trueReaction = (pressed - shown) * 1e6
+        let stamped = Double(call.reactionMicros)
+        let fromDrain = drainedAt.map { (pressed - $0) * 1e6 } ?? .nan
+        print("animations \(animated ? "on" : "off"): true reaction \(Int(trueReaction)) µs, stamped \(Int(stamped)) µs "
+              + "(error \(Int(stamped - trueReaction)) µs); stamped at the network message it would be \(Int(fromDrain)) µs")
+        // Within one frame at 60 Hz (the press's SDL timestamp has millisecond steps).
+        #expect(abs(stamped - trueReaction) <= 16_700, "stamped \(stamped) µs, true \(trueReaction) µs")
+    }
+
     @Test("network input wakes the window: message → presented frame within a frame (p50/p99 printed)")
     func wakeLatency() throws {
         let path = "/tmp/snap-ip-\(getpid())/run/snap/Wake.sock"
