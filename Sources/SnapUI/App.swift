@@ -206,7 +206,13 @@ public final class App {
         inputTime = self.now - (age < 5 ? age : 0)
         guard let input = translate(event) else {
             if event.type == SDL_QUIT.rawValue { return false }
-            if event.type == SDL_WINDOWEVENT.rawValue { needsRedraw = true }
+            if event.type == SDL_WINDOWEVENT.rawValue {
+                let kind = UInt32(event.window.event)
+                if kind == SDL_WINDOWEVENT_SIZE_CHANGED.rawValue || kind == SDL_WINDOWEVENT_RESIZED.rawValue {
+                    graphics.windowSizeChanged()
+                }
+                needsRedraw = true
+            }
             return true
         }
         needsRedraw = true
