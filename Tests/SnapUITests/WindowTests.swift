@@ -200,6 +200,81 @@ struct WindowTests {
         try? files.removeItem(atPath: elsewhere)
     }
 
+    /// True when every tool is on PATH (the X server tests need `scripts/install-deps test`).
+    static func haveTools(_ tools: [String]) -> Bool {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return tools.allSatisfy { tool in
+            path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
+        }
+    }
+
+    @Test("on a real X server: snap play tiles four windows, xdotool finds each by name, F11 covers the screen and back",
+          .enabled(if: haveTools(["xvfb-run", "xdotool", "xwininfo", "xprop"])), .timeLimit(.minutes(2)))
+    func underX() throws {
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var binary = products.appendingPathComponent("snap").path
+        if !FileManager.default.fileExists(atPath: binary) {
+            binary = products.deletingLastPathComponent().appendingPathComponent("snap").path
+        }
+        // xdotool runs in the C locale: it can only read a plain WM_NAME (the UTF-8
+        // _NET_WM_NAME, "Snap! — Ann (host)", reads as "Snap!" there).
+        let script = """
+            export LC_ALL=C
+            "\(binary)" play --clients 3 --name Ann --mute --quit-after 14 >/dev/null 2>&1 &
+            sleep 6
+            for w in $(xdotool search --name '^Snap! - '); do
+              eval $(xdotool getwindowgeometry --shell $w)
+              echo "window $X $Y $WIDTH $HEIGHT $(xprop -id $w WM_NAME | sed -e 's/^[^"]*"//' -e 's/"$//')"
+            done
+            host=$(xdotool search --name 'Ann \\(host\\)' | head -1)
+            xdotool key --window $host F11; sleep 2
+            echo "full $(xwininfo -id $host | awk '/Width|Height/ {printf "%s ", $2}')"
+            xdotool key --window $host F11; sleep 2
+            echo "back $(xwininfo -id $host | awk '/Width|Height/ {printf "%s ", $2}')"
+            wait
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["xvfb-run", "-a", "-s", "-screen 0 1600x900x24", "bash", "-c", script]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SDL_VIDEODRIVER"] = nil
+        environment["SDL_AUDIODRIVER"] = "dummy"
+        environment["XDG_RUNTIME_DIR"] = NSTemporaryDirectory() + "snap-ui-x-\(getpid())"
+        environment["XDG_CONFIG_HOME"] = NSTemporaryDirectory() + "snap-ui-x-config-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: environment["XDG_RUNTIME_DIR"]!, withIntermediateDirectories: true)
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        struct Frame { var x, y, width, height: Int; var name: String }
+        let windows: [Frame] = output.split(separator: "\n").filter { $0.hasPrefix("window ") }.compactMap { line in
+            let parts = line.split(separator: " ", maxSplits: 5).map(String.init)
+            guard parts.count == 6, let x = Int(parts[1]), let y = Int(parts[2]), let w = Int(parts[3]), let h = Int(parts[4])
+            else { return nil }
+            return Frame(x: x, y: y, width: w, height: h, name: parts[5])
+        }
+        // Found by a plain-text name search, each under its own title.
+        #expect(Set(windows.map(\.name)) == ["Snap! - Ann (host)", "Snap! - Player 2", "Snap! - Player 3", "Snap! - Player 4"],
+                "\(output)")
+        // Tiled: no two overlap, all on the screen, the host's top-left.
+        for (i, a) in windows.enumerated() {
+            #expect(a.x >= 0 && a.y >= 0 && a.x + a.width <= 1600 && a.y + a.height <= 900, "\(output)")
+            for b in windows[(i + 1)...] {
+                let apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y
+                #expect(apart, "\(a.name) overlaps \(b.name): \(output)")
+            }
+        }
+        if let host = windows.first(where: { $0.name.hasSuffix("(host)") }) {
+            #expect(windows.allSatisfy { $0.x >= host.x && $0.y >= host.y }, "\(output)")
+            // F11 covers the whole screen, and F11 again gives the tile back.
+            #expect(output.contains("full 1600 900"), "\(output)")
+            #expect(output.contains("back \(host.width) \(host.height)"), "\(output)")
+        }
+    }
+
     @Test("no Assets folder to be found is a clear error, not a crash")
     func missingAssets() throws {
         // A copy of the binary far from any checkout, run from an empty directory.
