@@ -94,7 +94,7 @@ public final class TableScene: Scene {
     // MARK: - Scene
 
     public var title: String {
-        (titleAlert ? "Your turn — " : "") + "Snap! — \(client.name)" + (client.isHost ? " (host)" : "")
+        (titleAlert ? "Your turn — " : "") + "Snap! — \(client.name)" + (client.isHost && !client.isSolo ? " (host)" : "")
     }
 
     public var isAnimating: Bool { animator.isAnimating || snapPressedUntil > lastNow || turnCountdown != nil }

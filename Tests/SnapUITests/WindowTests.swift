@@ -275,6 +275,50 @@ struct WindowTests {
         }
     }
 
+    @Test("on a real X server: an unfocused window says \"Your turn\" in its title and asks for attention (urgency hint)",
+          .enabled(if: haveTools(["xvfb-run", "xdotool", "xprop"])), .timeLimit(.minutes(2)))
+    func yourTurnWhileUnfocused() throws {
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var binary = products.appendingPathComponent("snap").path
+        if !FileManager.default.fileExists(atPath: binary) {
+            binary = products.deletingLastPathComponent().appendingPathComponent("snap").path
+        }
+        // Ann's table, then another window that takes the focus; her turn comes after the deal.
+        let script = """
+            export LC_ALL=C
+            "\(binary)" solo --opponents 1 --seed 3 --mute --quit-after 14 --name Ann --position 0,0 --size 640x480 >/dev/null 2>&1 &
+            sleep 1.5
+            "\(binary)" menu --quit-after 14 --position 700,0 --size 640x480 >/dev/null 2>&1 &
+            sleep 2
+            table=$(xdotool search --name 'Ann' | head -1); other=$(xdotool search --name '^Snap!$' | head -1)
+            xdotool windowfocus $other
+            for i in $(seq 1 16); do
+              echo "title $(xprop -id $table WM_NAME | sed -e 's/^[^"]*"//' -e 's/"$//') urgent $(xprop -id $table WM_HINTS | grep -ci urgency)"
+              sleep 0.6
+            done
+            wait
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["xvfb-run", "-a", "-s", "-screen 0 1600x900x24", "bash", "-c", script]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SDL_VIDEODRIVER"] = nil
+        environment["SDL_AUDIODRIVER"] = "dummy"
+        environment["XDG_RUNTIME_DIR"] = NSTemporaryDirectory() + "snap-ui-x2-\(getpid())"
+        environment["XDG_CONFIG_HOME"] = NSTemporaryDirectory() + "snap-ui-x2-config-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: environment["XDG_RUNTIME_DIR"]!, withIntermediateDirectories: true)
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let lines = output.split(separator: "\n").filter { $0.hasPrefix("title ") }
+        #expect(lines.first == "title Snap! - Ann urgent 0", "\(output)")
+        #expect(lines.contains("title Your turn - Snap! - Ann urgent 1"), "\(output)")
+    }
+
     @Test("no Assets folder to be found is a clear error, not a crash")
     func missingAssets() throws {
         // A copy of the binary far from any checkout, run from an empty directory.
