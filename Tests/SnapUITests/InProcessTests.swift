@@ -208,6 +208,39 @@ struct InProcessTests {
         #expect(abs(stamped - trueReaction) <= 16_700, "stamped \(stamped) µs, true \(trueReaction) µs")
     }
 
+    /// The host window's game with a computer opponent: the events up to the first turned card.
+    static func openingEvents(seed: UInt64?, name: String) throws -> [SeatEvent] {
+        let client = try GameClient.host(name: name, bots: 1, speed: 0.2, seed: seed, rounds: 1, logger: Self.logger)
+        defer { client.leave() }
+        client.start()
+        var events: [SeatEvent] = []
+        let deadline = Date().addingTimeInterval(20)
+        var turned = false
+        while Date() < deadline, !turned {
+            let now = Date().timeIntervalSince1970
+            for batch in client.poll(now: now) {
+                events += batch.events
+                if batch.events.contains(where: { if case .turned = $0 { true } else { false } }) { turned = true }
+            }
+            // The host's own seat turns when it is its turn (the computer turns for itself).
+            if let table = client.session.table, let seat = client.session.seat, table.phase == .playing,
+               table.active == seat, !table.hasTurned {
+                client.send(.turn, now: now)
+            }
+            usleep(20_000)
+        }
+        return events
+    }
+
+    @Test("the windowed host honours --seed: the same seed, the same deal and first card")
+    func hostSeed() throws {
+        let first = try Self.openingEvents(seed: 42, name: "SeedA")
+        let second = try Self.openingEvents(seed: 42, name: "SeedB")
+        #expect(first.contains { if case .turned = $0 { true } else { false } }, "\(first)")
+        #expect(first == second)
+        GameClient.endHostedGames()
+    }
+
     @Test("network input wakes the window: message → presented frame within a frame (p50/p99 printed)")
     func wakeLatency() throws {
         let path = "/tmp/snap-ip-\(getpid())/run/snap/Wake.sock"
