@@ -64,6 +64,9 @@ public final class JoinScene: Scene {
 
     public var title: String { "Snap!" }
 
+    /// The dialog's message, while one is shown (tests).
+    var dialogMessage: String? { dialog?.message }
+
     private var isBusy: Bool {
         if case .choosing = state { return false }
         return true

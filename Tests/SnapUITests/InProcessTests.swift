@@ -241,6 +241,40 @@ struct InProcessTests {
         GameClient.endHostedGames()
     }
 
+    @Test("joining under a taken name offers the next one, and Enter joins under it")
+    func nameTakenOffersVariant() throws {
+        var settings = Settings(name: "Tess")
+        settings.save()
+        let host = try GameClient.host(name: "Dup", logger: Self.logger)
+        let path = try #require(host.socketPath)
+        let first = try Self.rawJoin(path, name: "Tess")
+        var clicked = false, accepted = false
+        var offered: String?
+        let app = try App(options: WindowOptions(quitAfter: 5, hidden: true), logger: Self.logger) { app in
+            JoinScene(app: app)
+        }
+        app.onFrame = { app, now in
+            if !clicked, now > 1.2 {
+                clicked = true
+                app.pushClick(at: Point(512, 285))  // the first game in the list
+            }
+            if !accepted, now > 3, let join = app.scene as? JoinScene {
+                accepted = true
+                offered = join.dialogMessage
+                Self.pushKey(Int(SDLK_RETURN.rawValue))
+            }
+        }
+        try app.run()
+        #expect(offered == "Someone called Tess has already joined Dup. Join as Tess 2?", "\(offered ?? "no dialog")")
+        let table = try #require(app.scene as? TableScene, "\(type(of: app.scene))")
+        #expect(table.client.name == "Tess 2")
+        // Both Tesses are at Dup's table.
+        #expect(table.client.session.lobby.map(\.name).sorted() == ["Dup", "Tess", "Tess 2"])
+        table.client.leave()
+        first.close()
+        GameClient.endHostedGames()
+    }
+
     @Test("network input wakes the window: message → presented frame within a frame (p50/p99 printed)")
     func wakeLatency() throws {
         let path = "/tmp/snap-ip-\(getpid())/run/snap/Wake.sock"
