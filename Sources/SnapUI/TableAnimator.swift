@@ -20,6 +20,14 @@ struct TableVisual: Equatable {
     var tone = Tone.normal
     /// The round is over and its cards have slid off the table.
     var cleared = false
+    /// A short line shown over the status until a time ("Too late!"), leaving the status as it is.
+    var notice: Notice?
+
+    struct Notice: Equatable {
+        var text: String
+        var tone: Tone
+        var until: Double
+    }
 
     subscript(closed seat: Seat) -> Int {
         get { closed[Int(seat.rawValue)] }
@@ -52,6 +60,7 @@ enum VisualChange: Equatable {
     case sound(Audio.Sound)
     case bubble(Seat)
     case splash(Seat, correct: Bool)
+    case notice(TableVisual.Notice)
 }
 
 /// Where a flying card starts or ends.
@@ -149,6 +158,8 @@ final class TableAnimator {
     static let snapBeat = 0.45
     /// How long the won pile stays before the table is cleared.
     static let winPause = 1.3
+    /// How long a notice ("Too late!") stays over the status line.
+    static let noticeDuration = 1.5
     /// When the timeline falls this far behind the host, it jumps to the present.
     static let maxBacklog = 2.5
 
@@ -239,7 +250,8 @@ final class TableAnimator {
     @discardableResult
     func reconcile(with table: TableView) -> Bool {
         guard isIdle else { return false }
-        let truth = Self.snapshot(table, cleared: visual.cleared, status: visual.status, tone: visual.tone)
+        var truth = Self.snapshot(table, cleared: visual.cleared, status: visual.status, tone: visual.tone)
+        truth.notice = visual.notice
         guard truth != visual else { return false }
         visual = truth
         projected = table
@@ -376,9 +388,11 @@ final class TableAnimator {
                 cursor += Self.paySpacing * pace
 
             case .snapTooLate(let caller):
-                // The call came after another had already won the match: say so, on every screen.
-                turnStatusStale = true
-                cue(now, .bubble(caller), caller == mySeat ? status("Too late!", .bad) : status("\(name(caller)) was too late"))
+                // The call came after another had already won the match: say so for a moment,
+                // on every screen, over whatever the status line says.
+                let text = caller == mySeat ? "Too late!" : "\(name(caller)) was too late"
+                cue(now, .bubble(caller), .notice(TableVisual.Notice(text: text, tone: caller == mySeat ? .bad : .normal,
+                                                                      until: now + Self.noticeDuration)))
 
             case .playerOut:
                 break
@@ -575,6 +589,7 @@ final class TableAnimator {
         case .bubble(let seat):
             effects.removeAll { $0.kind == .bubble && $0.seat == seat }
             effects.append(TableEffect(kind: .bubble, seat: seat, start: now))
+        case .notice(let notice): visual.notice = notice
         case .splash(let seat, let correct):
             effects.removeAll { $0.kind != .bubble && $0.seat == seat }
             effects.append(TableEffect(kind: correct ? .smiley : .wrong, seat: seat, start: now))

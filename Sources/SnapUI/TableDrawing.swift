@@ -138,7 +138,8 @@ extension TableScene {
         let text = statusLine
         guard !text.isEmpty else { return }
         let size = 24
-        let color = gameOver != nil ? Color.gold : (Self.statusColors[animator.visual.tone] ?? .white)
+        let tone = activeNotice?.tone ?? animator.visual.tone
+        let color = gameOver != nil ? Color.gold : (Self.statusColors[tone] ?? .white)
         let width = graphics.textTexture(text, size: size, bold: true).map { Double($0.pixelWidth) / 2 } ?? 0
         let band = Rect(center: Point(512, y + 15), size: Size(min(760, width + 56), 44))
         Self.roundedRect(graphics, band, Color(0, 0, 0, 100), radius: 20)

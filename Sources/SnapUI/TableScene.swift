@@ -79,6 +79,7 @@ public final class TableScene: Scene {
             if let seat = mySeat, client.session.away.contains(seat), gameOver == nil {
                 return "Away — click your pile to play again"
             }
+            if let notice = activeNotice { return notice.text }
             // The turn timer's last seconds: the host turns for whoever lets it run out.
             if let seconds = turnCountdown { return animator.visual.status + " — \(seconds) s" }
             return animator.visual.status
@@ -97,7 +98,15 @@ public final class TableScene: Scene {
         (titleAlert ? "Your turn — " : "") + "Snap! — \(client.name)" + (client.isHost && !client.isSolo ? " (host)" : "")
     }
 
-    public var isAnimating: Bool { animator.isAnimating || snapPressedUntil > lastNow || turnCountdown != nil }
+    public var isAnimating: Bool {
+        animator.isAnimating || snapPressedUntil > lastNow || turnCountdown != nil || activeNotice != nil
+    }
+
+    /// A notice over the status line ("Too late!"), while it lasts.
+    var activeNotice: TableVisual.Notice? {
+        guard let notice = animator.visual.notice, notice.until > lastNow, gameOver == nil else { return nil }
+        return notice
+    }
 
     var table: TableView? { client.session.table }
 
