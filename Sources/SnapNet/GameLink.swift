@@ -13,6 +13,14 @@ public final class GameLink: @unchecked Sendable {
     private var lostReason: String?
     fileprivate var sender: (ClientMessage) -> Void = { _ in }
     fileprivate var closer: () -> Void = {}
+    private var deliveryHandler: (@Sendable () -> Void)?
+
+    /// Called on the delivering thread after each message (or the loss) is queued: a
+    /// window's loop sleeps until input, and this wakes it (SnapUI posts an SDL event).
+    public var onDelivery: (@Sendable () -> Void)? {
+        get { lock.withLock { deliveryHandler } }
+        set { lock.withLock { deliveryHandler = newValue } }
+    }
 
     public func send(_ message: ClientMessage) { sender(message) }
 
@@ -30,15 +38,33 @@ public final class GameLink: @unchecked Sendable {
     /// True while a dropped connection is being re-established (the seat waits for us).
     public var reconnecting: Bool { lock.withLock { isReconnecting } }
     private var isReconnecting = false
-    fileprivate func setReconnecting(_ value: Bool) { lock.withLock { isReconnecting = value } }
+    fileprivate func setReconnecting(_ value: Bool) {
+        let handler = lock.withLock { () -> (@Sendable () -> Void)? in
+            isReconnecting = value
+            return deliveryHandler
+        }
+        handler?()  // the window shows it at once
+    }
 
     public func close() { closer() }
 
-    fileprivate func deliver(_ message: HostMessage) { lock.withLock { inbox.append(message) } }
+    fileprivate func deliver(_ message: HostMessage) {
+        let handler = lock.withLock { () -> (@Sendable () -> Void)? in
+            inbox.append(message)
+            return deliveryHandler
+        }
+        handler?()
+    }
 
     func deliverFromHost(_ message: HostMessage) { deliver(message) }
 
-    fileprivate func lose(_ reason: String) { lock.withLock { if lostReason == nil { lostReason = reason } } }
+    fileprivate func lose(_ reason: String) {
+        let handler = lock.withLock { () -> (@Sendable () -> Void)? in
+            if lostReason == nil { lostReason = reason }
+            return deliveryHandler
+        }
+        handler?()
+    }
 }
 
 extension HostServer {

@@ -106,6 +106,15 @@ public struct ClientSession: Sendable {
         phase = .ended(reason: nil, message: message)
     }
 
+    /// The window says when reference `turn` (the `turn`-th card turned this round, as
+    /// counted by `seenTurns`) first became visible on this player's screen: from then on a
+    /// Snap! measures its reaction from `time` instead of from when the message arrived.
+    /// A report for any other reference than the current one is ignored.
+    public mutating func referenceShown(turn: UInt32, at time: Duration) {
+        guard turn == seenTurns, turn > 0, referenceShownAt != nil else { return }
+        referenceShownAt = time
+    }
+
     /// A Snap! pressed at `now`, with this player's reaction time.
     public func snap(at now: Duration) -> ClientMessage {
         let reaction = referenceShownAt.map { now - $0 } ?? .zero

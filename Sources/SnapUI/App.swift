@@ -1,5 +1,6 @@
 #if GUI
 import CSDL2
+import Foundation
 import Glibc
 import Logging
 
@@ -12,13 +13,68 @@ public struct WindowOptions: Sendable {
     /// Start with sound off.
     public var muted = false
     public var hidden = false
+    /// Where the window opens (top-left corner, screen pixels); centred when nil.
+    public var position: (x: Int, y: Int)?
+    /// The window's size in screen pixels; 1024×768 when nil.
+    public var size: (width: Int, height: Int)?
 
-    public init(screenshot: String? = nil, quitAfter: Double? = nil, muted: Bool = false, hidden: Bool = false) {
+    public init(screenshot: String? = nil, quitAfter: Double? = nil, muted: Bool = false, hidden: Bool = false,
+                position: (x: Int, y: Int)? = nil, size: (width: Int, height: Int)? = nil) {
         self.screenshot = screenshot
         self.quitAfter = quitAfter
         self.muted = muted
         self.hidden = hidden
+        self.position = position
+        self.size = size
     }
+}
+
+/// Wakes the window loop from any thread: the network side calls `App.wake()` when a
+/// message arrives (a link's delivery, a join attempt finishing, discovery results), so
+/// it reaches the screen within a frame instead of when the mouse next moves.
+public enum WindowWake {
+    /// The registered SDL user event type (registered once, on first use).
+    static let eventType: UInt32 = SDL_RegisterEvents(1)
+    private static let state = Pending()
+
+    /// When the oldest wake not yet seen by the loop was asked for (nanoseconds, monotonic).
+    private final class Pending: @unchecked Sendable {
+        let lock = NSLock()
+        var since: UInt64?
+    }
+
+    /// Thread-safe; coalesced: one event in the queue at a time.
+    public static func wake() {
+        let now = monotonicNanoseconds()
+        state.lock.lock()
+        let first = state.since == nil
+        if first { state.since = now }
+        state.lock.unlock()
+        guard first else { return }
+        var event = SDL_Event()
+        event.type = eventType
+        if SDL_PushEvent(&event) != 1 {
+            state.lock.lock()
+            state.since = nil
+            state.lock.unlock()
+        }
+    }
+
+    /// The loop saw the event: when was it first asked for (and allow the next one).
+    static func take() -> UInt64? {
+        state.lock.lock()
+        defer { state.lock.unlock() }
+        let since = state.since
+        state.since = nil
+        return since
+    }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds (the same clock from every thread).
+public func monotonicNanoseconds() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
 }
 
 /// The process's one window and its loop, in fixed stages: poll input → scene
@@ -39,6 +95,17 @@ public final class App {
     public var recordFrameTimes = false
     /// Extra work each frame (tests and benchmarks inject input here).
     public var onFrame: ((App, Double) -> Void)?
+    /// Network wake-up → the first presented frame after it, in milliseconds (each wake once).
+    public private(set) var wakeLatencies: [Double] = []
+    private var wokenAt: UInt64?
+    /// Called right after each `SDL_RenderPresent` returns, with the time (`now`'s clock):
+    /// the table stamps "card shown" here.
+    var afterPresent: [(Double) -> Void] = []
+    /// Called after drawing, before presenting (tests read the frame's pixels here).
+    var beforePresent: ((App) -> Void)?
+    /// When the input being handled happened (its SDL timestamp, on `now`'s clock): a
+    /// Snap! counts from the press, not from when the loop got round to it.
+    public private(set) var inputTime = 0.0
 
     public var now: Double {
         let d = ContinuousClock.now - start
@@ -54,15 +121,17 @@ public final class App {
         _ = IMG_Init(Int32(IMG_INIT_PNG.rawValue))
         try sdlCheck(TTF_Init(), "TTF_Init")
         guard let directory = findAssetsDirectory() else {
-            throw SDLError("finding assets", message: "no Assets folder found: set SNAP_ASSETS to the repository's Assets directory")
+            throw SDLError("finding assets", message: "no Assets folder found beside the executable, above it or in its install prefix's share/snap: set SNAP_ASSETS to the repository's Assets directory, or install with scripts/install")
         }
         self.options = options
         self.logger = logger
-        graphics = try Graphics(title: "Snap!", hidden: options.hidden, fonts: try Fonts())
+        graphics = try Graphics(title: "Snap!", hidden: options.hidden, position: options.position, size: options.size,
+                                fonts: try Fonts())
         assets = try Assets(graphics: graphics, directory: directory)
         audio = Audio(directory: directory)
         audio.isMuted = options.muted
         scene = EmptyScene()
+        _ = WindowWake.eventType
         scene = makeScene(self)
         graphics.title = scene.title
         SDL_StartTextInput()
@@ -74,7 +143,14 @@ public final class App {
         needsRedraw = true
     }
 
+    /// Sets the window title (a scene whose title changes calls this).
+    public func setTitle(_ title: String) { graphics.title = title }
+
     public func setNeedsRedraw() { needsRedraw = true }
+
+    private var quitRequested = false
+    /// Ends the loop after this frame (and takes the `--screenshot`, if any).
+    public func quit() { quitRequested = true }
 
     /// Runs until a scene quits, the window closes, or `quitAfter` passes.
     public func run() throws(SDLError) {
@@ -83,8 +159,9 @@ public final class App {
             let now = self.now
             var event = SDL_Event()
             // Sleep until input when nothing moves: an idle window costs almost nothing.
+            // The network side wakes it too (`WindowWake`); the timeout only paces blinking carets.
             let idle = !needsRedraw && !scene.isAnimating && onFrame == nil
-            if idle, SDL_WaitEventTimeout(&event, 50) == 1 {
+            if idle, SDL_WaitEventTimeout(&event, 100) == 1 {
                 running = dispatch(event) && running
             }
             while SDL_PollEvent(&event) == 1 { running = dispatch(event) && running }
@@ -93,12 +170,21 @@ public final class App {
             if needsRedraw || scene.isAnimating {
                 let frameStart = self.now
                 scene.draw(graphics, app: self)
+                beforePresent?(self)
                 graphics.present()
+                let presented = monotonicNanoseconds()
+                let shownAt = self.now
+                for hook in afterPresent { hook(shownAt) }
+                if let woken = wokenAt {
+                    wakeLatencies.append(Double(presented &- woken) / 1e6)
+                    wokenAt = nil
+                }
                 frames += 1
                 if recordFrameTimes { frameTimes.append((self.now - frameStart) * 1_000) }
                 needsRedraw = false
             }
             if let quitAfter = options.quitAfter, now >= quitAfter { running = false }
+            if quitRequested { running = false }
         }
         if let path = options.screenshot {
             scene.draw(graphics, app: self)
@@ -108,9 +194,25 @@ public final class App {
     }
 
     private func dispatch(_ event: SDL_Event) -> Bool {
+        if event.type == WindowWake.eventType {
+            // The scene drains its link in `update`, right after this; draw what it finds.
+            // (Measured once the window is up: before its first frame, a wake waits for the window to open.)
+            if let since = WindowWake.take(), frames > 0 { wokenAt = min(wokenAt ?? since, since) }
+            needsRedraw = true
+            return true
+        }
+        // SDL stamps each event in milliseconds of SDL_GetTicks when it is queued.
+        let age = Double(SDL_GetTicks() &- event.common.timestamp) / 1_000
+        inputTime = self.now - (age < 5 ? age : 0)
         guard let input = translate(event) else {
             if event.type == SDL_QUIT.rawValue { return false }
-            if event.type == SDL_WINDOWEVENT.rawValue { needsRedraw = true }
+            if event.type == SDL_WINDOWEVENT.rawValue {
+                let kind = UInt32(event.window.event)
+                if kind == SDL_WINDOWEVENT_SIZE_CHANGED.rawValue || kind == SDL_WINDOWEVENT_RESIZED.rawValue {
+                    graphics.windowSizeChanged()
+                }
+                needsRedraw = true
+            }
             return true
         }
         needsRedraw = true
@@ -139,7 +241,26 @@ public final class App {
             let text = withUnsafeBytes(of: event.text.text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             return .text(text)
         case SDL_KEYDOWN.rawValue:
+            let modifiers = UInt32(event.key.keysym.mod)
+            let control = modifiers & UInt32(KMOD_CTRL.rawValue) != 0
+            let shift = modifiers & UInt32(KMOD_SHIFT.rawValue) != 0
+            if control {
+                switch Int(event.key.keysym.sym) {
+                case Int(SDLK_a.rawValue): return .key(.selectAll)
+                case Int(SDLK_c.rawValue): return .key(.copy)
+                case Int(SDLK_v.rawValue):
+                    guard SDL_HasClipboardText() == SDL_TRUE, let raw = SDL_GetClipboardText() else { return nil }
+                    defer { SDL_free(raw) }
+                    return .paste(String(cString: raw))
+                default: return .key(.other)
+                }
+            }
             switch Int(event.key.keysym.sym) {
+            case Int(SDLK_LEFT.rawValue): return .key(shift ? .shiftLeft : .left)
+            case Int(SDLK_RIGHT.rawValue): return .key(shift ? .shiftRight : .right)
+            case Int(SDLK_HOME.rawValue): return .key(.home)
+            case Int(SDLK_END.rawValue): return .key(.end)
+            case Int(SDLK_DELETE.rawValue): return .key(.delete)
             case Int(SDLK_SPACE.rawValue): return .key(.space)
             case Int(SDLK_s.rawValue): return .key(.s)
             case Int(SDLK_m.rawValue): return .key(.m)

@@ -3,17 +3,34 @@ import CSDL2
 import Glibc
 import SnapEngine
 
-/// Where the committed `Assets/` folder is: `$SNAP_ASSETS`, else the first `Assets`
-/// folder holding `cards/AS.png` beside the executable or above it (a checkout's
-/// `.build/debug/snap` finds the repository's), else the current directory's.
+/// Where the game's images and sounds are, first match wins:
+/// 1. `$SNAP_ASSETS` (an override);
+/// 2. `Assets/` beside the executable, or in a folder above it (a checkout's
+///    `.build/debug/snap` finds the repository's);
+/// 3. the install prefix's `share/snap` (`PREFIX/bin/snap` → `PREFIX/share/snap`, as
+///    `scripts/install` lays it out; `share/snap/Assets` is taken too);
+/// 4. `Assets/` in the current directory.
+/// A folder counts only if it holds `cards/AS.png`. Symbolic links to the executable are followed.
 public func findAssetsDirectory(executable: String = CommandLine.arguments[0]) -> String? {
     func valid(_ path: String) -> Bool { access(path + "/cards/AS.png", R_OK) == 0 }
-    if let env = getenv("SNAP_ASSETS").map({ String(cString: $0) }), valid(env) { return env }
-    var directory = realpathString(executable).map { String($0[..<($0.lastIndex(of: "/") ?? $0.endIndex)]) } ?? "."
-    for _ in 0..<6 {
-        if valid(directory + "/Assets") { return directory + "/Assets" }
-        guard let slash = directory.lastIndex(of: "/"), slash != directory.startIndex else { break }
-        directory = String(directory[..<slash])
+    if let env = getenv("SNAP_ASSETS").map({ String(cString: $0) }), !env.isEmpty, valid(env) { return env }
+    // argv[0] may be a bare name found on PATH: /proc/self/exe is the running file.
+    let resolved = realpathString("/proc/self/exe") ?? realpathString(executable)
+    func parent(_ path: String) -> String? {
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+    if let binDirectory = resolved.flatMap(parent) {
+        var directory = binDirectory
+        for _ in 0..<6 {
+            if valid(directory + "/Assets") { return directory + "/Assets" }
+            guard let up = parent(directory), up != directory else { break }
+            directory = up
+        }
+        if let prefix = parent(binDirectory) {
+            let base = prefix == "/" ? "" : prefix
+            for candidate in [base + "/share/snap", base + "/share/snap/Assets"] where valid(candidate) { return candidate }
+        }
     }
     return valid("Assets") ? "Assets" : nil
 }

@@ -18,6 +18,8 @@ public final class GameClient {
     public let name: String
     /// Where this host listens (for the lobby and `snap play`).
     public let socketPath: String?
+    /// Single player: everyone else at the table is a computer player.
+    public private(set) var isSolo = false
 
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     /// Hosts this process started, so closing the window ends their games (and removes their sockets).
@@ -40,7 +42,10 @@ public final class GameClient {
         self.server = server
         self.socketPath = socketPath
         self.role = role
+        // The window sleeps until input: every message from the host wakes it.
+        link.onDelivery = { WindowWake.wake() }
         if !signedIn { link.send(.hello(Hello(name: name, role: role))) }
+        WindowWake.wake()
     }
 
     /// A watcher never acts: the host would cut it for trying.
@@ -71,8 +76,21 @@ public final class GameClient {
         if pacer.allow(message, at: .seconds(now)) { link.send(message) }
     }
 
-    /// Snap!, with this player's reaction time measured on this screen.
-    public func snap(now: Double) { send(session.snap(at: .seconds(now)), now: now) }
+    /// Snap!, with this player's reaction time measured on this screen: `now` is when the
+    /// press happened (the input event's time), the reference when its card was first shown.
+    public func snap(now: Double) {
+        let message = session.snap(at: .seconds(now))
+        if case .snap(let call) = message { lastSnap = call }
+        send(message, now: now)
+    }
+
+    /// The last Snap! this window sent (tests).
+    private(set) var lastSnap: SnapCall?
+
+    /// The window drew and presented reference `turn`'s card at `time` (the app's clock).
+    public func referenceShown(turn: UInt32, at time: Double) {
+        session.referenceShown(turn: turn, at: .seconds(time))
+    }
 
     public func start() { server?.submit(.start) }
     public func nextRound() { server?.submit(.nextRound) }
@@ -92,11 +110,14 @@ public final class GameClient {
 
     /// Hosts a game on this machine's default socket (and TCP when asked); this window plays too.
     public static func host(name: String, bots: Int = 0, level: BotLevel = .normal, speed: Double = 1,
-                            rules: Rules = .original, turnTimeout: Duration? = .seconds(15), socket: String? = nil,
+                            rules: Rules = .original, seed: UInt64? = nil, rounds: Int? = nil,
+                            turnTimeout: Duration? = .seconds(15), socket: String? = nil,
                             listen: (host: String, port: Int)? = nil, logger: Logger) throws -> GameClient {
         var hostConfiguration = configuration(name: name, bots: bots, level: level, speed: speed, rules: rules,
-                                              seed: nil, maxClients: 3 - bots)
+                                              seed: seed, maxClients: 3 - bots)
         hostConfiguration.turnTimeout = turnTimeout
+        // nil: rounds go on until the host ends the game.
+        hostConfiguration.rounds = rounds
         let server = HostServer(hostConfiguration, loop: group.next(), logger: logger)
         let path: String
         if let socket { path = socket } else {
@@ -118,6 +139,7 @@ public final class GameClient {
                                               seed: seed, maxClients: 0),
                                 loop: group.next(), logger: logger)
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: nil)
+        client.isSolo = true
         server.startWhen = 1
         journal(server, logger: logger)
         return client

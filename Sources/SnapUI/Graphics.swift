@@ -29,11 +29,14 @@ public final class Graphics {
 
     struct TextKey: Hashable { var text: String; var size: Int; var bold: Bool; var color: Color }
 
-    public init(title: String, hidden: Bool = false, fonts: Fonts) throws(SDLError) {
+    public init(title: String, hidden: Bool = false, position: (x: Int, y: Int)? = nil,
+                size: (width: Int, height: Int)? = nil, fonts: Fonts) throws(SDLError) {
         var flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
         if hidden { flags |= SDL_WINDOW_HIDDEN.rawValue }
         let centered = Int32(bitPattern: 0x2FFF_0000)  // SDL_WINDOWPOS_CENTERED
-        guard let window = SDL_CreateWindow(title, centered, centered, Int32(logicalSize.width), Int32(logicalSize.height), flags) else {
+        let x = position.map { Int32($0.x) } ?? centered, y = position.map { Int32($0.y) } ?? centered
+        let width = Int32(size?.width ?? Int(logicalSize.width)), height = Int32(size?.height ?? Int(logicalSize.height))
+        guard let window = SDL_CreateWindow(title, x, y, width, height, flags) else {
             throw SDLError("SDL_CreateWindow")
         }
         self.window = window
@@ -58,16 +61,79 @@ public final class Graphics {
 
     public var title: String {
         get { String(cString: SDL_GetWindowTitle(window)) }
-        set { SDL_SetWindowTitle(window, newValue) }
+        set {
+            SDL_SetWindowTitle(window, newValue)
+            X11Window.setPlainName(window, newValue)
+        }
+    }
+
+    /// Moves and resizes the window (screen pixels).
+    public func place(x: Int, y: Int, width: Int, height: Int) {
+        SDL_SetWindowSize(window, Int32(width), Int32(height))
+        SDL_SetWindowPosition(window, Int32(x), Int32(y))
+    }
+
+    /// `count` window frames tiling the first display's usable area, 4:3 each: the first
+    /// (the host's) at the left, the others beside and below it — one per quarter for
+    /// three or four, halves for two.
+    public static func tiles(count: Int) -> [(x: Int, y: Int, width: Int, height: Int)] {
+        var bounds = SDL_Rect()
+        if SDL_GetDisplayUsableBounds(0, &bounds) != 0 || bounds.w < 320 || bounds.h < 240 {
+            bounds = SDL_Rect(x: 0, y: 0, w: 1920, h: 1080)
+        }
+        let columns = count <= 1 ? 1 : 2
+        let rows = count <= 2 ? 1 : 2
+        // Room for the title bar and border the window manager adds.
+        let decoration = 32
+        let cellWidth = Int(bounds.w) / columns, cellHeight = Int(bounds.h) / rows
+        let width = min(1024, cellWidth - 8, (cellHeight - decoration) * 4 / 3)
+        let height = width * 3 / 4
+        return (0..<count).map { index in
+            let column = index % columns, row = index / columns
+            return (Int(bounds.x) + column * cellWidth + (cellWidth - width) / 2,
+                    Int(bounds.y) + row * cellHeight + decoration, width, height)
+        }
     }
 
     public var hasFocus: Bool { SDL_GetWindowFlags(window) & SDL_WINDOW_INPUT_FOCUS.rawValue != 0 }
 
     public func flash() { SDL_FlashWindow(window, SDL_FLASH_UNTIL_FOCUSED) }
 
+    /// The windowed frame to go back to, while covering the screen without a window manager.
+    private var coveredFrom: SDL_Rect?
+
+    /// F11: full screen at the desktop's resolution (SDL_WINDOW_FULLSCREEN_DESKTOP, no mode
+    /// change), and back. With no window manager to honour that request (a bare X server such
+    /// as Xvfb), SDL would believe the window grew while it did not, and draw garbled: there
+    /// the window is made borderless and moved over the whole display instead.
     public func toggleFullscreen() {
-        let isFull = SDL_GetWindowFlags(window) & SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue != 0
-        SDL_SetWindowFullscreen(window, isFull ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue)
+        if let frame = coveredFrom {
+            coveredFrom = nil
+            SDL_SetWindowBordered(window, SDL_TRUE)
+            SDL_SetWindowSize(window, frame.w, frame.h)
+            SDL_SetWindowPosition(window, frame.x, frame.y)
+        } else if X11Window.isBareServer(window) {
+            var frame = SDL_Rect()
+            SDL_GetWindowPosition(window, &frame.x, &frame.y)
+            SDL_GetWindowSize(window, &frame.w, &frame.h)
+            var bounds = SDL_Rect()
+            guard SDL_GetDisplayBounds(max(0, SDL_GetWindowDisplayIndex(window)), &bounds) == 0 else { return }
+            coveredFrom = frame
+            SDL_SetWindowBordered(window, SDL_FALSE)
+            SDL_SetWindowPosition(window, bounds.x, bounds.y)
+            SDL_SetWindowSize(window, bounds.w, bounds.h)
+        } else {
+            let isFull = SDL_GetWindowFlags(window) & SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue != 0
+            SDL_SetWindowFullscreen(window, isFull ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue)
+        }
+        windowSizeChanged()
+    }
+
+    /// The window's size changed (full screen, a resize): recompute the letterbox scale and
+    /// viewport for the new output size, so the 1024×768 table fills it again.
+    public func windowSizeChanged() {
+        SDL_RenderSetViewport(renderer, nil)
+        SDL_RenderSetLogicalSize(renderer, Int32(logicalSize.width), Int32(logicalSize.height))
     }
 
     public func setIcon(path: String) {
@@ -201,6 +267,82 @@ public final class Graphics {
 
     private func sdlRect(_ rect: Rect) -> SDL_Rect {
         SDL_Rect(x: Int32(rect.x.rounded()), y: Int32(rect.y.rounded()), w: Int32(rect.width.rounded()), h: Int32(rect.height.rounded()))
+    }
+}
+
+/// What SDL does not do for an X11 window, through the Xlib SDL loaded (`dlopen`, so
+/// nothing more is linked). Every function here does nothing under another video driver.
+enum X11Window {
+    private typealias GetWMInfo = @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32
+    private typealias ChangeProperty = @convention(c) (UnsafeMutableRawPointer?, UInt, UInt, UInt, Int32, Int32,
+                                                       UnsafePointer<UInt8>?, Int32) -> Int32
+    private typealias Flush = @convention(c) (UnsafeMutableRawPointer?) -> Int32
+    private typealias InternAtom = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int32) -> UInt
+    private typealias DefaultRoot = @convention(c) (UnsafeMutableRawPointer?) -> UInt
+    private typealias GetProperty = @convention(c) (UnsafeMutableRawPointer?, UInt, UInt, Int, Int, Int32, UInt,
+                                                    UnsafeMutablePointer<UInt>?, UnsafeMutablePointer<Int32>?,
+                                                    UnsafeMutablePointer<UInt>?, UnsafeMutablePointer<UInt>?,
+                                                    UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32
+    private typealias Free = @convention(c) (UnsafeMutableRawPointer?) -> Int32
+
+    private static func symbol<T>(_ name: String, as type: T.Type) -> T? {
+        guard let xlib = dlopen("libX11.so.6", RTLD_LAZY | RTLD_NOLOAD), let pointer = dlsym(xlib, name) else { return nil }
+        return unsafeBitCast(pointer, to: type)
+    }
+
+    /// The X display and window of an SDL window, under the x11 driver.
+    private static func handles(_ window: OpaquePointer) -> (display: UnsafeMutableRawPointer, window: UInt)? {
+        guard let driver = SDL_GetCurrentVideoDriver(), String(cString: driver) == "x11",
+              let getInfo = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "SDL_GetWindowWMInfo") else { return nil }
+        // SDL_SysWMinfo: SDL_version at 0, the subsystem (an int) at 4, the union at 8;
+        // for X11 the union holds `Display *display` then `Window window`.
+        var info = [UInt8](repeating: 0, count: 128)
+        var version = SDL_version()
+        SDL_GetVersion(&version)
+        info[0] = version.major; info[1] = version.minor; info[2] = version.patch
+        let found: (UnsafeMutableRawPointer?, UInt) = info.withUnsafeMutableBytes { raw in
+            guard unsafeBitCast(getInfo, to: GetWMInfo.self)(window, raw.baseAddress) == 1,
+                  raw.load(fromByteOffset: 4, as: Int32.self) == 2 /* SDL_SYSWM_X11 */ else { return (nil, 0) }
+            return (UnsafeMutableRawPointer(bitPattern: raw.load(fromByteOffset: 8, as: UInt.self)),
+                    raw.load(fromByteOffset: 16, as: UInt.self))
+        }
+        guard let display = found.0, found.1 != 0 else { return nil }
+        return (display, found.1)
+    }
+
+    /// SDL writes the title into both `_NET_WM_NAME` and `WM_NAME` as UTF8_STRING; tools
+    /// that read `WM_NAME` in the C locale (`xdotool search --name`, old window managers)
+    /// cannot convert that and see no name. This rewrites `WM_NAME` as a plain Latin-1
+    /// STRING ("—" → "-", anything else outside Latin-1 → "?"); `_NET_WM_NAME` stays UTF-8.
+    static func setPlainName(_ window: OpaquePointer, _ title: String) {
+        guard let (display, xWindow) = handles(window), let change = symbol("XChangeProperty", as: ChangeProperty.self),
+              let flush = symbol("XFlush", as: Flush.self) else { return }
+        let plain: [UInt8] = title.unicodeScalars.map { scalar in
+            switch scalar.value {
+            case 0x2013, 0x2014: UInt8(ascii: "-")
+            case 0x20...0x7E, 0xA0...0xFF: UInt8(scalar.value)
+            default: UInt8(ascii: "?")
+            }
+        }
+        let wmName: UInt = 39, string: UInt = 31  // XA_WM_NAME, XA_STRING
+        _ = change(display, xWindow, wmName, string, 8, 0 /* PropModeReplace */, plain, Int32(plain.count))
+        _ = flush(display)
+    }
+
+    /// True on an X server with no EWMH window manager (no `_NET_SUPPORTING_WM_CHECK` on
+    /// the root window): nobody would act on a full-screen request.
+    static func isBareServer(_ window: OpaquePointer) -> Bool {
+        guard let (display, _) = handles(window), let intern = symbol("XInternAtom", as: InternAtom.self),
+              let root = symbol("XDefaultRootWindow", as: DefaultRoot.self),
+              let get = symbol("XGetWindowProperty", as: GetProperty.self), let free = symbol("XFree", as: Free.self)
+        else { return false }
+        let check = intern(display, "_NET_SUPPORTING_WM_CHECK", 0)
+        var type: UInt = 0, format: Int32 = 0, items: UInt = 0, after: UInt = 0
+        var data: UnsafeMutablePointer<UInt8>?
+        let status = get(display, root(display), check, 0, 1, 0, 0 /* AnyPropertyType */, &type, &format, &items, &after,
+                         &data)
+        if let data { _ = free(data) }
+        return status == 0 && (type == 0 || items == 0)
     }
 }
 

@@ -3,16 +3,18 @@ import SnapBots
 import SnapEngine
 import SnapProtocol
 
-/// The host's lobby: its name (Enter renames the game), the players who joined (live),
-/// where to join, Start (with at least one other player) and Exit.
+/// The host's lobby: its name (Enter renames the game, until someone joins: the game
+/// listens under the host's name, and renaming it would leave the joined players
+/// behind), the players who joined (live), where to join, Start (with at least one
+/// other player) and Exit.
 public final class HostLobbyScene: Scene {
     enum Action: Hashable { case start, exit }
-    enum Pending { case rename(String), exit }
+    enum Pending { case exit }
 
     private var client: GameClient
-    private var nameField: TextField
+    var nameField: TextField
     private var nameError: String?
-    private var nameNotice: String?
+    var nameNotice: String?
     private var buttons = ButtonSet<Action>()
     private var dialog: Dialog?
     private var pending: Pending?
@@ -26,15 +28,14 @@ public final class HostLobbyScene: Scene {
 
     public init(app: App, client: GameClient) {
         self.client = client
-        nameField = TextField(text: client.name, frame: Rect(x: 312, y: 136, width: 400, height: 42),
-                              maxLength: PlayerName.maxScalars)
+        nameField = .name(client.name, frame: Rect(x: 312, y: 136, width: 400, height: 42))
         buttons.add(.exit, Button("Exit", center: Point(392, 680), width: 200))
         buttons.add(.start, Button("Start", center: Point(632, 680), width: 200))
         buttons[.start].isEnabled = false
     }
 
     public var isAnimating: Bool { false }
-    public var title: String { "Snap!" }
+    public var title: String { "Snap! — \(client.name) (host)" }
 
     /// Everyone in the lobby but this window's own player.
     private var others: [LobbyPlayer] {
@@ -52,21 +53,21 @@ public final class HostLobbyScene: Scene {
             if closed { return .show(MenuScene(app: app)) }
             let action = pending
             pending = nil
-            guard choice == .yes, let action else {
-                if case .rename? = action { nameField.text = client.name }
-                return nil
-            }
+            guard choice == .yes, let action else { return nil }
             switch action {
-            case .rename(let name): rename(to: name, app: app)
             case .exit: return exit(app: app)
             }
-            return nil
         }
         let wasFocused = nameField.isFocused
-        if nameField.handle(input) {
+        // Once someone joined, the name is fixed: the field takes no typing.
+        if !others.isEmpty, case .press(let point) = input, nameField.frame.contains(point) {
+            nameNotice = "Players have joined: the game keeps its name."
+            app.setNeedsRedraw()
+        } else if others.isEmpty, nameField.handle(input) {
             nameError = nil
             nameNotice = nil
         }
+        if others.isEmpty, let rejected = nameField.rejection { nameError = rejected }
         if wasFocused, !nameField.isFocused, nameField.text != client.name, nameError == nil {
             nameNotice = "Press Enter in the field to rename your game."
         }
@@ -90,7 +91,7 @@ public final class HostLobbyScene: Scene {
         case .key(.escape):
             if nameField.isFocused {
                 // Esc in the field drops the edit.
-                nameField.text = client.name
+                nameField.set(client.name)
                 nameField.isFocused = false
                 nameError = nil
                 nameNotice = nil
@@ -117,9 +118,16 @@ public final class HostLobbyScene: Scene {
         if others.isEmpty {
             rename(to: name, app: app)
         } else {
-            dialog = MenuKit.confirm("Rename your game?", "Players who joined will have to join again.", yes: "Rename", no: "Cancel")
-            pending = .rename(name)
+            keepName()
         }
+    }
+
+    /// Someone joined while the name was being edited: the game keeps its name.
+    private func keepName() {
+        nameField.set(client.name)
+        nameField.isFocused = false
+        nameError = nil
+        nameNotice = "Players have joined: the game keeps the name \(client.name)."
     }
 
     /// The host listens under its name: open a game under the new one, then close the old.
@@ -129,6 +137,7 @@ public final class HostLobbyScene: Scene {
             client.leave()
             client = fresh
             players = []
+            app.setTitle(title)
             var settings = Settings.load()
             settings.name = name
             settings.save()
@@ -166,6 +175,7 @@ public final class HostLobbyScene: Scene {
         if lobby != players {
             players = lobby
             app.setNeedsRedraw()
+            if !others.isEmpty, nameField.isFocused || nameField.text != client.name { keepName() }
         }
         let canStart = !others.isEmpty
         if buttons[.start].isEnabled != canStart {
@@ -199,7 +209,8 @@ public final class HostLobbyScene: Scene {
             MenuKit.paragraph(graphics, nameError, at: Point(512, 186), width: 560, size: 15, color: MenuKit.errorColor,
                               maxLines: 2)
         } else {
-            let hint = nameNotice ?? (nameField.isFocused ? "Press Enter to rename your game." : "Other players see this name.")
+            let hint = nameNotice ?? (!others.isEmpty ? "Other players see this name; it is fixed now that they joined."
+                : nameField.isFocused ? "Press Enter to rename your game." : "Other players see this name.")
             graphics.text(hint, at: Point(512, 186), size: 15, color: MenuKit.hintColor)
         }
 

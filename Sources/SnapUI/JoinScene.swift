@@ -32,6 +32,9 @@ public final class JoinScene: Scene {
     private var hoveredRow: Int?
     private var pressedRow: Int?
     private var caret = -1
+    /// Where the last attempt went, to try again under another name.
+    private var lastTarget: (endpoint: Endpoint, label: String)?
+    private var retry: (Endpoint, String, String)?
 
     static let panel = Rect(x: 172, y: 200, width: 680, height: 352)
     static let rowHeight = 50.0
@@ -42,8 +45,7 @@ public final class JoinScene: Scene {
     static let welcomeTimeout = 10.0
 
     public init(app: App) {
-        nameField = TextField(text: Settings.load().name, frame: Rect(x: 312, y: 122, width: 400, height: 42),
-                              maxLength: PlayerName.maxScalars)
+        nameField = .name(Settings.load().name, frame: Rect(x: 312, y: 122, width: 400, height: 42))
         addressField = TextField(text: "", frame: Rect(x: 172, y: 602, width: 480, height: 42), maxLength: 60)
         buttons.add(.connect, Button("Connect", center: Point(762, 623), width: 180))
         buttons.add(.back, Button("Back", center: Point(512, 706), width: 180))
@@ -62,6 +64,9 @@ public final class JoinScene: Scene {
 
     public var title: String { "Snap!" }
 
+    /// The dialog's message, while one is shown (tests).
+    var dialogMessage: String? { dialog?.message }
+
     private var isBusy: Bool {
         if case .choosing = state { return false }
         return true
@@ -71,7 +76,16 @@ public final class JoinScene: Scene {
 
     public func handle(_ input: Input, app: App) -> SceneChange? {
         if var shown = dialog {
-            dialog = shown.handle(input) == nil ? shown : nil
+            let choice = shown.handle(input)
+            dialog = choice == nil ? shown : nil
+            // "Name taken — join as Ann 2?": yes joins again under the free variant.
+            if choice != nil, let (endpoint, label, name) = retry {
+                retry = nil
+                if choice == .yes {
+                    nameField.set(name)
+                    connect(endpoint, label: label, app: app, remember: false)
+                }
+            }
             return nil
         }
         if isBusy {
@@ -85,6 +99,7 @@ public final class JoinScene: Scene {
         }
         let nameChanged = nameField.handle(input)
         if nameChanged { nameError = nil }
+        if let rejected = nameField.rejection { nameError = rejected }
         _ = addressField.handle(input)
         switch input {
         case .move(let point):
@@ -194,13 +209,15 @@ public final class JoinScene: Scene {
         }
     }
 
-    private func connect(_ endpoint: Endpoint, label: String, app: App) {
-        guard saveName() else { return }
+    /// `remember`: save the name as this player's (not for a variant offered by "Name taken").
+    private func connect(_ endpoint: Endpoint, label: String, app: App, remember: Bool = true) {
+        guard remember ? saveName() : MenuKit.nameProblem(nameField.text) == nil else { return }
         nameField.isFocused = false
         addressField.isFocused = false
         hoveredRow = nil
         let attempt = JoinAttempt()
         let name = nameField.text
+        lastTarget = (endpoint, label)
         Thread.detachNewThread {
             attempt.finish(Result { try GameClient.join(endpoint, name: name) })
         }
@@ -269,6 +286,14 @@ public final class JoinScene: Scene {
             case .lobby, .playing:
                 scanner.stop()
                 return .show(TableScene(app: app, client: client))
+            case .ended(.nameTaken?, _):
+                client.leave()
+                let taken = nameField.text
+                let variant = MenuKit.nextVariant(of: taken)
+                fail("Name taken", "")
+                dialog = MenuKit.confirm("Name taken", "Someone called \(taken) has already joined \(label). Join as \(variant)?",
+                                         yes: "Join", no: "Cancel")
+                if let target = lastTarget { retry = (target.endpoint, target.label, variant) }
             case .ended(let reason, let message):
                 client.leave()
                 let (title, text) = refusal(reason, message, host: client.session.welcome?.hostName ?? label)
@@ -411,6 +436,7 @@ final class JoinAttempt: @unchecked Sendable {
         lock.unlock()
         // Cancelled while connecting: say goodbye at once.
         if dropped, case .success(let client) = result { client.leave() }
+        WindowWake.wake()
     }
 
     func cancel() {
@@ -467,6 +493,7 @@ final class HostScanner: @unchecked Sendable {
             lock.lock()
             latest = found
             lock.unlock()
+            WindowWake.wake()
             for _ in 0..<10 where !isStopped { usleep(100_000) }
         }
     }

@@ -44,13 +44,19 @@ public final class MenuScene: Scene {
     private var skipped = false
     private var landed = 0
     private var buttons = ButtonSet<Action>()
-    private var dialog: Dialog?
+    var dialog: Dialog?
     private let playerName: String
 
-    public init(app: App) {
+    /// `notice`: why the player landed here (their game ended); shown at once, over a settled menu.
+    public init(app: App, notice: (title: String, message: String)? = nil) {
         start = app.now
         now = start
         playerName = Settings.load().name
+        if let notice {
+            dialog = MenuKit.alert(notice.title, notice.message)
+            skipped = true
+            landed = Self.titleCards.count
+        }
         let x = 512.0
         buttons.add(.host, Button("Host Game", center: Point(x, 400), width: 280))
         buttons.add(.join, Button("Join Game", center: Point(x, 462), width: 280))
@@ -370,6 +376,35 @@ enum MenuKit {
     /// The caret of a focused field blinks twice a second: ask for a redraw when it changes.
     static func caretPhase(_ now: Double) -> Int { Int(now * 2) % 2 }
 
+    /// The next free-looking variant of a taken name: "Ann" → "Ann 2", "Ann 2" → "Ann 3",
+    /// shortened to fit a name's 20 characters.
+    static func nextVariant(of name: String) -> String {
+        var base = name
+        var number = 2
+        if let space = name.lastIndex(of: " "), let n = Int(name[name.index(after: space)...]), n >= 1, n < 999_999 {
+            base = String(name[..<space])
+            number = n + 1
+        }
+        let suffix = " \(number)"
+        var scalars = Array(base.unicodeScalars.prefix(PlayerName.maxScalars - suffix.unicodeScalars.count))
+        while scalars.last == " " { scalars.removeLast() }
+        var text = String(String.UnicodeScalarView(scalars))
+        if text.isEmpty { text = "Player" }
+        return text + suffix
+    }
+
+    /// A character a name may not hold, in words: the character itself when it can be
+    /// shown, else what kind it is (never a code point like U+0007).
+    static func forbiddenCharacterSentence(_ scalar: Unicode.Scalar) -> String {
+        let what: String
+        switch scalar.properties.generalCategory {
+        case .control, .format, .surrogate, .privateUse, .unassigned: what = "an invisible control character"
+        case .spaceSeparator, .lineSeparator, .paragraphSeparator: what = "that kind of space"
+        default: what = "\u{201C}\(Character(scalar))\u{201D}"
+        }
+        return "A name cannot hold \(what): use letters, digits, spaces and - _ . '"
+    }
+
     /// Why `name` cannot be a player's name, in words; nil if it can.
     static func nameProblem(_ name: String) -> String? {
         do {
@@ -381,7 +416,9 @@ enum MenuKit {
             case .empty: return "Please type a name."
             case .leadingOrTrailingWhitespace: return "A name cannot start or end with a space."
             case .consecutiveSpaces: return "A name cannot have two spaces in a row."
-            default: return "Not a usable name: \(problem)."
+            case .forbiddenCharacter(let scalar): return forbiddenCharacterSentence(scalar)
+            case .tooManyCharacters: return "A name holds at most \(PlayerName.maxScalars) characters."
+            case .tooManyBytes: return "That name is too long: use fewer accented or non-Latin letters."
             }
         }
     }

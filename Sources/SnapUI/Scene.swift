@@ -1,6 +1,7 @@
 #if GUI
 import CSDL2
 import Glibc
+import SnapProtocol
 
 /// Input, already in logical coordinates.
 public enum Input: Equatable {
@@ -9,10 +10,13 @@ public enum Input: Equatable {
     case move(Point)
     case key(Key)
     case text(String)
+    /// Ctrl+V: the clipboard's text.
+    case paste(String)
 }
 
 public enum Key: Equatable {
     case space, s, m, escape, enter, backspace, tab, f11, y, n, other
+    case left, right, shiftLeft, shiftRight, home, end, delete, selectAll, copy
 }
 
 /// What a scene asks the app to do next.
@@ -111,17 +115,101 @@ public struct Dialog {
     }
 }
 
-/// A one-line text field for names and addresses.
+/// A one-line text field for names and addresses: a caret that moves (←, →, Home, End),
+/// a selection (Shift+←/→, Ctrl+A; typing replaces it), Backspace/Delete, Ctrl+C/Ctrl+V
+/// through the clipboard, a visible count ("12/20") instead of a silent cut at the limit,
+/// and, for names, a sentence about a character a name may not hold.
 public struct TextField {
-    public var text: String
+    public private(set) var text: String
     public var frame: Rect
     public var isFocused = false
+    /// The most Unicode scalars it holds (a player name counts scalars).
     public var maxLength: Int
+    /// Which characters it takes; nil takes anything printable.
+    public var allows: ((Unicode.Scalar) -> Bool)?
+    /// Show "n/max" at the right end.
+    public var showsCount: Bool
+    /// The caret, in characters from the start; the selection runs from `anchor` to it.
+    public private(set) var caret: Int
+    public private(set) var anchor: Int?
+    /// Why the last typing or paste was not taken whole, in words (nil when it was).
+    public private(set) var rejection: String?
 
-    public init(text: String, frame: Rect, maxLength: Int = 20) {
+    public init(text: String, frame: Rect, maxLength: Int = 20, showsCount: Bool = false,
+                allows: ((Unicode.Scalar) -> Bool)? = nil) {
         self.text = text
         self.frame = frame
         self.maxLength = maxLength
+        self.showsCount = showsCount
+        self.allows = allows
+        caret = text.count
+    }
+
+    /// A field for a player's name: letters, digits, spaces and - _ . ' only, 20 at most.
+    public static func name(_ text: String, frame: Rect) -> TextField {
+        TextField(text: text, frame: frame, maxLength: PlayerName.maxScalars, showsCount: true) { scalar in
+            scalar == " " || PlayerName.isValid(String(Character(scalar)))
+        }
+    }
+
+    /// Replaces the whole text (caret at the end, nothing selected).
+    public mutating func set(_ newText: String) {
+        text = newText
+        caret = newText.count
+        anchor = nil
+        rejection = nil
+    }
+
+    public var count: Int { text.unicodeScalars.count }
+
+    private var selection: Range<Int>? {
+        guard let anchor, anchor != caret else { return nil }
+        return min(anchor, caret)..<max(anchor, caret)
+    }
+
+    public var selectedText: String? {
+        selection.map { String(text.dropFirst($0.lowerBound).prefix($0.count)) }
+    }
+
+    private func index(_ offset: Int) -> String.Index { text.index(text.startIndex, offsetBy: offset) }
+
+    private mutating func deleteSelection() -> Bool {
+        guard let range = selection else {
+            anchor = nil
+            return false
+        }
+        text.removeSubrange(index(range.lowerBound)..<index(range.upperBound))
+        caret = range.lowerBound
+        anchor = nil
+        return true
+    }
+
+    /// Inserts typed or pasted text at the caret, over the selection; returns true if the text changed.
+    private mutating func insert(_ typed: String) -> Bool {
+        rejection = nil
+        var changed = deleteSelection()
+        var room = maxLength - count
+        var accepted = ""
+        for character in typed {
+            if character == "\n" || character == "\r" { break }  // a paste takes its first line
+            if let allows, let bad = character.unicodeScalars.first(where: { !allows($0) }) {
+                rejection = MenuKit.forbiddenCharacterSentence(bad)
+                continue
+            }
+            let width = character.unicodeScalars.count
+            guard width <= room else {
+                rejection = "At most \(maxLength) characters."
+                break
+            }
+            room -= width
+            accepted.append(character)
+        }
+        if !accepted.isEmpty {
+            text.insert(contentsOf: accepted, at: index(caret))
+            caret += accepted.count
+            changed = true
+        }
+        return changed
     }
 
     /// Applies typing; returns true when the text changed.
@@ -129,15 +217,48 @@ public struct TextField {
         switch input {
         case .press(let point):
             isFocused = frame.contains(point)
-        case .text(let typed) where isFocused:
-            let room = maxLength - text.count
-            guard room > 0 else { return false }
-            text += String(typed.prefix(room))
+            if isFocused { anchor = nil }
+            return false
+        default:
+            break
+        }
+        guard isFocused else { return false }
+        switch input {
+        case .text(let typed), .paste(let typed):
+            return insert(typed)
+        case .key(.backspace):
+            rejection = nil
+            if deleteSelection() { return true }
+            guard caret > 0 else { return false }
+            text.remove(at: index(caret - 1))
+            caret -= 1
             return true
-        case .key(.backspace) where isFocused:
-            guard !text.isEmpty else { return false }
-            text.removeLast()
+        case .key(.delete):
+            rejection = nil
+            if deleteSelection() { return true }
+            guard caret < text.count else { return false }
+            text.remove(at: index(caret))
             return true
+        case .key(.left), .key(.right), .key(.home), .key(.end):
+            if let range = selection {
+                caret = input == .key(.left) ? range.lowerBound : input == .key(.right) ? range.upperBound : caret
+            }
+            anchor = nil
+            switch input {
+            case .key(.left) where selection == nil: caret = max(0, caret - 1)
+            case .key(.right) where selection == nil: caret = min(text.count, caret + 1)
+            case .key(.home): caret = 0
+            case .key(.end): caret = text.count
+            default: break
+            }
+        case .key(.shiftLeft), .key(.shiftRight):
+            if anchor == nil { anchor = caret }
+            caret = input == .key(.shiftLeft) ? max(0, caret - 1) : min(text.count, caret + 1)
+        case .key(.selectAll):
+            anchor = 0
+            caret = text.count
+        case .key(.copy):
+            if let selected = selectedText { SDL_SetClipboardText(selected) }
         default:
             break
         }
@@ -147,9 +268,23 @@ public struct TextField {
     public func draw(_ graphics: Graphics, now: Double) {
         graphics.fill(frame, Color(255, 255, 255, isFocused ? 240 : 200))
         graphics.outline(frame, isFocused ? .gold : Color(0, 0, 0, 120))
-        let caret = isFocused && Int(now * 2) % 2 == 0 ? "|" : ""
-        graphics.text(text + caret, at: Point(frame.x + 10, frame.y + (frame.height - 22) / 2), size: 18,
-                      color: .ink, align: .left, shadow: false)
+        let origin = Point(frame.x + 10, frame.y + (frame.height - 22) / 2)
+        func width(_ prefix: Int) -> Double {
+            graphics.textTexture(String(text.prefix(prefix)), size: 18).map { Double($0.pixelWidth) / 2 } ?? 0
+        }
+        if isFocused, let range = selection {
+            let x0 = width(range.lowerBound), x1 = width(range.upperBound)
+            graphics.fill(Rect(x: origin.x + x0, y: origin.y - 1, width: x1 - x0, height: 25), Color(120, 170, 255, 150))
+        }
+        graphics.text(text, at: origin, size: 18, color: .ink, align: .left, shadow: false)
+        if isFocused, Int(now * 2) % 2 == 0 {
+            graphics.fill(Rect(x: origin.x + width(caret), y: origin.y, width: 2, height: 23), .ink)
+        }
+        if showsCount {
+            let full = count >= maxLength
+            graphics.text("\(count)/\(maxLength)", at: Point(frame.x + frame.width - 8, frame.y + (frame.height - 16) / 2),
+                          size: 13, color: full ? Color(200, 60, 40) : Color(110, 110, 110), align: .right, shadow: false)
+        }
     }
 }
 #endif

@@ -27,8 +27,7 @@ public final class SoloSetupScene: Scene {
     private var caret = -1
 
     public init(app: App) {
-        nameField = TextField(text: Settings.load().name, frame: Rect(x: 312, y: 122, width: 400, height: 42),
-                              maxLength: PlayerName.maxScalars)
+        nameField = .name(Settings.load().name, frame: Rect(x: 312, y: 122, width: 400, height: 42))
         for count in 1...3 {
             buttons.add(.opponents(count), Button(count == 1 ? "1 opponent" : "\(count) opponents",
                                                    center: Point(512 + Double(count - 2) * 220, 282), width: 200))
@@ -46,6 +45,7 @@ public final class SoloSetupScene: Scene {
 
     public func handle(_ input: Input, app: App) -> SceneChange? {
         if nameField.handle(input) { nameError = nil }
+        if let rejected = nameField.rejection { nameError = rejected }
         switch input {
         case .press(let point):
             buttons.press(point)

@@ -20,6 +20,14 @@ struct TableVisual: Equatable {
     var tone = Tone.normal
     /// The round is over and its cards have slid off the table.
     var cleared = false
+    /// A short line shown over the status until a time ("Too late!"), leaving the status as it is.
+    var notice: Notice?
+
+    struct Notice: Equatable {
+        var text: String
+        var tone: Tone
+        var until: Double
+    }
 
     subscript(closed seat: Seat) -> Int {
         get { closed[Int(seat.rawValue)] }
@@ -52,6 +60,7 @@ enum VisualChange: Equatable {
     case sound(Audio.Sound)
     case bubble(Seat)
     case splash(Seat, correct: Bool)
+    case notice(TableVisual.Notice)
 }
 
 /// Where a flying card starts or ends.
@@ -125,6 +134,16 @@ final class TableAnimator {
     /// When the timeline is free for the next step.
     private(set) var cursor = 0.0
     private var clearScheduled = false
+    /// This batch's round ended on the turn limit.
+    private var turnLimitEnded = false
+    /// Off: every card lands at once (no flights to watch), as with reduced motion.
+    var animated = true
+    /// Cards turned this round, counted as `ClientSession.seenTurns` counts them.
+    private var turnsScheduled: UInt32 = 0
+    /// Turned cards whose face has not been drawn yet → which reference they are.
+    private(set) var unseenFaces: [Card: UInt32] = [:]
+    /// References whose face was drawn in the frame being drawn (reported after it is presented).
+    var facesDrawn: [UInt32] = []
 
     var mySeat: Seat = .bottom
     /// A watcher sees the table from `mySeat` but is nobody at it: no "you", no "your turn".
@@ -143,6 +162,8 @@ final class TableAnimator {
     static let snapBeat = 0.45
     /// How long the won pile stays before the table is cleared.
     static let winPause = 1.3
+    /// How long a notice ("Too late!") stays over the status line.
+    static let noticeDuration = 1.5
     /// When the timeline falls this far behind the host, it jumps to the present.
     static let maxBacklog = 2.5
 
@@ -195,7 +216,7 @@ final class TableAnimator {
             visual = Self.snapshot(table, cleared: false, status: "", tone: .normal)
             var line: VisualChange?
             if case .roundOver(let winner) = table.phase {
-                line = status("Winner: \(name(winner))", .good)
+                line = status(winLine(winner), .good)
             } else if table.phase == .playing, let active = table.active {
                 line = turnStatus(active)
             }
@@ -233,7 +254,8 @@ final class TableAnimator {
     @discardableResult
     func reconcile(with table: TableView) -> Bool {
         guard isIdle else { return false }
-        let truth = Self.snapshot(table, cleared: visual.cleared, status: visual.status, tone: visual.tone)
+        var truth = Self.snapshot(table, cleared: visual.cleared, status: visual.status, tone: visual.tone)
+        truth.notice = visual.notice
         guard truth != visual else { return false }
         visual = truth
         projected = table
@@ -248,6 +270,9 @@ final class TableAnimator {
 
     private func status(_ text: String, _ tone: TableVisual.Tone = .normal) -> VisualChange { .status(text, tone) }
 
+    /// "You win!" on the winner's own screen, "Lucy wins" on the others'.
+    func winLine(_ seat: Seat) -> String { seat == mySeat ? "You win!" : "\(name(seat)) wins" }
+
     private func turnStatus(_ seat: Seat) -> VisualChange {
         seat == me ? status("Your turn — click your pile", .mine) : status("\(name(seat))'s turn")
     }
@@ -257,8 +282,8 @@ final class TableAnimator {
         guard projected != nil else { return }
         if cursor - now > Self.maxBacklog { fastForward(now: now) }
         cursor = max(cursor, now)
-        // Behind the host (a fast game): play new steps at double speed.
-        let pace = cursor - now > 1.0 ? 0.5 : 1.0
+        // Behind the host (a fast game): play new steps at double speed; no animations: at once.
+        let pace = !animated ? 0 : cursor - now > 1.0 ? 0.5 : 1.0
         var dealBase = cursor
         var dealIndex = 0
         var collectBase: Double?
@@ -271,6 +296,8 @@ final class TableAnimator {
             projected!.apply(event)
             switch event {
             case .roundStarted(let round, _):
+                turnsScheduled = 0
+                unseenFaces = [:]
                 if !clearScheduled, before.seats.contains(where: { before[$0].hasCards }) {
                     scheduleClear(before, at: cursor)
                 }
@@ -281,12 +308,12 @@ final class TableAnimator {
                 dealIndex = 0
 
             case .dealt(_, let seat):
-                let start = dealBase + Self.dealSpacing * Double(dealIndex)
+                let start = dealBase + Self.dealSpacing * Double(dealIndex) * pace
                 flights.append(Flight(kind: .deal, card: nil, faceUpAtStart: false, faceUpAtEnd: false, from: .deck,
-                                      to: .closedTop(seat), start: start, duration: Self.dealFlight,
+                                      to: .closedTop(seat), start: start, duration: Self.dealFlight * pace,
                                       begin: [.addDeck(-1)], land: [.addClosed(seat, 1)], lift: 0))
                 dealIndex += 1
-                cursor = max(cursor, start + Self.dealFlight)
+                cursor = max(cursor, start + Self.dealFlight * pace)
 
             case .dealFinished:
                 compressDeal(now: now)
@@ -296,6 +323,8 @@ final class TableAnimator {
                 turnStatusStale = false
 
             case .turned(let seat, let card):
+                turnsScheduled += 1
+                unseenFaces[card] = turnsScheduled
                 if seat == mySeat, let index = flights.firstIndex(where: { $0.awaitingFace }) {
                     // My own click already started the flip: now it knows the face.
                     flights[index].card = card
@@ -362,7 +391,14 @@ final class TableAnimator {
                                       land: [.addClosed(to, 1)], lift: 16))
                 cursor += Self.paySpacing * pace
 
-            case .snapTooLate, .playerOut:
+            case .snapTooLate(let caller):
+                // The call came after another had already won the match: say so for a moment,
+                // on every screen, over whatever the status line says.
+                let text = caller == mySeat ? "Too late!" : "\(name(caller)) was too late"
+                cue(now, .bubble(caller), .notice(TableVisual.Notice(text: text, tone: caller == mySeat ? .bad : .normal,
+                                                                      until: now + Self.noticeDuration)))
+
+            case .playerOut:
                 break
 
             case .playerLeft(let seat):
@@ -388,7 +424,14 @@ final class TableAnimator {
                 cursor += spacing
 
             case .turnLimitReached:
-                cue(cursor, status("Turn limit reached"))
+                // The round ends on the turn limit: the winner (named by the `roundWon` that
+                // follows in this batch) holds the most cards.
+                let holder = events.lazy.compactMap { event -> Seat? in
+                    if case .roundWon(let seat, _) = event { return seat } else { return nil }
+                }.first
+                let who = holder.map { $0 == mySeat ? "you hold" : "\(name($0)) holds" }
+                cue(cursor, status("Turn limit reached" + (who.map { ": \($0) the most cards" } ?? ""), .good))
+                turnLimitEnded = true
 
             case .absent(let seat):
                 turnStatusStale = true
@@ -405,8 +448,14 @@ final class TableAnimator {
             case .roundWon(let seat, let wins):
                 // Every remaining flight ends this round's last move: settle, then name the winner.
                 cursor = max(cursor, flights.map(\.end).max() ?? cursor)
-                let winner = status("Winner: \(name(seat))", .good)
-                cue(now, winner)
+                let winner = status(winLine(seat), .good)
+                if turnLimitEnded {
+                    // Let "Turn limit reached: …" be read before the winner's line.
+                    turnLimitEnded = false
+                    cursor += 1.6
+                } else {
+                    cue(now, winner)
+                }
                 cue(cursor, .wins(seat, wins), .active(nil), winner)
                 scheduleClear(projected!, at: cursor + Self.winPause)
                 clearScheduled = true
@@ -477,7 +526,7 @@ final class TableAnimator {
     /// The click on my pile: the first half of the flip starts now, before the host answers.
     func beginLocalFlip(now: Double) {
         flights.append(Flight(kind: .turn, card: nil, faceUpAtStart: false, faceUpAtEnd: true, from: .closedTop(mySeat),
-                              to: .open(mySeat), start: now, duration: Self.turnFlight,
+                              to: .open(mySeat), start: now, duration: animated ? Self.turnFlight : 0,
                               begin: [.addClosed(mySeat, -1), .sound(.flick)], land: [], lift: 14, awaitingFace: true))
     }
 
@@ -556,10 +605,17 @@ final class TableAnimator {
         case .bubble(let seat):
             effects.removeAll { $0.kind == .bubble && $0.seat == seat }
             effects.append(TableEffect(kind: .bubble, seat: seat, start: now))
+        case .notice(let notice): visual.notice = notice
         case .splash(let seat, let correct):
             effects.removeAll { $0.kind != .bubble && $0.seat == seat }
             effects.append(TableEffect(kind: correct ? .smiley : .wrong, seat: seat, start: now))
         }
+    }
+
+    /// The table is drawing `card` face up: the first time, note which reference it is.
+    func faceDrawn(_ card: Card) {
+        guard let turn = unseenFaces.removeValue(forKey: card) else { return }
+        facesDrawn.append(turn)
     }
 
     /// Game over or a new scene: stop everything.

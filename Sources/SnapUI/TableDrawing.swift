@@ -18,7 +18,7 @@ extension TableScene {
         guard started, let table else {
             drawWaiting(graphics)
             exitButton.draw(graphics, assets: assets)
-            dialog?.draw(graphics, assets: assets)
+            if let dialog { MenuKit.drawDialog(graphics, assets, dialog) }
             return
         }
         let visual = animator.visual
@@ -40,6 +40,7 @@ extension TableScene {
             let width = cardSize.width * pose.scaleX * pose.scale
             guard width >= 0.5, pose.alpha > 0.01 else { continue }
             let texture = pose.faceUp ? assets.face(flight.card!) : assets.back
+            if pose.faceUp, let card = flight.card { animator.faceDrawn(card) }
             graphics.draw(texture, in: Rect(center: pose.center, size: Size(width, cardSize.height * pose.scale)),
                           degrees: pose.degrees, alpha: pose.alpha)
         }
@@ -55,7 +56,7 @@ extension TableScene {
             let pressed = snapHeld || snapPressedUntil > now
             graphics.draw(pressed ? assets.snapButtonPressed : assets.snapButton, in: snapButtonFrame)
         }
-        dialog?.draw(graphics, assets: assets)
+        if let dialog { MenuKit.drawDialog(graphics, assets, dialog) }
     }
 
     // MARK: - Seats
@@ -85,6 +86,7 @@ extension TableScene {
             if present { Self.placeholder(graphics, at: openBase) }
         } else {
             Self.roundedRect(graphics, Rect(center: openBase + Point(2, 3), size: cardSize), Color(0, 0, 0, 55), radius: 6)
+            if let top = open.last { animator.faceDrawn(top) }
             for card in open.suffix(14) {
                 let jitter = TableAnimator.jitter(card, round: visual.round)
                 graphics.draw(assets.face(card), in: Rect(center: openBase + jitter.offset, size: cardSize),
@@ -141,7 +143,8 @@ extension TableScene {
         let text = statusLine
         guard !text.isEmpty else { return }
         let size = 24
-        let color = gameOver != nil ? Color.gold : (Self.statusColors[animator.visual.tone] ?? .white)
+        let tone = activeNotice?.tone ?? animator.visual.tone
+        let color = gameOver != nil ? Color.gold : (Self.statusColors[tone] ?? .white)
         let width = graphics.textTexture(text, size: size, bold: true).map { Double($0.pixelWidth) / 2 } ?? 0
         let band = Rect(center: Point(512, y + 15), size: Size(min(760, width + 56), 44))
         Self.roundedRect(graphics, band, Color(0, 0, 0, 100), radius: 20)

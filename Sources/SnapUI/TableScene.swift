@@ -38,6 +38,14 @@ public final class TableScene: Scene {
             animator.adopt(table, mySeat: seat, names: session.names, now: lastNow)
             started = true
         }
+        // "Card shown" is when the frame that first drew its face was presented.
+        app.afterPresent.append { [weak self] shownAt in self?.reportFacesShown(at: shownAt) }
+    }
+
+    private func reportFacesShown(at time: Double) {
+        guard !animator.facesDrawn.isEmpty else { return }
+        for turn in animator.facesDrawn { client.referenceShown(turn: turn, at: time) }
+        animator.facesDrawn = []
     }
 
     // MARK: - For tests and scripted play
@@ -55,6 +63,9 @@ public final class TableScene: Scene {
 
     public var exitButtonFrame: Rect { exitButton.frame }
 
+    /// Cards still fly or lines are still queued: the table lags the host.
+    public var isCatchingUp: Bool { !animator.isIdle }
+
     /// The host's Next Round button, while it is shown.
     public var nextRoundButtonFrame: Rect? { showsNextRound ? nextRoundButton.frame : nil }
 
@@ -70,6 +81,7 @@ public final class TableScene: Scene {
             if let seat = mySeat, client.session.away.contains(seat), gameOver == nil {
                 return "Away — click your pile to play again"
             }
+            if let notice = activeNotice { return notice.text }
             // The turn timer's last seconds: the host turns for whoever lets it run out.
             if let seconds = turnCountdown { return animator.visual.status + " — \(seconds) s" }
             return animator.visual.status
@@ -85,11 +97,18 @@ public final class TableScene: Scene {
     // MARK: - Scene
 
     public var title: String {
-        (titleAlert ? "Your turn — " : "") + "Snap! — \(client.name)" + (client.isHost ? " (host)" : "")
+        (titleAlert ? "Your turn — " : "") + "Snap! — \(client.name)" + (client.isHost && !client.isSolo ? " (host)" : "")
     }
 
     public var isAnimating: Bool {
-        animator.isAnimating || snapPressedUntil > lastNow || turnCountdown != nil || !client.session.awaySince.isEmpty
+        animator.isAnimating || snapPressedUntil > lastNow || turnCountdown != nil || activeNotice != nil
+            || !client.session.awaySince.isEmpty
+    }
+
+    /// A notice over the status line ("Too late!"), while it lasts.
+    var activeNotice: TableVisual.Notice? {
+        guard let notice = animator.visual.notice, notice.until > lastNow, gameOver == nil else { return nil }
+        return notice
     }
 
     var table: TableView? { client.session.table }
@@ -180,9 +199,10 @@ public final class TableScene: Scene {
         return d.x * d.x + d.y * d.y <= 60 * 60
     }
 
+    /// Snap!, timed from the press itself (the input event's time), not from this frame.
     private func snap(app: App) {
         guard canSnap else { return }
-        client.snap(now: app.now)
+        client.snap(now: app.inputTime)
     }
 
     /// A click on my pile (or Space) on my turn: send the intent and start the flip at once.
@@ -201,19 +221,27 @@ public final class TableScene: Scene {
     }
 
     /// Back to the main menu; `leaving`: say goodbye to the host first (a host ends the game).
-    private func toMenu(app: App, leaving: Bool) -> SceneChange {
+    /// `notice`: why, shown on the menu.
+    private func toMenu(app: App, leaving: Bool, notice: (title: String, message: String)? = nil) -> SceneChange {
         if leaving { client.leave() }
         app.audio.stopDealing()
         animator.stop()
-        return .show(MenuScene(app: app))
+        return .show(MenuScene(app: app, notice: notice))
+    }
+
+    /// "Ann's game", or "The game" before the host's welcome named it.
+    private var gameName: String {
+        client.session.welcome.map { "\($0.hostName)'s game" } ?? "The game"
     }
 
     private func askExit(app: App) -> SceneChange? {
         if gameOver != nil { return toMenu(app: app, leaving: true) }
-        if client.isHost {
-            dialog = .confirm("End game?", "This ends the game for all other players.")
+        if client.isSolo {
+            dialog = MenuKit.confirm("Leave the table?", "This ends your game against the computer.", yes: "Leave", no: "Stay")
+        } else if client.isHost {
+            dialog = MenuKit.confirm("End game?", "This ends the game for all other players.", yes: "End game", no: "Stay")
         } else {
-            dialog = .confirm("Leave game?", "You will leave the table.")
+            dialog = MenuKit.confirm("Leave game?", "You will leave the table.", yes: "Leave", no: "Stay")
         }
         dialogGoesToMenu = false
         return nil
@@ -311,10 +339,10 @@ public final class TableScene: Scene {
         if mine, !wasMyTurn, !focused {
             app.graphics.flash()
             titleAlert = true
-            app.graphics.title = title
+            app.setTitle(title)
         } else if titleAlert, focused || !mine {
             titleAlert = false
-            app.graphics.title = title
+            app.setTitle(title)
         }
         wasMyTurn = mine
     }
@@ -332,18 +360,20 @@ public final class TableScene: Scene {
         app.setNeedsRedraw()
         switch reason {
         case .hostQuit?:
-            return toMenu(app: app, leaving: false)
+            // The menu says why this player landed there.
+            let why = message.isEmpty || message == "the host ended the game" ? "the host left" : message
+            return toMenu(app: app, leaving: false, notice: ("Game over", "\(gameName) ended: \(why)."))
         case .gameFinished?:
             gameOver = message.isEmpty ? "the game has ended" : message
             turnRequestedAt = nil
             animator.cancelLocalFlip()
         case nil:
             app.audio.stopDealing()
-            dialog = .alert("Disconnected", "You were disconnected from the game.")
+            dialog = MenuKit.alert("Disconnected", "\(gameName) ended: the connection was lost (\(MenuKit.shortReason(message))).")
             dialogGoesToMenu = true
         case let other?:
             app.audio.stopDealing()
-            dialog = .alert(Self.closeTitle(other), message.isEmpty ? "The host closed the connection." : message)
+            dialog = MenuKit.alert(Self.closeTitle(other), message.isEmpty ? "The host closed the connection." : message)
             dialogGoesToMenu = true
         }
         return nil

@@ -79,10 +79,13 @@ struct Host: ParsableCommand {
     @Option(help: "Listen on this Unix socket path instead of the default.") var socket: String?
     @Option(help: "Also listen on TCP, e.g. 127.0.0.1:7777 (port 0 picks a free one).") var listen: String?
     @Option(help: "Start once this many players have joined (headless).") var startWhen = 1
-    @Option(help: "Rounds to play before the game ends.") var rounds = 1
-    @Option(help: "Seed for the deal, the host's bots and tie breaks.") var seed: UInt64 = 1
+    @Option(help: "Rounds to play before the game ends (default: 1 headless; in a window, until the host ends it).")
+    var rounds: Int?
+    @Option(help: "Seed for the deal, the host's bots and tie breaks (default: 1 headless; a random deal in a window).")
+    var seed: UInt64?
     @Option(help: "Multiply every host-side delay (0 removes them; 0.1 is ten times faster).") var speed = 1.0
-    @Option(help: "Computer players the host seats after the joined players.") var bots = 0
+    @Option(help: "Computer players the host seats after the joined players (default: headless, enough to make 2 players; in a window, 0).")
+    var bots: Int?
     @Option(help: "Level of the host's computer players.") var level = BotLevel.normal
     @OptionGroup var ruleOptions: RuleOptions
     @Option(help: ArgumentHelp("Seconds a player may take to turn before the host turns for them; after 3 such turns in a row a computer plays the seat until its owner acts (0: wait for ever).", valueName: "seconds"))
@@ -101,13 +104,18 @@ struct Host: ParsableCommand {
     /// `--turn-timeout` as the session takes it.
     var turnTimeoutDuration: Duration? { turnTimeout == 0 ? nil : .milliseconds(Int64((turnTimeout * 1000).rounded())) }
 
+    /// `--bots`, or its default: a headless host fills up to two players, so that
+    /// `snap host --headless` alone plays against one joined player.
+    var seatedBots: Int { bots ?? (headless ? max(0, 2 - startWhen) : 0) }
+
     func validate() throws {
         _ = try validName(name, option: "--name")
+        let bots = seatedBots
         guard turnTimeout == 0 || (0.1...3600).contains(turnTimeout) else {
             throw ValidationError("--turn-timeout must be 0 (never) or 0.1 to 3600 seconds")
         }
         guard (0...3600).contains(grace) else { throw ValidationError("--grace must be 0 to 3600 seconds") }
-        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+        if let rounds, rounds < 1 { throw ValidationError("--rounds must be at least 1") }
         guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
         guard (0...3).contains(bots) else { throw ValidationError("--bots must be 0 to 3") }
         if headless, !resume {  // a resumed match has its players already
@@ -127,7 +135,7 @@ struct Host: ParsableCommand {
             let listenAddress = try listen.map { try validAddress($0, option: "--listen", use: .listen) }
             try runWindow(window, verbose: verbose) { app in
                 HostLobbyScene(app: app, client: try GameClient.host(
-                    name: name, bots: bots, level: level, speed: speed, rules: ruleOptions.rules,
+                    name: name, bots: seatedBots, level: level, speed: speed, rules: ruleOptions.rules, seed: seed, rounds: rounds,
                     turnTimeout: turnTimeoutDuration, socket: socket, listen: listenAddress, logger: app.logger))
             }
             return
@@ -136,9 +144,10 @@ struct Host: ParsableCommand {
             #endif
         }
         var configuration = HostConfiguration(hostName: name)
-        configuration.rounds = rounds
-        configuration.seed = seed
+        configuration.rounds = rounds ?? 1
+        configuration.seed = seed ?? 1
         configuration.speed = speed
+        let bots = seatedBots
         configuration.bots = bots
         configuration.botLevel = level
         configuration.rules = ruleOptions.rules

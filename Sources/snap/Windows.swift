@@ -11,13 +11,38 @@ struct WindowFlags: ParsableArguments {
     @Option(help: "Save a PNG of the window when quitting (with --quit-after, for tests and docs).") var screenshot: String?
     @Option(help: "Quit after this many seconds.") var quitAfter: Double?
     @Flag(help: "Start with the sound off (M toggles it).") var mute = false
+    @Option(help: ArgumentHelp("Open the window with its top-left corner here (screen pixels; snap play tiles its windows).",
+                               valueName: "X,Y"))
+    var position: String?
+    @Option(help: ArgumentHelp("Open the window at this size (screen pixels; default 1024x768).", valueName: "WxH"))
+    var size: String?
 
     func validate() throws {
         if let quitAfter, quitAfter <= 0 { throw ValidationError("--quit-after must be positive") }
+        if let position, Self.pair(position, ",") == nil { throw ValidationError("--position must be X,Y, e.g. 0,40") }
+        if let size {
+            guard let (w, h) = Self.pair(size, "x"), w >= 160, h >= 120 else {
+                throw ValidationError("--size must be WxH, at least 160x120, e.g. 800x600")
+            }
+        }
     }
 
-    var options: WindowOptions { WindowOptions(screenshot: screenshot, quitAfter: quitAfter, muted: mute) }
+    static func pair(_ text: String, _ separator: Character) -> (Int, Int)? {
+        let parts = text.split(separator: separator, omittingEmptySubsequences: false)
+        guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]) else { return nil }
+        return (a, b)
+    }
+
+    var options: WindowOptions {
+        WindowOptions(screenshot: screenshot, quitAfter: quitAfter, muted: mute,
+                      position: position.flatMap { Self.pair($0, ",") }.map { (x: $0.0, y: $0.1) },
+                      size: size.flatMap { Self.pair($0, "x") }.map { (width: $0.0, height: $0.1) })
+    }
 }
+
+/// The name a window plays under unless told: the one saved in the settings file (the
+/// Join and Single Player screens save it), else the login name, else "Player".
+func savedPlayerName() -> String { Settings.load().name }
 
 /// Opens the window with `makeScene`, runs it, and turns SDL failures into a clear error.
 func runWindow(_ flags: WindowFlags, verbose: Bool = false, _ makeScene: @escaping (App) throws -> Scene) throws {
@@ -66,14 +91,15 @@ struct Solo: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Play alone against computer players, straight to the table.")
     @Option(help: "Computer opponents, 1 to 3 (Ray, Lucy, Steve).") var opponents = 3
     @Option(help: "Their level: easy, normal or hard.") var level = BotLevel.normal
-    @Option(help: "Your name.") var name = defaultPlayerName()
+    @Option(help: "Your name (default: the saved one).") var name = savedPlayerName()
     @Option(help: "Multiply every delay (the computer players' too).") var speed = 1.0
     @Option(help: "Seed the deal (default: random).") var seed: UInt64?
     @OptionGroup var ruleOptions: RuleOptions
     @OptionGroup var window: WindowFlags
     @Flag(help: "Play your seat by scripted mouse clicks (tests, demos): turn when it is your turn, snap a match.")
     var autoplay = false
-    @Flag(help: "Print \"winner: NAME\" and quit when the first round is won.") var quitWhenWon = false
+    @Flag(help: "Print each status line, then \"winner: NAME\", and quit (taking the --screenshot) once the first round is won.")
+    var quitWhenWon = false
 
     func validate() throws {
         guard (1...3).contains(opponents) else { throw ValidationError("--opponents must be 1, 2 or 3") }
@@ -103,6 +129,9 @@ struct ScriptedPlayer {
     var lastClick = -10.0
     var seenTurns: UInt32 = .max
     var snapDue: Double?
+    var roundOverAt: Double?
+    var reported = false
+    var lastStatus = ""
 
     init(autoplay: Bool, quitWhenWon: Bool) {
         self.autoplay = autoplay
@@ -112,10 +141,21 @@ struct ScriptedPlayer {
     mutating func frame(app: App, table scene: TableScene, client: GameClient, now: Double) {
         let session = client.session
         guard let seat = session.seat, let table = session.table else { return }
+        // Every line the table showed, once each in order (tests read them).
+        if quitWhenWon, scene.statusLine != lastStatus {
+            lastStatus = scene.statusLine
+            say("status: \(lastStatus)")
+        }
         if quitWhenWon, case .roundOver(let winner) = table.phase {
+            // What the table says once its animations caught up with the host.
+            if roundOverAt == nil { roundOverAt = now }
+            guard !scene.isCatchingUp || now - roundOverAt! > 6 else { return }
+            guard !reported else { return }
+            reported = true
             say("winner: \(session.names[winner] ?? "\(winner)")")
             say("statusline: \(scene.statusLine)")
-            exit(0)
+            app.quit()
+            return
         }
         guard autoplay, table.phase == .playing, table[seat].hasCards else { return }
         // A person reacts to a new card after a moment.
@@ -139,7 +179,7 @@ struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Launch a host window and client windows on this desktop, joined over a Unix socket, ready to Start.")
     @Option(help: "Client windows to open next to the host's, 1 to 3.") var clients = 1
-    @Option(help: "The host player's name.") var name = defaultPlayerName()
+    @Option(help: "The host player's name (default: the saved one).") var name = savedPlayerName()
     @OptionGroup var window: WindowFlags
 
     func validate() throws {
@@ -147,17 +187,37 @@ struct Play: ParsableCommand {
         _ = try validName(name, option: "--name")
     }
 
+    /// The client windows' names: "Player 2", "Player 3"… (never the host's).
+    static func clientNames(host: String, count: Int) -> [String] {
+        var names: [String] = []
+        var number = 2
+        while names.count < count {
+            let candidate = "Player \(number)"
+            if candidate != host { names.append(candidate) }
+            number += 1
+        }
+        return names
+    }
+
     func run() throws {
         var children: [Process] = []
         defer { for child in children where child.isRunning { child.terminate() } }
         try runWindow(window) { app in
             let client = try GameClient.host(name: name, logger: app.logger)
-            // Each client window is its own process, as on separate desktops.
-            for index in 1...clients {
+            // Tile the windows: the host's at the left, each client's beside or below it.
+            let tiles = Graphics.tiles(count: clients + 1)
+            if window.position == nil, window.size == nil {
+                app.graphics.place(x: tiles[0].x, y: tiles[0].y, width: tiles[0].width, height: tiles[0].height)
+            }
+            // Each client window is its own process, as on separate desktops, under its own name.
+            for (index, clientName) in Self.clientNames(host: name, count: clients).enumerated() {
+                let tile = tiles[index + 1]
                 let child = Process()
                 child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-                child.arguments = ["join", "--socket", client.socketPath!, "--name", "Player \(index + 1)"]
+                child.arguments = ["join", "--socket", client.socketPath!, "--name", clientName,
+                                   "--position", "\(tile.x),\(tile.y)", "--size", "\(tile.width)x\(tile.height)"]
                     + (window.quitAfter.map { ["--quit-after", "\($0)"] } ?? [])
+                    + (window.mute ? ["--mute"] : [])
                 try child.run()
                 children.append(child)
             }
@@ -169,7 +229,7 @@ struct Play: ParsableCommand {
 
 #if GUI
 /// When this process started, for "start to first frame".
-nonisolated(unsafe) let processStart = ContinuousClock.now
+let processStart = ContinuousClock.now
 
 struct UIBench: ParsableCommand {
     static let configuration = CommandConfiguration(

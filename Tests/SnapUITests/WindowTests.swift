@@ -108,8 +108,30 @@ struct WindowTests {
         #expect(run.status == 0, "\(run.output)")
         let winner = run.output.split(separator: "\n").first { $0.hasPrefix("winner: ") }.map { String($0.dropFirst(8)) }
         #expect(winner == "Tess" || winner == "Ray", "\(run.output)")
-        #expect(run.output.contains("statusline: Winner: \(winner ?? "?")") || run.output.contains("statusline: You win"),
-                "the table shows the winner: \(run.output)")
+        // The winner's own screen says "You win!"; the loser's names the winner.
+        let expected = winner == "Tess" ? "statusline: You win!" : "statusline: \(winner ?? "?") wins"
+        #expect(run.output.contains(expected), "the table shows the winner: \(run.output)")
+    }
+
+    @Test("a round the turn limit decides says so, then names the winner; the saved name is the player's",
+          .timeLimit(.minutes(2)))
+    func turnLimitRound() throws {
+        let config = NSTemporaryDirectory() + "snap-ui-limit-config-\(getpid())"
+        try FileManager.default.createDirectory(atPath: config + "/snap", withIntermediateDirectories: true)
+        try "name=Quinn\n".write(toFile: config + "/snap/settings", atomically: true, encoding: .utf8)
+        let path = screenshotPath("round-end")
+        // Ten turned cards never end a round the original way: the limit decides it.
+        let run = try runWindowed(["solo", "--opponents", "1", "--seed", "5", "--speed", "0.1", "--turn-limit", "10",
+                                   "--autoplay", "--quit-when-won", "--mute", "--screenshot", path],
+                                  extraEnvironment: ["XDG_CONFIG_HOME": config], timeout: 100)
+        #expect(run.status == 0, "\(run.output)")
+        let winner = run.output.split(separator: "\n").first { $0.hasPrefix("winner: ") }.map { String($0.dropFirst(8)) }
+        #expect(winner == "Quinn" || winner == "Ray", "\(run.output)")
+        let holds = winner == "Quinn" ? "you hold" : "Ray holds"
+        #expect(run.output.contains("status: Turn limit reached: \(holds) the most cards"), "\(run.output)")
+        #expect(run.output.contains(winner == "Quinn" ? "statusline: You win!" : "statusline: Ray wins"), "\(run.output)")
+        // The won count is on the table.
+        #expect(FileManager.default.fileExists(atPath: path))
     }
 
     @Test("sounds are really mixed: the disk audio driver records the dealing loop")
@@ -130,6 +152,172 @@ struct WindowTests {
         let run = try runWindowed(["play", "--clients", "1", "--name", "Hana", "--quit-after", "3", "--screenshot", path])
         #expect(run.status == 0, "\(run.output)")
         #expect(FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("an installed copy (PREFIX/bin/snap, PREFIX/share/snap) opens from any directory")
+    func installedPrefix() throws {
+        let prefix = NSTemporaryDirectory() + "snap-ui-prefix-\(getpid())"
+        let elsewhere = NSTemporaryDirectory() + "snap-ui-elsewhere-\(getpid())"
+        let files = FileManager.default
+        try? files.removeItem(atPath: prefix)
+        try? files.removeItem(atPath: elsewhere)
+        try files.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        try files.createDirectory(atPath: prefix + "/share/snap", withIntermediateDirectories: true)
+        try files.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        // As scripts/install lays it out: the binary, and the assets' folders under share/snap.
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var original = products.appendingPathComponent("snap").path
+        if !files.fileExists(atPath: original) {
+            original = products.deletingLastPathComponent().appendingPathComponent("snap").path
+        }
+        try files.copyItem(atPath: original, toPath: prefix + "/bin/snap")
+        var repository = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { repository.deleteLastPathComponent() }
+        for folder in ["cards", "table", "ui", "sounds"] {
+            try files.copyItem(atPath: repository.appendingPathComponent("Assets/" + folder).path,
+                               toPath: prefix + "/share/snap/" + folder)
+        }
+        let shot = elsewhere + "/menu.png"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: prefix + "/bin/snap")
+        process.arguments = ["menu", "--quit-after", "1", "--screenshot", shot]
+        process.currentDirectoryURL = URL(fileURLWithPath: elsewhere)
+        var environment = ProcessInfo.processInfo.environment
+        environment["SDL_VIDEODRIVER"] = "offscreen"
+        environment["SDL_AUDIODRIVER"] = "dummy"
+        environment["SNAP_ASSETS"] = nil
+        environment["XDG_CONFIG_HOME"] = elsewhere + "/config"
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        process.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(output)")
+        let image = try Screenshot(path: shot)
+        #expect(image.share(where: isFelt) > 0.4)
+        try? files.removeItem(atPath: prefix)
+        try? files.removeItem(atPath: elsewhere)
+    }
+
+    /// True when every tool is on PATH (the X server tests need `scripts/install-deps test`).
+    static func haveTools(_ tools: [String]) -> Bool {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return tools.allSatisfy { tool in
+            path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
+        }
+    }
+
+    @Test("on a real X server: snap play tiles four windows, xdotool finds each by name, F11 covers the screen and back",
+          .enabled(if: haveTools(["xvfb-run", "xdotool", "xwininfo", "xprop"])), .timeLimit(.minutes(2)))
+    func underX() throws {
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var binary = products.appendingPathComponent("snap").path
+        if !FileManager.default.fileExists(atPath: binary) {
+            binary = products.deletingLastPathComponent().appendingPathComponent("snap").path
+        }
+        // xdotool runs in the C locale: it can only read a plain WM_NAME (the UTF-8
+        // _NET_WM_NAME, "Snap! — Ann (host)", reads as "Snap!" there).
+        let script = """
+            export LC_ALL=C
+            "\(binary)" play --clients 3 --name Ann --mute --quit-after 14 >/dev/null 2>&1 &
+            sleep 6
+            for w in $(xdotool search --name '^Snap! - '); do
+              eval $(xdotool getwindowgeometry --shell $w)
+              echo "window $X $Y $WIDTH $HEIGHT $(xprop -id $w WM_NAME | sed -e 's/^[^"]*"//' -e 's/"$//')"
+            done
+            host=$(xdotool search --name 'Ann \\(host\\)' | head -1)
+            xdotool key --window $host F11; sleep 2
+            echo "full $(xwininfo -id $host | awk '/Width|Height/ {printf "%s ", $2}')"
+            xdotool key --window $host F11; sleep 2
+            echo "back $(xwininfo -id $host | awk '/Width|Height/ {printf "%s ", $2}')"
+            wait
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["xvfb-run", "-a", "-s", "-screen 0 1600x900x24", "bash", "-c", script]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SDL_VIDEODRIVER"] = nil
+        environment["SDL_AUDIODRIVER"] = "dummy"
+        environment["XDG_RUNTIME_DIR"] = NSTemporaryDirectory() + "snap-ui-x-\(getpid())"
+        environment["XDG_CONFIG_HOME"] = NSTemporaryDirectory() + "snap-ui-x-config-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: environment["XDG_RUNTIME_DIR"]!, withIntermediateDirectories: true)
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        struct Frame { var x, y, width, height: Int; var name: String }
+        let windows: [Frame] = output.split(separator: "\n").filter { $0.hasPrefix("window ") }.compactMap { line in
+            let parts = line.split(separator: " ", maxSplits: 5).map(String.init)
+            guard parts.count == 6, let x = Int(parts[1]), let y = Int(parts[2]), let w = Int(parts[3]), let h = Int(parts[4])
+            else { return nil }
+            return Frame(x: x, y: y, width: w, height: h, name: parts[5])
+        }
+        // Found by a plain-text name search, each under its own title.
+        #expect(Set(windows.map(\.name)) == ["Snap! - Ann (host)", "Snap! - Player 2", "Snap! - Player 3", "Snap! - Player 4"],
+                "\(output)")
+        // Tiled: no two overlap, all on the screen, the host's top-left.
+        for (i, a) in windows.enumerated() {
+            #expect(a.x >= 0 && a.y >= 0 && a.x + a.width <= 1600 && a.y + a.height <= 900, "\(output)")
+            for b in windows[(i + 1)...] {
+                let apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y
+                #expect(apart, "\(a.name) overlaps \(b.name): \(output)")
+            }
+        }
+        if let host = windows.first(where: { $0.name.hasSuffix("(host)") }) {
+            #expect(windows.allSatisfy { $0.x >= host.x && $0.y >= host.y }, "\(output)")
+            // F11 covers the whole screen, and F11 again gives the tile back.
+            #expect(output.contains("full 1600 900"), "\(output)")
+            #expect(output.contains("back \(host.width) \(host.height)"), "\(output)")
+        }
+    }
+
+    @Test("on a real X server: an unfocused window says \"Your turn\" in its title and asks for attention (urgency hint)",
+          .enabled(if: haveTools(["xvfb-run", "xdotool", "xprop"])), .timeLimit(.minutes(2)))
+    func yourTurnWhileUnfocused() throws {
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var binary = products.appendingPathComponent("snap").path
+        if !FileManager.default.fileExists(atPath: binary) {
+            binary = products.deletingLastPathComponent().appendingPathComponent("snap").path
+        }
+        // Ann's table, then another window that takes the focus; her turn comes after the deal.
+        let script = """
+            export LC_ALL=C
+            "\(binary)" solo --opponents 1 --seed 3 --mute --quit-after 14 --name Ann --position 0,0 --size 640x480 >/dev/null 2>&1 &
+            sleep 1.5
+            "\(binary)" menu --quit-after 14 --position 700,0 --size 640x480 >/dev/null 2>&1 &
+            sleep 2
+            table=$(xdotool search --name 'Ann' | head -1); other=$(xdotool search --name '^Snap!$' | head -1)
+            xdotool windowfocus $other
+            for i in $(seq 1 16); do
+              echo "title $(xprop -id $table WM_NAME | sed -e 's/^[^"]*"//' -e 's/"$//') urgent $(xprop -id $table WM_HINTS | grep -ci urgency)"
+              sleep 0.6
+            done
+            wait
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["xvfb-run", "-a", "-s", "-screen 0 1600x900x24", "bash", "-c", script]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SDL_VIDEODRIVER"] = nil
+        environment["SDL_AUDIODRIVER"] = "dummy"
+        environment["XDG_RUNTIME_DIR"] = NSTemporaryDirectory() + "snap-ui-x2-\(getpid())"
+        environment["XDG_CONFIG_HOME"] = NSTemporaryDirectory() + "snap-ui-x2-config-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: environment["XDG_RUNTIME_DIR"]!, withIntermediateDirectories: true)
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let lines = output.split(separator: "\n").filter { $0.hasPrefix("title ") }
+        #expect(lines.first == "title Snap! - Ann urgent 0", "\(output)")
+        #expect(lines.contains("title Your turn - Snap! - Ann urgent 1"), "\(output)")
     }
 
     @Test("no Assets folder to be found is a clear error, not a crash")

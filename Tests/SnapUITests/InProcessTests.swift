@@ -1,0 +1,411 @@
+#if GUI
+import CSDL2
+import Foundation
+import Logging
+import SnapEngine
+import SnapNet
+import SnapProtocol
+import SnapSession
+import Testing
+@testable import SnapUI
+
+/// Windows run inside the test process (SDL's offscreen driver), so a test can push
+/// scripted events and read what the scene decided. One at a time: SDL has one event queue.
+@Suite("Windows in the test process", .serialized)
+struct InProcessTests {
+    static let logger = Logger(label: "test")
+
+    init() {
+        // Sockets and the settings file in private temporary folders, never the user's.
+        let base = "/tmp/snap-ip-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: base + "/run", withIntermediateDirectories: true)
+        setenv("XDG_RUNTIME_DIR", base + "/run", 1)
+        setenv("XDG_CONFIG_HOME", base + "/config", 1)
+        setenv("SDL_VIDEODRIVER", "offscreen", 0)
+        setenv("SDL_AUDIODRIVER", "dummy", 0)
+        try? FileManager.default.createDirectory(atPath: base + "/run/snap", withIntermediateDirectories: true)
+        chmod(base + "/run", 0o700)
+        chmod(base + "/run/snap", 0o700)
+    }
+
+    static func pushKey(_ sym: Int) {
+        var event = SDL_Event()
+        event.type = SDL_KEYDOWN.rawValue
+        event.key.keysym.sym = SDL_Keycode(sym)
+        SDL_PushEvent(&event)
+    }
+
+    static func pushText(_ text: String) {
+        var event = SDL_Event()
+        event.type = SDL_TEXTINPUT.rawValue
+        withUnsafeMutableBytes(of: &event.text.text) { raw in
+            for (index, byte) in text.utf8.prefix(31).enumerated() { raw[index] = byte }
+        }
+        SDL_PushEvent(&event)
+    }
+
+    /// A player who joins over the socket without a window (its link wakes nobody).
+    static func rawJoin(_ path: String, name: String) throws -> GameLink {
+        try connectLink(to: .unix(path), on: GameClient.group.next(), hello: Hello(name: name))
+    }
+
+    @Test("a taken name offers the next variant")
+    func nameVariants() {
+        #expect(MenuKit.nextVariant(of: "Ann") == "Ann 2")
+        #expect(MenuKit.nextVariant(of: "Ann 2") == "Ann 3")
+        #expect(MenuKit.nextVariant(of: "Player 9") == "Player 10")
+        let long = String(repeating: "x", count: 20)
+        #expect(MenuKit.nextVariant(of: long) == String(repeating: "x", count: 18) + " 2")
+        #expect(PlayerName.isValid(MenuKit.nextVariant(of: long)))
+    }
+
+    @Test("single player: Esc asks to leave the table, not to end the game for other players")
+    func soloEscapeWording() throws {
+        var pushed = false
+        let app = try App(options: WindowOptions(quitAfter: 1.2, hidden: true), logger: Self.logger) { app in
+            TableScene(app: app, client: GameClient.solo(name: "Tess", opponents: 2, level: .normal, seed: 3,
+                                                         logger: app.logger))
+        }
+        app.onFrame = { _, now in
+            if now > 0.4, !pushed {
+                pushed = true
+                Self.pushKey(Int(SDLK_ESCAPE.rawValue))
+            }
+        }
+        try app.run()
+        let table = try #require(app.scene as? TableScene)
+        let dialog = try #require(table.dialog)
+        #expect(dialog.title == "Leave the table?")
+        #expect(!dialog.message.contains("other players"), "\(dialog.message)")
+        table.client.leave()
+    }
+
+    @Test("the lobby keeps its name once a player joined; the joined player stays")
+    func lobbyNameFixedOnceJoined() throws {
+        var link: GameLink?
+        var typedAt: Double?
+        let path = "/tmp/snap-ip-\(getpid())/run/snap/Keep.sock"
+        let app = try App(options: WindowOptions(quitAfter: 2.5, hidden: true), logger: Self.logger) { app in
+            HostLobbyScene(app: app, client: try! GameClient.host(name: "Keep", socket: path, logger: app.logger))
+        }
+        app.onFrame = { app, now in
+            if link == nil, now > 0.2 { link = try? Self.rawJoin(path, name: "Guest") }
+            if typedAt == nil, now > 1.0 {
+                typedAt = now
+                app.pushClick(at: Point(500, 157))  // the name field
+                Self.pushText("Z")
+            }
+        }
+        try app.run()
+        let lobby = try #require(app.scene as? HostLobbyScene)
+        #expect(lobby.nameField.text == "Keep")
+        #expect(lobby.nameNotice?.contains("keeps") == true, "\(lobby.nameNotice ?? "nil")")
+        // The guest is still in the game (no closing message came).
+        let messages = link?.drain() ?? []
+        #expect(messages.contains { if case .welcome = $0 { true } else { false } })
+        #expect(!messages.contains { if case .closing = $0 { true } else { false } }, "\(messages)")
+        link?.close()
+        GameClient.endHostedGames()
+    }
+
+    @Test("a client whose host left lands on the menu, told why")
+    func hostLeftNotice() throws {
+        let path = "/tmp/snap-ip-\(getpid())/run/snap/Gone.sock"
+        let host = try GameClient.host(name: "Gone", socket: path, logger: Self.logger)
+        var ended = false
+        let app = try App(options: WindowOptions(quitAfter: 2.5, hidden: true), logger: Self.logger) { app in
+            TableScene(app: app, client: try! GameClient.join(.unix(path), name: "Cy"))
+        }
+        app.onFrame = { _, now in
+            if now > 1.0, !ended {
+                ended = true
+                host.leave()
+            }
+        }
+        try app.run()
+        let menu = try #require(app.scene as? MenuScene, "\(type(of: app.scene))")
+        let dialog = try #require(menu.dialog)
+        #expect(dialog.message == "Gone's game ended: the host left.")
+        GameClient.endHostedGames()
+    }
+
+    /// Pixels of a card face's ink (red or black pips and letters) in `rect` of the frame
+    /// about to be presented: a card back, the felt and shadows have none.
+    static func inkPixels(_ app: App, in rect: Rect) -> Int {
+        var area = SDL_Rect(x: Int32(rect.x), y: Int32(rect.y), w: Int32(rect.width), h: Int32(rect.height))
+        var pixels = [UInt32](repeating: 0, count: Int(area.w * area.h))
+        let status = pixels.withUnsafeMutableBytes { raw in
+            SDL_RenderReadPixels(app.graphics.renderer, &area, SDL_PIXELFORMAT_ARGB8888.rawValue, raw.baseAddress,
+                                 area.w * 4)
+        }
+        guard status == 0 else { return 0 }
+        return pixels.filter { p in
+            let r = Int(p >> 16 & 0xFF), g = Int(p >> 8 & 0xFF), b = Int(p & 0xFF)
+            return (r > 150 && g < 90 && b < 90) || (r < 60 && g < 60 && b < 60)
+        }.count
+    }
+
+    @Test("a Snap!'s reaction runs from the presented frame that first showed the card to the press",
+          arguments: [true, false])
+    func reactionFromShownFrame(animated: Bool) throws {
+        var truthShown: Double?   // after the present of the first frame whose pixels show the face
+        var inkInFrame = false
+        var drainedAt: Double?    // when the client took the turned card off the network
+        var pressAt: Double?
+        var pressTurns: UInt32 = 0
+        var clickedPile = false
+        // It quits as soon as the Snap! is sent; the limit is for a machine under load.
+        let app = try App(options: WindowOptions(quitAfter: 45, hidden: true), logger: Self.logger) { app in
+            TableScene(app: app, client: GameClient.solo(name: "Tess", opponents: 1, level: .normal, seed: 7,
+                                                         logger: app.logger))
+        }
+        let table = try #require(app.scene as? TableScene)
+        table.animator.animated = animated
+        let client = table.client
+        // The seat that turned the round's first card, once this window knows it.
+        func firstTurner() -> Seat? {
+            guard let view = client.session.table, client.session.seenTurns >= 1 else { return nil }
+            return view.seats.first { !view[$0].open.isEmpty }
+        }
+        app.beforePresent = { app in
+            guard truthShown == nil, let seat = firstTurner() else { return }
+            if drainedAt == nil { drainedAt = client.session.referenceShownAt.map { Double($0.microseconds) / 1e6 } }
+            let centre = TableLayout.openCenter(seat.onScreen(of: client.session.seat ?? .bottom))
+            let region = Rect(x: centre.x - 60, y: centre.y - 80, width: 110, height: 160)
+            // A few pixels: mid-flip, the face first shows as a thin sliver.
+            inkInFrame = Self.inkPixels(app, in: region) >= 5
+        }
+        app.afterPresent.append { time in
+            if inkInFrame, truthShown == nil { truthShown = time }
+        }
+        app.onFrame = { app, now in
+            guard let view = client.session.table, let mine = client.session.seat else { return }
+            // My turn first? Turn my card, as a click.
+            if !clickedPile, view.phase == .playing, view.active == mine, !view.hasTurned {
+                clickedPile = true
+                app.pushClick(at: table.pileFrame(for: mine).center)
+            }
+            if let shown = truthShown, pressAt == nil, now >= shown + 0.3 {
+                pressAt = now
+                pressTurns = client.session.seenTurns
+                app.pushClick(at: table.snapButtonFrame.center)
+            }
+            if pressAt != nil, client.lastSnap != nil { app.quit() }
+        }
+        try app.run()
+        table.client.leave()
+        let shown = try #require(truthShown, "the first turned card never showed")
+        let pressed = try #require(pressAt)
+        let call = try #require(client.lastSnap, "no Snap! was sent")
+        #expect(pressTurns == 1 && call.seenTurns == 1, "another card was turned before the press")
+        let trueReaction = (pressed - shown) * 1e6
+        let stamped = Double(call.reactionMicros)
+        let fromDrain = drainedAt.map { (pressed - $0) * 1e6 } ?? .nan
+        print("animations \(animated ? "on" : "off"): true reaction \(Int(trueReaction)) µs, stamped \(Int(stamped)) µs "
+              + "(error \(Int(stamped - trueReaction)) µs); stamped at the network message it would be \(Int(fromDrain)) µs")
+        // Within one frame at 60 Hz (the press's SDL timestamp has millisecond steps).
+        #expect(abs(stamped - trueReaction) <= 16_700, "stamped \(stamped) µs, true \(trueReaction) µs")
+    }
+
+    /// The host window's game with a computer opponent: the events up to the first turned card.
+    static func openingEvents(seed: UInt64?, name: String) throws -> [SeatEvent] {
+        let client = try GameClient.host(name: name, bots: 1, speed: 0.2, seed: seed, rounds: 1, logger: Self.logger)
+        defer { client.leave() }
+        client.start()
+        var events: [SeatEvent] = []
+        let deadline = Date().addingTimeInterval(20)
+        var turned = false
+        while Date() < deadline, !turned {
+            let now = Date().timeIntervalSince1970
+            for batch in client.poll(now: now) {
+                events += batch.events
+                if batch.events.contains(where: { if case .turned = $0 { true } else { false } }) { turned = true }
+            }
+            // The host's own seat turns when it is its turn (the computer turns for itself).
+            if let table = client.session.table, let seat = client.session.seat, table.phase == .playing,
+               table.active == seat, !table.hasTurned {
+                client.send(.turn, now: now)
+            }
+            usleep(20_000)
+        }
+        return events
+    }
+
+    @Test("the windowed host honours --seed: the same seed, the same deal and first card")
+    func hostSeed() throws {
+        let first = try Self.openingEvents(seed: 42, name: "SeedA")
+        let second = try Self.openingEvents(seed: 42, name: "SeedB")
+        #expect(first.contains { if case .turned = $0 { true } else { false } }, "\(first)")
+        #expect(first == second)
+        GameClient.endHostedGames()
+    }
+
+    @Test("joining under a taken name offers the next one, and Enter joins under it")
+    func nameTakenOffersVariant() throws {
+        let settings = Settings(name: "Tess")
+        settings.save()
+        let host = try GameClient.host(name: "Dup", logger: Self.logger)
+        let path = try #require(host.socketPath)
+        let first = try Self.rawJoin(path, name: "Tess")
+        var clicked = false, accepted = false
+        var offered: String?
+        let app = try App(options: WindowOptions(quitAfter: 5, hidden: true), logger: Self.logger) { app in
+            JoinScene(app: app)
+        }
+        app.onFrame = { app, now in
+            if !clicked, now > 1.2 {
+                clicked = true
+                app.pushClick(at: Point(512, 285))  // the first game in the list
+            }
+            if !accepted, now > 3, let join = app.scene as? JoinScene {
+                accepted = true
+                offered = join.dialogMessage
+                Self.pushKey(Int(SDLK_RETURN.rawValue))
+            }
+        }
+        try app.run()
+        #expect(offered == "Someone called Tess has already joined Dup. Join as Tess 2?", "\(offered ?? "no dialog")")
+        let table = try #require(app.scene as? TableScene, "\(type(of: app.scene))")
+        #expect(table.client.name == "Tess 2")
+        // The variant is for this table only: the saved name stays.
+        #expect(Settings.load().name == "Tess")
+        // Both Tesses are at Dup's table.
+        #expect(table.client.session.lobby.map(\.name).sorted() == ["Dup", "Tess", "Tess 2"])
+        table.client.leave()
+        first.close()
+        GameClient.endHostedGames()
+    }
+
+    @Test("network input wakes the window: message → presented frame within a frame (p50/p99 printed)")
+    func wakeLatency() throws {
+        let path = "/tmp/snap-ip-\(getpid())/run/snap/Wake.sock"
+        let app = try App(options: WindowOptions(quitAfter: 6, hidden: true), logger: Self.logger) { app in
+            HostLobbyScene(app: app, client: try! GameClient.host(name: "Wake", socket: path, logger: app.logger))
+        }
+        // Players come and go while the window idles: each changes the lobby the host sees.
+        let joiner = Thread {
+            var index = 0
+            let start = Date()
+            while Date().timeIntervalSince(start) < 5.5 {
+                usleep(100_000)
+                if let link = try? Self.rawJoin(path, name: "P\(index)") {
+                    usleep(120_000)
+                    link.send(.leave)
+                    link.close()
+                }
+                index += 1
+            }
+        }
+        joiner.start()
+        try app.run()
+        let latencies = app.wakeLatencies.sorted()
+        #expect(latencies.count >= 20, "\(latencies.count) wakes")
+        let p50 = latencies[latencies.count / 2]
+        let p99 = latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.99))]
+        print("wake → presented frame: \(latencies.count) wakes, p50 \(String(format: "%.2f", p50)) ms, "
+              + "p99 \(String(format: "%.2f", p99)) ms, max \(String(format: "%.2f", latencies.last ?? 0)) ms")
+        // The typical message shows within one frame at 60 Hz. Polling instead (the loop's
+        // idle timeout is 100 ms; it used to poll every 50 ms) would put the median near half
+        // the timeout. The slowest depend on the machine's load (the other suites' processes
+        // share its cores) and on a debug build's first drawing of new text.
+        #expect(p50 < 16.7, "p50 \(p50) ms")
+        #expect(p99 < 250, "p99 \(p99) ms")
+        GameClient.endHostedGames()
+    }
+}
+#endif
+
+#if GUI
+@Suite("Text fields")
+struct TextFieldTests {
+    static func typed(_ field: inout TextField, _ inputs: [Input]) {
+        for input in inputs { _ = field.handle(input) }
+    }
+
+    @Test("a name field counts to 20 and says so instead of cutting silently")
+    func lengthLimit() {
+        var field = TextField.name("", frame: Rect(x: 0, y: 0, width: 400, height: 42))
+        field.isFocused = true
+        Self.typed(&field, [.text("Abcdefghijklmnopqrst"), .text("u")])
+        #expect(field.text == "Abcdefghijklmnopqrst")
+        #expect(field.count == 20)
+        #expect(field.rejection == "At most 20 characters.")
+        Self.typed(&field, [.key(.backspace)])
+        #expect(field.rejection == nil)
+        #expect(field.count == 19)
+    }
+
+    @Test("a character a name may not hold is named in words, never as a code point")
+    func forbiddenCharacters() throws {
+        var field = TextField.name("Ann", frame: Rect(x: 0, y: 0, width: 400, height: 42))
+        field.isFocused = true
+        Self.typed(&field, [.text("\u{7}")])
+        #expect(field.text == "Ann")
+        let bell = try #require(field.rejection)
+        #expect(!bell.contains("U+") && bell.contains("control character"), "\(bell)")
+        Self.typed(&field, [.text("#")])
+        #expect(field.rejection == "A name cannot hold \u{201C}#\u{201D}: use letters, digits, spaces and - _ . '")
+        #expect(MenuKit.nameProblem("Ann\u{7}")?.contains("U+") == false)
+    }
+
+    @Test("caret, selection, Ctrl+A and paste")
+    func editing() {
+        var field = TextField.name("Ann", frame: Rect(x: 0, y: 0, width: 400, height: 42))
+        field.isFocused = true
+        Self.typed(&field, [.key(.home), .text("J"), .key(.end), .text("a")])
+        #expect(field.text == "JAnna")
+        Self.typed(&field, [.key(.left), .key(.shiftLeft), .key(.shiftLeft)])
+        #expect(field.selectedText == "nn")
+        Self.typed(&field, [.text("l")])
+        #expect(field.text == "JAla")
+        Self.typed(&field, [.key(.selectAll), .paste("Zoë Smith\nsecond line")])
+        #expect(field.text == "Zoë Smith")
+        Self.typed(&field, [.key(.home), .key(.delete)])
+        #expect(field.text == "oë Smith")
+        #expect(field.caret == 0)
+    }
+}
+#endif
+
+#if GUI
+@Suite("The table's lines")
+struct TableLinesTests {
+    static func animator() -> TableAnimator {
+        let animator = TableAnimator()
+        animator.start(seats: [.bottom, .top], mySeat: .bottom, names: [.bottom: "Ann", .top: "Ray"])
+        return animator
+    }
+
+    @Test("a Snap! that came too late says so for a moment to the caller, and to the others; whose turn it is stays")
+    func tooLate() {
+        let mine = Self.animator()
+        mine.schedule([.activated(.top)], now: 1)
+        mine.schedule([.snapTooLate(.bottom)], now: 2)
+        mine.advance(to: 2, play: { _ in })
+        #expect(mine.visual.notice == TableVisual.Notice(text: "Too late!", tone: .bad, until: 2 + TableAnimator.noticeDuration))
+        #expect(mine.visual.status == "Ray's turn")
+        #expect(mine.effects.contains { $0.kind == .bubble && $0.seat == .bottom })
+        let theirs = Self.animator()
+        theirs.schedule([.snapTooLate(.top)], now: 1)
+        theirs.advance(to: 1, play: { _ in })
+        #expect(theirs.visual.notice?.text == "Ray was too late")
+    }
+
+    @Test("the turn limit explains the win, then names the winner as each screen sees it")
+    func turnLimit() {
+        let loser = Self.animator()
+        loser.schedule([.turnLimitReached, .roundWon(.top, wins: 1)], now: 1)
+        loser.advance(to: 1, play: { _ in })
+        #expect(loser.visual.status == "Turn limit reached: Ray holds the most cards")
+        loser.advance(to: 10, play: { _ in })
+        #expect(loser.visual.status == "Ray wins")
+        #expect(loser.visual.wins[Int(Seat.top.rawValue)] == 1)
+        let winner = Self.animator()
+        winner.schedule([.turnLimitReached, .roundWon(.bottom, wins: 2)], now: 1)
+        winner.advance(to: 1, play: { _ in })
+        #expect(winner.visual.status == "Turn limit reached: you hold the most cards")
+        winner.advance(to: 10, play: { _ in })
+        #expect(winner.visual.status == "You win!")
+    }
+}
+#endif
