@@ -28,10 +28,15 @@ public final class HostServer: @unchecked Sendable {
     /// How far behind a connection may fall before it is cut as too slow.
     public var outboundLimits = OutboundLimits()
     private let done: EventLoopPromise<String>
+    /// The code TCP players must give, nil for an open game (`HostConfiguration.joinCode`).
+    public let joinCode: String?
+    /// The TCP addresses listened on, as bound (host, port), in order.
+    public private(set) var tcpListeners: [(host: String, port: Int)] = []
 
     public init(_ configuration: HostConfiguration, loop: EventLoop, logger: Logger) {
         self.loop = loop
         self.logger = logger
+        joinCode = configuration.joinCode
         session = HostSession(configuration)
         done = loop.makePromise()
     }
@@ -62,7 +67,9 @@ public final class HostServer: @unchecked Sendable {
         do {
             let channel = try bootstrap().bind(host: host, port: port).wait()
             listeners.append(channel)
-            return channel.localAddress?.port ?? port
+            let bound = channel.localAddress?.port ?? port
+            tcpListeners.append((host, bound))
+            return bound
         } catch {
             throw NetError.cannotListen(formatHostPort(host, port), plainReason(error, listening: true, unix: false))
         }
@@ -91,7 +98,8 @@ public final class HostServer: @unchecked Sendable {
         channels[id] = channel
         sequences[id] = 0
         outbound[id] = Outbound()
-        handle(.connected(id, local: false))
+        // A TCP peer's address (nil on a Unix socket): the session asks it for the join code.
+        handle(.connected(id, local: false, remote: channel.remoteAddress?.ipAddress))
         return id
     }
 

@@ -3,9 +3,10 @@ import SnapEngine
 /// The protocol version this build speaks. A client offers a range in its hello; the
 /// host picks the highest version both know, or closes with `.versionUnsupported`.
 public enum ProtocolVersion {
-    /// 2 added the turn timeout to `gameStarted` and the `seatAway` message.
-    public static let current: UInt16 = 2
-    public static let supported: ClosedRange<UInt16> = 2...2
+    /// 2 added the turn timeout to `gameStarted` and the `seatAway` message; 3 added the
+    /// join code (`hello.joinCode`, `info.needsCode`, close reason `wrongCode`).
+    public static let current: UInt16 = 3
+    public static let supported: ClosedRange<UInt16> = 3...3
 }
 
 // MARK: - Client → host: intents only. The host knows the sender from the connection.
@@ -31,10 +32,15 @@ public enum ClientMessage: Hashable, Sendable {
 public struct Hello: Hashable, Sendable {
     public var versions: ClosedRange<UInt16>
     public var name: String
+    // Since version 3 (the join code); later versions append their fields after this one.
+    /// The host's join code as the player typed it, or "" for none (0–16 bytes on the
+    /// wire). Only a TCP host that shows a code checks it; see `JoinCode`.
+    public var joinCode: String
 
-    public init(versions: ClosedRange<UInt16> = ProtocolVersion.supported, name: String) {
+    public init(versions: ClosedRange<UInt16> = ProtocolVersion.supported, name: String, joinCode: String = "") {
         self.versions = versions
         self.name = name
+        self.joinCode = joinCode
     }
 }
 
@@ -80,12 +86,17 @@ public struct HostInfo: Hashable, Sendable {
     public var maxPlayers: UInt8
     /// False while the lobby is open; true once the game has started.
     public var started: Bool
+    // Since version 3 (the join code); later versions append their fields after this one.
+    /// A `hello` must carry the host's join code. When true and asked over TCP, the host
+    /// withholds the lobby: `players` 0, `maxPlayers` 4, `started` false.
+    public var needsCode: Bool
 
-    public init(hostName: String, players: UInt8, maxPlayers: UInt8, started: Bool) {
+    public init(hostName: String, players: UInt8, maxPlayers: UInt8, started: Bool, needsCode: Bool = false) {
         self.hostName = hostName
         self.players = players
         self.maxPlayers = maxPlayers
         self.started = started
+        self.needsCode = needsCode
     }
 }
 
@@ -158,4 +169,7 @@ public enum CloseReason: UInt8, Hashable, Sendable, CaseIterable {
     case hostQuit = 7
     case gameFinished = 8
     case timedOut = 9
+    /// Since version 3: the hello's join code is missing or wrong (or this address gave
+    /// too many wrong ones lately).
+    case wrongCode = 10
 }

@@ -43,6 +43,14 @@ public enum WireCodec {
             writer.u16(hello.versions.lowerBound)
             writer.u16(hello.versions.upperBound)
             writer.string(hello.name)
+            // Version 3: the join code, present when the offer reaches version 3 (an older
+            // client's hello ends after the name, so a host can still name both ranges).
+            if hello.versions.upperBound >= 3 {
+                precondition(hello.joinCode.utf8.count <= JoinCode.maxWireBytes, "a join code of \(hello.joinCode.utf8.count) bytes")
+                writer.string(hello.joinCode)
+            } else {
+                precondition(hello.joinCode.isEmpty, "a hello offering only versions before 3 carries no join code")
+            }
         case .ready: type = .ready
         case .turn: type = .turn
         case .snap(let call):
@@ -131,6 +139,8 @@ public enum WireCodec {
             writer.u8(info.players)
             writer.u8(info.maxPlayers)
             writer.u8(info.started ? 1 : 0)
+            // Version 3: the join code.
+            writer.u8(info.needsCode ? 1 : 0)
         }
         return Frame(type: type.rawValue, sequence: sequence, payload: writer.bytes)
     }
@@ -177,10 +187,13 @@ public enum WireCodec {
             let low = try reader.u16()
             let high = try reader.u16()
             let name = try reader.string()
+            // Version 3: the join code, 0–16 bytes of UTF-8 (its alphabet is the host's to
+            // judge); absent from a hello that offers only older versions.
+            let joinCode = high >= 3 ? try reader.string(.joinCodeBytes, in: 0...JoinCode.maxWireBytes) : ""
             guard low <= high else { throw .badVersionRange(min: low, max: high) }
             // The name's rules are the host's to judge (it answers `badName`); the wire
             // only asks for valid UTF-8, which `string()` checked.
-            message = .hello(Hello(versions: low...high, name: name))
+            message = .hello(Hello(versions: low...high, name: name, joinCode: joinCode))
         case .ready: message = .ready
         case .turn: message = .turn
         case .snap:
@@ -260,8 +273,10 @@ public enum WireCodec {
             let players = try reader.u8()
             let maxPlayers = UInt8(try reader.count8(.maxPlayers, in: tableSizeRange))
             let started = try readBool(&reader)
+            let needsCode = try readBool(&reader)
             guard players <= maxPlayers else { throw .tooManyPlayers(players: players, maxPlayers: maxPlayers) }
-            message = .info(HostInfo(hostName: hostName, players: players, maxPlayers: maxPlayers, started: started))
+            message = .info(HostInfo(hostName: hostName, players: players, maxPlayers: maxPlayers, started: started,
+                                     needsCode: needsCode))
         }
         try reader.finish()
         return message

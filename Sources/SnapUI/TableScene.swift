@@ -329,6 +329,7 @@ public final class TableScene: Scene {
         case .badName, .nameTaken: "Cannot use that name"
         case .versionUnsupported: "Incompatible version"
         case .timedOut: "Disconnected"
+        case .wrongCode: "Wrong join code"
         case .protocolViolation, .hostQuit, .gameFinished: "The game closed"
         }
     }
