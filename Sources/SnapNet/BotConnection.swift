@@ -87,6 +87,7 @@ func connect(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .se
 public final class BotConnection: @unchecked Sendable {
     private let loop: EventLoop
     private let name: String
+    private let joinCode: String
     private var bot: BotClient
     private var channel: Channel?
     private var sequence: UInt32 = 0
@@ -100,8 +101,10 @@ public final class BotConnection: @unchecked Sendable {
     /// Given every byte received, as it arrives (for `snap join --record`).
     public var recorder: (([UInt8]) -> Void)?
 
-    public init(name: String, bot: BotClient, loop: EventLoop, silenceLimit: Duration = .seconds(5), logger: Logger) {
+    public init(name: String, joinCode: String = "", bot: BotClient, loop: EventLoop, silenceLimit: Duration = .seconds(5),
+                logger: Logger) {
         self.name = name
+        self.joinCode = joinCode
         self.bot = bot
         self.loop = loop
         self.silenceLimit = silenceLimit
@@ -123,7 +126,7 @@ public final class BotConnection: @unchecked Sendable {
         loop.execute {
             self.channel = channel
             self.lastHeard = self.now
-            self.send(ClientSession.hello(name: self.name))
+            self.send(ClientSession.hello(name: self.name, joinCode: self.joinCode))
             // Keepalive: the host pings every second; silence past the bound means it is gone.
             self.watchdog = self.loop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { _ in
                 if self.now - self.lastHeard >= self.silenceLimit {

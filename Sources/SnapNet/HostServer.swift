@@ -75,6 +75,25 @@ public final class HostServer: @unchecked Sendable {
         }
     }
 
+    private var announcer: LANAnnouncer?
+
+    /// Announces the game on the local network (DNS-SD over multicast DNS, docs/LAN.md)
+    /// for players to connect to `port` at `addresses`. A game on a loopback address is
+    /// announced on loopback only. Throws when multicast is not possible here.
+    public func announceOnLAN(listeningOn host: String, port: Int) throws {
+        let loopback = host.hasPrefix("127.") || host == "::1" || host == "localhost"
+        let addresses = loopback ? ["127.0.0.1"] : reachableAddresses(listeningOn: host).filter { !$0.hasPrefix("127.") }
+        let announcer = LANAnnouncer(loop: loop, hostName: session.configuration.hostName, port: port,
+                                     addresses: addresses, interface: loopback ? "127.0.0.1" : nil, logger: logger) {
+            [unowned self] in self.session.publicInfo
+        }
+        try announcer.start()
+        loop.execute { self.announcer = announcer }
+    }
+
+    /// Announcement bytes sent so far (0 when not announcing).
+    public var announcementBytes: Int { (try? loop.submit { self.announcer?.bytesSent ?? 0 }.wait()) ?? 0 }
+
     private func bootstrap() -> ServerBootstrap {
         let sendBuffer = outboundLimits.socketSendBuffer
         return ServerBootstrap(group: loop)
@@ -247,6 +266,9 @@ public final class HostServer: @unchecked Sendable {
     /// Stops listening, closes every connection, removes the socket files.
     public func shutdown(reason: String) {
         loop.execute {
+            // The goodbye first: every list drops the game at once.
+            _ = self.announcer?.stopOnLoop()
+            self.announcer = nil
             for listener in self.listeners { listener.close(promise: nil) }
             self.listeners = []
             for path in self.socketPaths { unlink(path) }

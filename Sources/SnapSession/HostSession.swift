@@ -247,17 +247,14 @@ public struct HostSession: Sendable {
             signIn(hello, from: id, now: now, &out)
         case .query:
             guard player == nil else { return cut(id, .protocolViolation, "query after hello", now: now, &out) }
-            // Seats, counting the host's bots (seated at the start) as taken.
-            let taken = players.count + (phase == .lobby ? configuration.bots : 0)
-            let local = links.values.contains { $0.local } ? 1 : 0
-            let capacity = min(4, configuration.bots + configuration.maxClients + local)
             if needsCode(id) {
                 // Before a good hello, a stranger on TCP learns the name and that a code is needed: nothing more.
                 send(id, .info(HostInfo(hostName: configuration.hostName, players: 0, maxPlayers: 4, started: false,
                                         needsCode: true)), &out)
             } else {
-                send(id, .info(HostInfo(hostName: configuration.hostName, players: UInt8(min(taken, capacity)),
-                                        maxPlayers: UInt8(max(2, capacity)), started: phase != .lobby)), &out)
+                var info = publicInfo
+                info.needsCode = false
+                send(id, .info(info), &out)
             }
             links[id] = nil
             out.append(.hangUp(id))
@@ -329,6 +326,18 @@ public struct HostSession: Sendable {
         if !local { ping(id, now: now, &out) }
         out.append(.log("\(name) joined from \(id)"))
         broadcastLobby(&out)
+    }
+
+    /// What the Join list shows of this game: the name, seats taken (counting the host's
+    /// bots, seated at the start) and the most, open or started, and whether TCP players
+    /// need a code. The LAN announcement says exactly this.
+    public var publicInfo: HostInfo {
+        let taken = players.count + (phase == .lobby ? configuration.bots : 0)
+        let local = links.values.contains { $0.local } ? 1 : 0
+        let capacity = min(4, configuration.bots + configuration.maxClients + local)
+        return HostInfo(hostName: configuration.hostName, players: UInt8(min(taken, capacity)),
+                        maxPlayers: UInt8(max(2, capacity)), started: phase != .lobby,
+                        needsCode: configuration.joinCode != nil)
     }
 
     /// Whether this connection must give the join code: TCP, and the host has one.

@@ -32,12 +32,12 @@ public final class GameClient {
         hosted = []
     }
 
-    init(link: GameLink, name: String, server: HostServer?, socketPath: String?) {
+    init(link: GameLink, name: String, joinCode: String = "", server: HostServer?, socketPath: String?) {
         self.link = link
         self.name = name
         self.server = server
         self.socketPath = socketPath
-        link.send(ClientSession.hello(name: name))
+        link.send(ClientSession.hello(name: name, joinCode: joinCode))
     }
 
     public var isHost: Bool { server != nil }
@@ -86,10 +86,12 @@ public final class GameClient {
     /// Hosts a game on this machine's default socket (and TCP when asked); this window plays too.
     public static func host(name: String, bots: Int = 0, level: BotLevel = .normal, speed: Double = 1,
                             rules: Rules = .original, turnTimeout: Duration? = .seconds(15), socket: String? = nil,
-                            listen: (host: String, port: Int)? = nil, logger: Logger) throws -> GameClient {
+                            listen: (host: String, port: Int)? = nil, joinCode: String? = nil,
+                            logger: Logger) throws -> GameClient {
         var hostConfiguration = configuration(name: name, bots: bots, level: level, speed: speed, rules: rules,
                                               seed: nil, maxClients: 3 - bots)
         hostConfiguration.turnTimeout = turnTimeout
+        hostConfiguration.joinCode = listen == nil ? nil : joinCode
         let server = HostServer(hostConfiguration, loop: group.next(), logger: logger)
         let path: String
         if let socket { path = socket } else {
@@ -98,7 +100,12 @@ public final class GameClient {
             path = directory.socketPath(forHost: name)
         }
         try server.listen(unixPath: path)
-        if let listen { _ = try server.listen(host: listen.host, port: listen.port) }
+        if let listen {
+            let port = try server.listen(host: listen.host, port: listen.port)
+            do { try server.announceOnLAN(listeningOn: listen.host, port: port) } catch {
+                logger.warning("not announced on the local network: \(error)")
+            }
+        }
         hosted.append(server)
         return GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path)
     }
@@ -128,8 +135,9 @@ public final class GameClient {
     }
 
     /// Joins a host over a Unix socket or TCP.
-    public static func join(_ endpoint: Endpoint, name: String) throws -> GameClient {
-        GameClient(link: try connectLink(to: endpoint, on: group.next()), name: name, server: nil, socketPath: nil)
+    public static func join(_ endpoint: Endpoint, name: String, joinCode: String = "") throws -> GameClient {
+        GameClient(link: try connectLink(to: endpoint, on: group.next()), name: name, joinCode: joinCode, server: nil,
+                   socketPath: nil)
     }
 }
 #endif
