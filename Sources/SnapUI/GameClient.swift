@@ -42,6 +42,15 @@ public final class GameClient {
 
     public var isHost: Bool { server != nil }
 
+    /// A host on TCP: the addresses players can use (HOST:PORT) and the join code, if any.
+    public var network: (addresses: [String], code: String?)? {
+        guard let server, !server.tcpListeners.isEmpty else { return nil }
+        let addresses = server.tcpListeners.flatMap { listener in
+            reachableAddresses(listeningOn: listener.host).map { formatHostPort($0, listener.port) }
+        }
+        return (addresses, server.joinCode)
+    }
+
     /// Applies everything the host sent since the last call; returns each message with
     /// the events it carried, in order, for the scene to animate.
     public func poll(now: Double) -> [(message: HostMessage, events: [SeatEvent])] {
