@@ -160,6 +160,18 @@ struct LANTests {
         let toVanish = Date().timeIntervalSince(killed)
         #expect(toVanish < 5, "gone after \(toVanish) s")
         print("LAN discovery: appeared \(Int(toAppear * 1000)) ms after the host started; gone \(Int(toVanish * 1000)) ms after kill -9")
+
+        // A clean stop (Ctrl-C) says goodbye: gone at once, not after the TTL.
+        let second = try self.host(["--listen", "127.0.0.1:0", "--start-when", "2", "--name", "Kitchen"], in: directory,
+                              wrapper: namespace.exec)
+        #expect(watcher.line(startingWith: "+\tlan\tKitchen", timeout: 5) != nil)
+        second.signal(SIGINT)
+        let stopped = Date()
+        #expect(watcher.line(startingWith: "-\tlan\tKitchen", timeout: 5) != nil)
+        let toGoodbye = Date().timeIntervalSince(stopped)
+        #expect(toGoodbye < 1, "gone after \(toGoodbye) s")
+        #expect(second.exitStatus(timeout: 10) == 0)
+        print("LAN discovery: gone \(Int(toGoodbye * 1000)) ms after Ctrl-C (goodbye)")
         watcher.signal(SIGKILL)
     }
 }
