@@ -292,14 +292,13 @@ public final class LANAnnouncer: @unchecked Sendable {
     }
 }
 
-/// Listens for `_snap._tcp` announcements (asking once at the start and every few
-/// seconds), keeping each game until its records expire. `games` may be read from any thread.
+/// Listens for `_snap._tcp` announcements (asking once at the start; hosts repeat
+/// theirs every second anyway), keeping each game until its records expire. `games` may be read from any thread.
 public final class LANBrowser: @unchecked Sendable {
     private let loop: EventLoop
     private var channel: Channel?
     private let table = NIOLockedValueBox(LANGameTable())
     private let origin = ContinuousClock.now
-    private var asking: RepeatedTask?
 
     public init(loop: EventLoop) {
         self.loop = loop
@@ -315,9 +314,7 @@ public final class LANBrowser: @unchecked Sendable {
         }
         try loop.submit {
             self.channel = channel
-            self.asking = self.loop.scheduleRepeatedTask(initialDelay: .zero, delay: .seconds(5)) { [weak self] _ in
-                guard let self, let channel = self.channel,
-                      let group = try? SocketAddress(ipAddress: SnapService.group, port: SnapService.port) else { return }
+            if let group = try? SocketAddress(ipAddress: SnapService.group, port: SnapService.port) {
                 let bytes = SnapService.query.encoded()
                 channel.writeAndFlush(AddressedEnvelope(remoteAddress: group, data: channel.allocator.buffer(bytes: bytes)),
                                       promise: nil)
@@ -330,7 +327,6 @@ public final class LANBrowser: @unchecked Sendable {
 
     public func stop() {
         try? loop.submit {
-            self.asking?.cancel()
             self.channel?.close(promise: nil)
             self.channel = nil
         }.wait()

@@ -571,10 +571,14 @@ final class HostScanner: @unchecked Sendable {
         return found
     }
 
+    /// SNAP_LAN=off: no listening on the network (the UI tests keep all traffic on this machine).
+    static var lanEnabled: Bool { currentEnvironment()["SNAP_LAN"] != "off" }
+
     private func scan() {
         let directory = SocketDirectory.default()
         let lan = LANBrowser(loop: GameClient.group.next())
-        let listening = (try? lan.start()) != nil
+        let listening = Self.lanEnabled && (try? lan.start()) != nil
+        let machine = SnapService.machineName()
         lock.lock()
         browser = listening ? lan : nil
         triedLAN = true
@@ -583,7 +587,11 @@ final class HostScanner: @unchecked Sendable {
             let local = discoverHosts(in: directory, loop: GameClient.group.next())
                 .map { Listing.local(socketPath: $0.socketPath, info: $0.info) }
             for _ in 0..<10 where !isStopped {
-                let found = local + (listening ? lan.games.map(Listing.lan) : [])
+                // A game of this machine that is also on its socket is listed once, as local.
+                let network = (listening ? lan.games : []).filter { game in
+                    !(game.machine == machine && local.contains { $0.info.hostName == game.hostName })
+                }
+                let found = local + network.map(Listing.lan)
                 lock.lock()
                 latest = found
                 lock.unlock()
