@@ -169,6 +169,7 @@ public final class HostServer: @unchecked Sendable {
         loop.preconditionInEventLoop()
         perform(session.handle(input, now: now))
         cutSlowConnections()
+        announcer?.refresh()
         if let startWhen, session.phase == .lobby, session.lobby.count >= startWhen, session.lobby.allSatisfy({ $0.ready }) {
             perform(session.handle(.start, now: now))
         }

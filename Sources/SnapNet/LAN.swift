@@ -205,6 +205,13 @@ public final class LANAnnouncer: @unchecked Sendable {
     private let logger: Logger
     /// Bytes sent so far (for the figures in docs/LAN.md).
     public private(set) var bytesSent = 0
+    /// Answers to queries: at most `answerBurst` at once, refilled at one per 200 ms, so
+    /// a flood of (possibly spoofed) queries cannot make the host a loudspeaker.
+    private var answerTokens = 5.0
+    private static let answerBurst = 5.0
+    private var tokensAt = ContinuousClock.now
+    /// What the last announcement said, to announce a change at once.
+    private var lastInfo: HostInfo?
 
     /// `current` is called on `loop` before each announcement; `interface` is an IPv4
     /// address to announce through (nil: the system's multicast route).
@@ -264,10 +271,23 @@ public final class LANAnnouncer: @unchecked Sendable {
     private func announce() {
         guard let channel else { return }
         _ = send(message(ttl: SnapService.ttl), on: channel, to: nil)
+        lastInfo = current()
+    }
+
+    /// Announces at once if what the Join list shows changed (a seat taken or freed, the
+    /// start), instead of at the next tick. On the loop.
+    public func refresh() {
+        guard channel != nil, let lastInfo, lastInfo != current() else { return }
+        announce()
     }
 
     private func heard(_ message: DNSMessage, from source: SocketAddress) {
         guard let channel, SnapService.asksForGames(message, instance: game.instance) else { return }
+        let now = ContinuousClock.now
+        answerTokens = min(Self.answerBurst, answerTokens + (now - tokensAt) / .milliseconds(200))
+        tokensAt = now
+        guard answerTokens >= 1 else { return }
+        answerTokens -= 1
         // A one-shot querier (not on port 5353) gets a unicast answer with its id (RFC 6762 §6.7).
         if source.port != SnapService.port {
             var answer = self.message(ttl: SnapService.ttl)

@@ -154,12 +154,23 @@ struct LANTests {
         #expect(list.lines.contains { $0.hasPrefix("local\tTable\tplayers 1/4\topen\tunix:") })
         #expect(list.lines.contains { $0.hasPrefix("lan\tTable\tplayers 1/4\topen\ttcp:127.0.0.1:") })
 
+        // A player sits down: the live list shows the seat taken within a second.
+        let address = String(listening.dropFirst("listening on tcp:".count))
+        let joined = Date()
+        let ann = try SnapProcess(["join", "--bot", "--name", "Ann", "--connect", address,
+                                   "--code", String(code.dropFirst("join code: ".count))] + Self.fast,
+                                  runtimeDirectory: directory, wrapper: namespace.exec)
+        #expect(watcher.line(startingWith: "~\tlan\tTable\tplayers 2/4\topen", timeout: 5) != nil)
+        let toFill = Date().timeIntervalSince(joined)
+        #expect(toFill < 1, "seat shown after \(toFill) s")
+
         host.signal(SIGKILL)
         let killed = Date()
         #expect(watcher.line(startingWith: "-\tlan\tTable", timeout: 8) != nil)
         let toVanish = Date().timeIntervalSince(killed)
         #expect(toVanish < 5, "gone after \(toVanish) s")
-        print("LAN discovery: appeared \(Int(toAppear * 1000)) ms after the host started; gone \(Int(toVanish * 1000)) ms after kill -9")
+        print("LAN discovery: appeared \(Int(toAppear * 1000)) ms after the host started; a seat taken shown after \(Int(toFill * 1000)) ms; gone \(Int(toVanish * 1000)) ms after kill -9")
+        _ = ann.exitStatus(timeout: 10)
 
         // A clean stop (Ctrl-C) says goodbye: gone at once, not after the TTL.
         let second = try self.host(["--listen", "127.0.0.1:0", "--start-when", "2", "--name", "Kitchen"], in: directory,
