@@ -42,6 +42,19 @@ struct JoinCodeTests {
         #expect(host.lobby.map(\.name) == ["Ann"])
     }
 
+    @Test("a version-2 client's hello (no code field on the wire) is refused as versionUnsupported naming both ranges, before the code")
+    func oldClient() throws {
+        let bytes = WireCodec.encode(ClientMessage.hello(Hello(versions: 2...2, name: "Ann")), sequence: 0)
+        #expect(bytes == [0, 0, 0, 0x11, 0x53, 0x4E, 0x41, 0x50, 1, 0, 0, 0, 0, 0, 2, 0, 2, 3, 0x41, 0x6E, 0x6E])
+        var decoder = FrameDecoder()
+        decoder.append(bytes)
+        let hello = try WireCodec.decodeClientMessage(try #require(try decoder.nextFrame()))
+        var host = Self.host()
+        _ = host.handle(.connected(ConnectionID(1), local: false, remote: "192.0.2.7"), now: .zero)
+        let actions = host.handle(.message(ConnectionID(1), hello), now: .zero)
+        #expect(Self.closes(actions, ConnectionID(1))! == (.versionUnsupported, "this host speaks protocol 3–3; you offered 2–2"))
+    }
+
     @Test("a Unix-socket connection, or an open host, needs no code")
     func unixAndOpen() {
         var host = Self.host()
