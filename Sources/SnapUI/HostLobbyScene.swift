@@ -114,6 +114,12 @@ public final class HostLobbyScene: Scene {
             nameNotice = nil
             return
         }
+        if client.network != nil {
+            // Renaming opens a new game, which would lose the TCP port, its announcement and its code.
+            nameField.text = client.name
+            nameError = "A game on the network keeps its name: start snap host --name … again to change it"
+            return
+        }
         if others.isEmpty {
             rename(to: name, app: app)
         } else {
