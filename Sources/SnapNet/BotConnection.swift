@@ -93,6 +93,7 @@ public final class BotConnection: @unchecked Sendable {  // touched on `loop` on
     private let loop: EventLoop
     private let name: String
     private let role: Hello.Role
+    private let joinCode: String
     private var bot: BotClient
     private var channel: Channel?
     private var sequence: UInt32 = 0
@@ -120,9 +121,10 @@ public final class BotConnection: @unchecked Sendable {  // touched on `loop` on
     /// Told about reconnections, for the CLI to print.
     public var onReconnect: (@Sendable (String) -> Void)?
 
-    public init(name: String, bot: BotClient, loop: EventLoop, role: Hello.Role = .player,
+    public init(name: String, joinCode: String = "", bot: BotClient, loop: EventLoop, role: Hello.Role = .player,
                 silenceLimit: Duration = .seconds(5), logger: Logger) {
         self.name = name
+        self.joinCode = joinCode
         self.bot = bot
         self.loop = loop
         self.role = role
@@ -160,7 +162,7 @@ public final class BotConnection: @unchecked Sendable {  // touched on `loop` on
         self.channel = channel
         sequence = 0
         lastHeard = now
-        send(.hello(Hello(name: name, role: role, token: token)))
+        send(.hello(Hello(name: name, joinCode: joinCode, role: role, token: token)))
         // Keepalive: the host pings every second; silence past the bound means it is gone.
         watchdog?.cancel()
         watchdog = loop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { [self] _ in

@@ -31,12 +31,17 @@ public final class HostServer: @unchecked Sendable {
     /// Where the match log is written as it grows (nil: not at all).
     public private(set) var journal: JournalWriter?
     private let done: EventLoopPromise<String>
+    /// The code TCP players must give, nil for an open game (`HostConfiguration.joinCode`).
+    public let joinCode: String?
+    /// The TCP addresses listened on, as bound (host, port), in order.
+    public private(set) var tcpListeners: [(host: String, port: Int)] = []
 
     public init(_ configuration: HostConfiguration, loop: EventLoop, logger: Logger) {
         self.loop = loop
         self.logger = logger
         var configuration = configuration
         if configuration.startedAt == 0 { configuration.startedAt = UInt64(max(0, time(nil))) }
+        joinCode = configuration.joinCode
         session = HostSession(configuration)
         done = loop.makePromise()
     }
@@ -50,6 +55,7 @@ public final class HostServer: @unchecked Sendable {
         let journal = try MatchJournal.read(path: path)
         if let damage = journal.damage { onWarning("the journal's tail was cut: \(damage)") }
         session = try HostSession(resuming: journal.records, configuration, now: .zero)
+        joinCode = configuration.joinCode
         done = loop.makePromise()
         self.journal = try JournalWriter(continuing: path, intactLength: journal.intactLength, onError: onWarning)
     }
@@ -105,11 +111,32 @@ public final class HostServer: @unchecked Sendable {
         do {
             let channel = try bootstrap().bind(host: host, port: port).wait()
             listeners.append(channel)
-            return channel.localAddress?.port ?? port
+            let bound = channel.localAddress?.port ?? port
+            tcpListeners.append((host, bound))
+            return bound
         } catch {
             throw NetError.cannotListen(formatHostPort(host, port), plainReason(error, listening: true, unix: false))
         }
     }
+
+    private var announcer: LANAnnouncer?
+
+    /// Announces the game on the local network (DNS-SD over multicast DNS, docs/LAN.md)
+    /// for players to connect to `port` at `addresses`. A game on a loopback address is
+    /// announced on loopback only. Throws when multicast is not possible here.
+    public func announceOnLAN(listeningOn host: String, port: Int) throws {
+        let loopback = host.hasPrefix("127.") || host == "::1" || host == "localhost"
+        let addresses = loopback ? ["127.0.0.1"] : reachableAddresses(listeningOn: host).filter { !$0.hasPrefix("127.") }
+        let announcer = LANAnnouncer(loop: loop, hostName: session.configuration.hostName, port: port,
+                                     addresses: addresses, interface: loopback ? "127.0.0.1" : nil, logger: logger) {
+            [unowned self] in self.session.publicInfo
+        }
+        try announcer.start()
+        loop.execute { self.announcer = announcer }
+    }
+
+    /// Announcement bytes sent so far (0 when not announcing).
+    public var announcementBytes: Int { (try? loop.submit { self.announcer?.bytesSent ?? 0 }.wait()) ?? 0 }
 
     private func bootstrap() -> ServerBootstrap {
         let sendBuffer = outboundLimits.socketSendBuffer
@@ -134,7 +161,8 @@ public final class HostServer: @unchecked Sendable {
         channels[id] = channel
         sequences[id] = 0
         outbound[id] = Outbound()
-        handle(.connected(id, local: false))
+        // A TCP peer's address (nil on a Unix socket): the session asks it for the join code.
+        handle(.connected(id, local: false, remote: channel.remoteAddress?.ipAddress))
         return id
     }
 
@@ -185,6 +213,7 @@ public final class HostServer: @unchecked Sendable {
         loop.preconditionInEventLoop()
         perform(session.handle(input, now: now))
         cutSlowConnections()
+        announcer?.refresh()
         if let startWhen, session.phase == .lobby, session.lobby.count >= startWhen, session.lobby.allSatisfy({ $0.ready }) {
             perform(session.handle(.start, now: now))
         }
@@ -284,6 +313,9 @@ public final class HostServer: @unchecked Sendable {
     /// Stops listening, closes every connection, removes the socket files.
     public func shutdown(reason: String) {
         loop.execute {
+            // The goodbye first: every list drops the game at once.
+            _ = self.announcer?.stopOnLoop()
+            self.announcer = nil
             for listener in self.listeners { listener.close(promise: nil) }
             self.listeners = []
             for path in self.socketPaths { unlink(path) }

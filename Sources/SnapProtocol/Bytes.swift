@@ -86,6 +86,13 @@ struct ByteReader {
         return text
     }
 
+    /// A string whose byte length is checked against `allowed` before its bytes are read.
+    mutating func string(_ what: ProtocolError.Counted, in allowed: ClosedRange<Int>) throws(ProtocolError) -> String {
+        let length = try count8(what, in: allowed)
+        guard let text = String(validating: try take(length), as: UTF8.self) else { throw .invalidUTF8 }
+        return text
+    }
+
     /// A count byte (or two) checked against its range before anything is read for it.
     mutating func count8(_ what: ProtocolError.Counted, in allowed: ClosedRange<Int>) throws(ProtocolError) -> Int {
         let count = Int(try u8())

@@ -3,8 +3,9 @@ import SnapEngine
 /// The protocol version this build speaks. A client offers a range in its hello; the
 /// host picks the highest version both know, or closes with `.versionUnsupported`.
 public enum ProtocolVersion {
-    /// 2 added the turn timeout to `gameStarted` and the `seatAway` message; 3 added
-    /// seats that outlive connections (tokens, rejoining, watching, snapshots).
+    /// 2 added the turn timeout to `gameStarted` and the `seatAway` message; 3 added the
+    /// join code (`hello.joinCode`, `info.needsCode`, close reason `wrongCode`) and seats that
+    /// outlive connections (tokens, rejoining, watching, snapshots, close reason `badToken`).
     public static let current: UInt16 = 3
     public static let supported: ClosedRange<UInt16> = 3...3
 }
@@ -32,6 +33,10 @@ public enum ClientMessage: Hashable, Sendable {
 public struct Hello: Hashable, Sendable {
     public var versions: ClosedRange<UInt16>
     public var name: String
+    // Since version 3: the join code, the role and the token.
+    /// The host's join code as the player typed it, or "" for none (0–16 bytes on the
+    /// wire). Only a TCP host that shows a code checks it; see `JoinCode`.
+    public var joinCode: String
     public var role: Role
     /// The token a `welcome` gave this player, to take their seat back; nil to sign in fresh.
     public var token: SeatToken?
@@ -42,10 +47,11 @@ public struct Hello: Hashable, Sendable {
         case watcher = 1
     }
 
-    public init(versions: ClosedRange<UInt16> = ProtocolVersion.supported, name: String, role: Role = .player,
-                token: SeatToken? = nil) {
+    public init(versions: ClosedRange<UInt16> = ProtocolVersion.supported, name: String, joinCode: String = "",
+                role: Role = .player, token: SeatToken? = nil) {
         self.versions = versions
         self.name = name
+        self.joinCode = joinCode
         self.role = role
         self.token = token
     }
@@ -130,12 +136,17 @@ public struct HostInfo: Hashable, Sendable {
     public var maxPlayers: UInt8
     /// False while the lobby is open; true once the game has started.
     public var started: Bool
+    // Since version 3 (the join code); later versions append their fields after this one.
+    /// A `hello` must carry the host's join code. When true and asked over TCP, the host
+    /// withholds the lobby: `players` 0, `maxPlayers` 4, `started` false.
+    public var needsCode: Bool
 
-    public init(hostName: String, players: UInt8, maxPlayers: UInt8, started: Bool) {
+    public init(hostName: String, players: UInt8, maxPlayers: UInt8, started: Bool, needsCode: Bool = false) {
         self.hostName = hostName
         self.players = players
         self.maxPlayers = maxPlayers
         self.started = started
+        self.needsCode = needsCode
     }
 }
 
@@ -231,6 +242,9 @@ public enum CloseReason: UInt8, Hashable, Sendable, CaseIterable {
     case hostQuit = 7
     case gameFinished = 8
     case timedOut = 9
+    /// Since version 3: the hello's join code is missing or wrong (or this address gave
+    /// too many wrong ones lately).
+    case wrongCode = 10
     /// A `hello` whose token holds no seat here (wrong, or its grace period is over).
     case badToken = 11
 }

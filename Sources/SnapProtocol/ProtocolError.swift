@@ -76,6 +76,7 @@ public enum ProtocolError: Error, Hashable, Sendable {
         case matchingSeats = "matching seat count"
         case collectedCards = "collected card count"
         case maxPlayers = "table size"
+        case joinCodeBytes = "join code length in bytes"
     }
 
     /// Why a player name was refused (see `PlayerName`).

@@ -43,8 +43,18 @@ public enum WireCodec {
             writer.u16(hello.versions.lowerBound)
             writer.u16(hello.versions.upperBound)
             writer.string(hello.name)
-            writer.u8(hello.role.rawValue)
-            writer.bytes(hello.token?.bytes ?? noToken)
+            // Version 3: the join code, the role and the token, present when the offer reaches
+            // version 3 (an older client's hello ends after the name, so a host can still name
+            // both ranges).
+            if hello.versions.upperBound >= 3 {
+                precondition(hello.joinCode.utf8.count <= JoinCode.maxWireBytes, "a join code of \(hello.joinCode.utf8.count) bytes")
+                writer.string(hello.joinCode)
+                writer.u8(hello.role.rawValue)
+                writer.bytes(hello.token?.bytes ?? noToken)
+            } else {
+                precondition(hello.joinCode.isEmpty && hello.role == .player && hello.token == nil,
+                             "a hello offering only versions before 3 carries no join code, role or token")
+            }
         case .ready: type = .ready
         case .turn: type = .turn
         case .snap(let call):
@@ -141,6 +151,8 @@ public enum WireCodec {
             writer.u8(info.players)
             writer.u8(info.maxPlayers)
             writer.u8(info.started ? 1 : 0)
+            // Version 3: the join code.
+            writer.u8(info.needsCode ? 1 : 0)
         }
         return Frame(type: type.rawValue, sequence: sequence, payload: writer.bytes)
     }
@@ -187,13 +199,21 @@ public enum WireCodec {
             let low = try reader.u16()
             let high = try reader.u16()
             let name = try reader.string()
+            // Version 3: the join code, 0–16 bytes of UTF-8 (its alphabet is the host's to
+            // judge); absent from a hello that offers only older versions.
+            let joinCode = high >= 3 ? try reader.string(.joinCodeBytes, in: 0...JoinCode.maxWireBytes) : ""
             guard low <= high else { throw .badVersionRange(min: low, max: high) }
             // The name's rules are the host's to judge (it answers `badName`); the wire
             // only asks for valid UTF-8, which `string()` checked.
-            let rawRole = try reader.u8()
-            guard let role = Hello.Role(rawValue: rawRole) else { throw .badRole(rawRole) }
-            let token = SeatToken(bytes: try reader.bytes(16))
-            message = .hello(Hello(versions: low...high, name: name, role: role, token: token))
+            var role = Hello.Role.player
+            var token: SeatToken?
+            if high >= 3 {
+                let rawRole = try reader.u8()
+                guard let known = Hello.Role(rawValue: rawRole) else { throw .badRole(rawRole) }
+                role = known
+                token = SeatToken(bytes: try reader.bytes(16))
+            }
+            message = .hello(Hello(versions: low...high, name: name, joinCode: joinCode, role: role, token: token))
         case .ready: message = .ready
         case .turn: message = .turn
         case .snap:
@@ -284,8 +304,10 @@ public enum WireCodec {
             let players = try reader.u8()
             let maxPlayers = UInt8(try reader.count8(.maxPlayers, in: tableSizeRange))
             let started = try readBool(&reader)
+            let needsCode = try readBool(&reader)
             guard players <= maxPlayers else { throw .tooManyPlayers(players: players, maxPlayers: maxPlayers) }
-            message = .info(HostInfo(hostName: hostName, players: players, maxPlayers: maxPlayers, started: started))
+            message = .info(HostInfo(hostName: hostName, players: players, maxPlayers: maxPlayers, started: started,
+                                     needsCode: needsCode))
         }
         try reader.finish()
         return message

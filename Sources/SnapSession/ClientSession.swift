@@ -39,7 +39,9 @@ public struct ClientSession: Sendable {
 
     public init() {}
 
-    public static func hello(name: String) -> ClientMessage { .hello(Hello(name: name)) }
+    public static func hello(name: String, joinCode: String = "") -> ClientMessage {
+        .hello(Hello(name: name, joinCode: joinCode))
+    }
 
     /// Applies one message from the host. Returns the events it carried (empty for
     /// other messages) and any answer due at once (a pong).

@@ -13,7 +13,10 @@ public struct ConnectionID: Hashable, Sendable, Comparable, CustomStringConverti
 
 /// What happens to a host, as one value.
 public enum HostInput: Sendable {
-    case connected(ConnectionID, local: Bool)
+    /// A new connection: `local` for the host's own in-process player; `remote` is the
+    /// peer's IP address for a TCP connection (nil for a Unix socket), which must then
+    /// give the join code if the host has one.
+    case connected(ConnectionID, local: Bool, remote: String? = nil)
     case message(ConnectionID, ClientMessage)
     /// The bytes from this connection could not be decoded: it is cut.
     case malformed(ConnectionID, String)
@@ -89,6 +92,13 @@ public struct HostConfiguration: Sendable {
     /// How long a seat whose connection dropped waits for its player (`--grace`); zero
     /// hands its cards out at once.
     public var grace: Duration = .seconds(30)
+    /// The code a TCP connection's hello must carry (`JoinCode`), or nil for an open
+    /// game. Unix-socket connections never need it: file permissions guard them.
+    public var joinCode: String?
+    /// Wrong codes from one address allowed before it is refused for a while: 1 s after
+    /// the next, then doubling up to `wrongCodeMaxPause`.
+    public var wrongCodesAllowed = 3
+    public var wrongCodeMaxPause: Duration = .seconds(60)
 
     public init(hostName: String) {
         self.hostName = hostName
@@ -128,6 +138,14 @@ public struct HostSession: Sendable {
         /// Signed in to watch, not to play.
         var watcher = false
         var signedIn: Bool { playerID != nil || watcher }
+        /// The peer's address for a TCP connection, nil otherwise.
+        var remote: String?
+    }
+
+    /// Wrong join codes from one address, and until when it is refused without a look.
+    struct WrongCodes: Sendable {
+        var count = 0
+        var refusedUntil: Duration = .zero
     }
 
     struct Call: Sendable {
@@ -141,6 +159,8 @@ public struct HostSession: Sendable {
     public private(set) var game: Game?
     var players: [Player] = []
     var links: [ConnectionID: Link] = [:]
+    /// Per remote address (TCP only).
+    var wrongCodes: [String: WrongCodes] = [:]
     var timers: [Timer: Duration] = [:]
     var random: SeededRandom
     var nonces: SeededRandom
@@ -254,8 +274,8 @@ public struct HostSession: Sendable {
         var out: [HostAction] = []
         lastNow = now
         switch input {
-        case .connected(let id, let local):
-            admit(id, local: local, now: now, &out)
+        case .connected(let id, let local, let remote):
+            admit(id, local: local, remote: remote, now: now, &out)
         case .message(let id, let message):
             guard links[id] != nil else { break }
             receive(message, from: id, now: now, &out)
@@ -280,9 +300,10 @@ public struct HostSession: Sendable {
     // MARK: - Lobby
 
     /// A new connection, within the caps on connections and on those still signing in.
-    private mutating func admit(_ id: ConnectionID, local: Bool, now: Duration, _ out: inout [HostAction]) {
+    private mutating func admit(_ id: ConnectionID, local: Bool, remote address: String?, now: Duration,
+                                _ out: inout [HostAction]) {
         let remote = links.values.filter { !$0.local }
-        links[id] = Link(local: local, lastHeard: now)
+        links[id] = Link(local: local, lastHeard: now, remote: local ? nil : address)
         if timers[.ping] == nil { timers[.ping] = now + configuration.pingInterval }
         guard !local else { return }
         if remote.count >= configuration.maxConnections {
@@ -330,12 +351,15 @@ public struct HostSession: Sendable {
             signIn(hello, from: id, now: now, &out)
         case .query:
             guard !links[id]!.signedIn else { return cut(id, .protocolViolation, "query after hello", now: now, &out) }
-            // Seats, counting the host's bots (seated at the start) as taken.
-            let taken = players.count + (phase == .lobby ? configuration.bots : 0)
-            let local = links.values.contains { $0.local } ? 1 : 0
-            let capacity = min(4, configuration.bots + configuration.maxClients + local)
-            send(id, .info(HostInfo(hostName: configuration.hostName, players: UInt8(min(taken, capacity)),
-                                    maxPlayers: UInt8(max(2, capacity)), started: phase != .lobby)), &out)
+            if needsCode(id) {
+                // Before a good hello, a stranger on TCP learns the name and that a code is needed: nothing more.
+                send(id, .info(HostInfo(hostName: configuration.hostName, players: 0, maxPlayers: 4, started: false,
+                                        needsCode: true)), &out)
+            } else {
+                var info = publicInfo
+                info.needsCode = false
+                send(id, .info(info), &out)
+            }
             links[id] = nil
             out.append(.hangUp(id))
         case .pong(let nonce):
@@ -380,6 +404,8 @@ public struct HostSession: Sendable {
                        + "you offered \(hello.versions.lowerBound)–\(hello.versions.upperBound)",
                        now: now, &out)
         }
+        // The code comes before anything that would tell a stranger about the game.
+        guard codeAccepted(hello.joinCode, from: id, now: now, &out) else { return }
         let name: String
         do { name = try PlayerName.validate(hello.name) } catch {
             return cut(id, .badName, "\(error)", now: now, &out)
@@ -481,6 +507,53 @@ public struct HostSession: Sendable {
     private func snapshot(of game: Game) -> TableSnapshot {
         TableSnapshot(table: game.table, turnsThisRound: UInt32(clamping: game.turnsThisRound),
                       computerPlays: players.filter(\.isAway).compactMap(\.seat))
+    }
+
+    /// What the Join list shows of this game: the name, seats taken (counting the host's
+    /// bots, seated at the start) and the most, open or started, and whether TCP players
+    /// need a code. The LAN announcement says exactly this.
+    public var publicInfo: HostInfo {
+        let taken = players.count + (phase == .lobby ? configuration.bots : 0)
+        let local = links.values.contains { $0.local } ? 1 : 0
+        let capacity = min(4, configuration.bots + configuration.maxClients + local)
+        return HostInfo(hostName: configuration.hostName, players: UInt8(min(taken, capacity)),
+                        maxPlayers: UInt8(max(2, capacity)), started: phase != .lobby,
+                        needsCode: configuration.joinCode != nil)
+    }
+
+    /// Whether this connection must give the join code: TCP, and the host has one.
+    private func needsCode(_ id: ConnectionID) -> Bool {
+        configuration.joinCode != nil && links[id]?.remote != nil
+    }
+
+    /// Checks a TCP hello's join code; a wrong one is refused (`wrongCode`) and counted
+    /// against the address, which past `wrongCodesAllowed` is refused unheard for a while.
+    private mutating func codeAccepted(_ given: String, from id: ConnectionID, now: Duration,
+                                       _ out: inout [HostAction]) -> Bool {
+        guard needsCode(id), let code = configuration.joinCode, let address = links[id]?.remote else { return true }
+        var record = wrongCodes[address] ?? WrongCodes()
+        if now < record.refusedUntil {
+            let wait = Int(((record.refusedUntil - now) / .seconds(1)).rounded(.up))
+            cut(id, .wrongCode, "too many wrong join codes from \(address): try again in \(wait) s", now: now, &out)
+            return false
+        }
+        if JoinCode.normalized(given) == code {
+            wrongCodes[address] = nil
+            return true
+        }
+        record.count += 1
+        if record.count >= configuration.wrongCodesAllowed {
+            let doublings = min(record.count - configuration.wrongCodesAllowed, 16)
+            record.refusedUntil = now + min(.seconds(1) * (1 << doublings), configuration.wrongCodeMaxPause)
+        }
+        if wrongCodes.count >= 1024 { wrongCodes = wrongCodes.filter { now < $0.value.refusedUntil } }
+        wrongCodes[address] = record
+        out.append(.announce("wrong join code from \(address) (\(record.count) in a row)"))
+        cut(id, .wrongCode,
+            given.isEmpty ? "this game needs its join code: ask the host for it (snap join --code XXXXXX)"
+                : "wrong join code: ask the host for the 6-character join code shown in its lobby",
+            now: now, &out)
+        return false
     }
 
     private mutating func broadcastLobby(_ out: inout [HostAction]) {

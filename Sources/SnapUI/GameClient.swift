@@ -35,8 +35,8 @@ public final class GameClient {
     }
 
     /// `signedIn`: the link says its own hello (a network link does, to sign in again after a drop).
-    init(link: GameLink, name: String, server: HostServer?, socketPath: String?, role: Hello.Role = .player,
-         signedIn: Bool = false) {
+    init(link: GameLink, name: String, joinCode: String = "", server: HostServer?, socketPath: String?,
+         role: Hello.Role = .player, signedIn: Bool = false) {
         self.link = link
         self.name = name
         self.server = server
@@ -44,7 +44,7 @@ public final class GameClient {
         self.role = role
         // The window sleeps until input: every message from the host wakes it.
         link.onDelivery = { WindowWake.wake() }
-        if !signedIn { link.send(.hello(Hello(name: name, role: role))) }
+        if !signedIn { link.send(.hello(Hello(name: name, joinCode: joinCode, role: role))) }
         WindowWake.wake()
     }
 
@@ -52,6 +52,15 @@ public final class GameClient {
     public let role: Hello.Role
 
     public var isHost: Bool { server != nil }
+
+    /// A host on TCP: the addresses players can use (HOST:PORT) and the join code, if any.
+    public var network: (addresses: [String], code: String?)? {
+        guard let server, !server.tcpListeners.isEmpty else { return nil }
+        let addresses = server.tcpListeners.flatMap { listener in
+            reachableAddresses(listeningOn: listener.host).map { formatHostPort($0, listener.port) }
+        }
+        return (addresses, server.joinCode)
+    }
 
     /// Applies everything the host sent since the last call; returns each message with
     /// the events it carried, in order, for the scene to animate.
@@ -112,12 +121,14 @@ public final class GameClient {
     public static func host(name: String, bots: Int = 0, level: BotLevel = .normal, speed: Double = 1,
                             rules: Rules = .original, seed: UInt64? = nil, rounds: Int? = nil,
                             turnTimeout: Duration? = .seconds(15), socket: String? = nil,
-                            listen: (host: String, port: Int)? = nil, logger: Logger) throws -> GameClient {
+                            listen: (host: String, port: Int)? = nil, joinCode: String? = nil,
+                            logger: Logger) throws -> GameClient {
         var hostConfiguration = configuration(name: name, bots: bots, level: level, speed: speed, rules: rules,
                                               seed: seed, maxClients: 3 - bots)
         hostConfiguration.turnTimeout = turnTimeout
         // nil: rounds go on until the host ends the game.
         hostConfiguration.rounds = rounds
+        hostConfiguration.joinCode = listen == nil ? nil : joinCode
         let server = HostServer(hostConfiguration, loop: group.next(), logger: logger)
         let path: String
         if let socket { path = socket } else {
@@ -126,7 +137,12 @@ public final class GameClient {
             path = directory.socketPath(forHost: name)
         }
         try server.listen(unixPath: path)
-        if let listen { _ = try server.listen(host: listen.host, port: listen.port) }
+        if let listen {
+            let port = try server.listen(host: listen.host, port: listen.port)
+            do { try server.announceOnLAN(listeningOn: listen.host, port: port) } catch {
+                logger.warning("not announced on the local network: \(error)")
+            }
+        }
         hosted.append(server)
         journal(server, logger: logger)
         return GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path)
@@ -171,9 +187,12 @@ public final class GameClient {
     /// Joins a host over a Unix socket or TCP.
     /// Joins a host over a Unix socket or TCP; a seat this name held in that game (the
     /// window crashed) is taken back with its kept token.
-    public static func join(_ endpoint: Endpoint, name: String, role: Hello.Role = .player) throws -> GameClient {
-        let link = try connectLink(to: endpoint, on: group.next(), hello: Hello(name: name, role: role), tokens: .default())
-        return GameClient(link: link, name: name, server: nil, socketPath: nil, role: role, signedIn: true)
+    public static func join(_ endpoint: Endpoint, name: String, joinCode: String = "",
+                            role: Hello.Role = .player) throws -> GameClient {
+        let link = try connectLink(to: endpoint, on: group.next(), hello: Hello(name: name, joinCode: joinCode, role: role),
+                                   tokens: .default())
+        return GameClient(link: link, name: name, joinCode: joinCode, server: nil, socketPath: nil, role: role,
+                          signedIn: true)
     }
 }
 #endif

@@ -115,6 +115,12 @@ public final class HostLobbyScene: Scene {
             nameNotice = nil
             return
         }
+        if client.network != nil {
+            // Renaming opens a new game, which would lose the TCP port, its announcement and its code.
+            nameField.set(client.name)
+            nameError = "A game on the network keeps its name: start snap host --name … again to change it"
+            return
+        }
         if others.isEmpty {
             rename(to: name, app: app)
         } else {
@@ -258,6 +264,17 @@ public final class HostLobbyScene: Scene {
                       size: 16, color: .white)
         if let path = client.socketPath {
             graphics.text("Socket: \(path)", at: Point(512, 576), size: 13, color: MenuKit.hintColor)
+        }
+        if let network = client.network {
+            // Which addresses players elsewhere can use, and the code they must type.
+            let addresses = network.addresses.prefix(3).joined(separator: "  ·  ")
+            graphics.text("Over the network: \(addresses)", at: Point(512, 600), size: 16, color: .white)
+            if let code = network.code {
+                graphics.text("Join code: \(code)", at: Point(512, 626), size: 24, bold: true, color: .gold)
+            } else {
+                graphics.text("No join code (--open): anyone who can reach the port may join", at: Point(512, 628),
+                              size: 14, color: MenuKit.hintColor)
+            }
         }
 
         buttons.draw(graphics, app.assets)

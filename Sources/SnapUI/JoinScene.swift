@@ -5,23 +5,49 @@ import SnapEngine
 import SnapNet
 import SnapProtocol
 
-/// Join a game: your name, the games hosted on this machine (found live, about once a
-/// second, on a background thread), or an address typed as HOST:PORT.
+/// One game in the Join list: on this computer (a Unix socket) or announced on the
+/// local network (DNS-SD, docs/LAN.md).
+enum Listing: Equatable {
+    case local(socketPath: String, info: HostInfo)
+    case lan(LANGame)
+
+    var info: HostInfo {
+        switch self {
+        case .local(_, let info): info
+        case .lan(let game): game.info
+        }
+    }
+
+    var endpoint: Endpoint {
+        switch self {
+        case .local(let path, _): .unix(path)
+        case .lan(let game): game.endpoint
+        }
+    }
+}
+
+/// Join a game: your name, the games on this machine and on the local network (found
+/// live on a background thread: sockets probed about once a second, LAN announcements
+/// heard as they come), or an address typed as HOST:PORT. A game that needs a join code
+/// asks for it (and so does an address whose host refuses a missing or wrong code).
 /// Choosing one shows "Connecting…" until the host welcomes or refuses this player.
 public final class JoinScene: Scene {
-    enum Action: Hashable { case connect, back, cancel }
+    enum Action: Hashable { case connect, back, cancel, joinWithCode, cancelCode }
     enum Field { case name, address }
 
     private enum State {
         case choosing
+        /// The game needs its join code: the field in the overlay.
+        case askingCode(Endpoint, label: String, problem: String?)
         /// `GameClient.join` runs on a background thread (connecting may take seconds).
-        case connecting(JoinAttempt, label: String, since: Double)
+        case connecting(JoinAttempt, label: String, endpoint: Endpoint, since: Double)
         /// Connected; waiting for the host's welcome (or refusal).
-        case waiting(GameClient, label: String, since: Double)
+        case waiting(GameClient, label: String, endpoint: Endpoint, since: Double)
     }
 
     private let scanner = HostScanner()
-    private var hosts: [DiscoveredHost] = []
+    private var hosts: [Listing] = []
+    private var codeField = TextField(text: "", frame: Rect(x: 392, y: 356, width: 240, height: 46), maxLength: 9)
     private var hasScanned = false
     private var nameField: TextField
     private var addressField: TextField
@@ -51,7 +77,10 @@ public final class JoinScene: Scene {
         buttons.add(.back, Button("Back", center: Point(512, 706), width: 180))
         buttons.add(.cancel, Button("Cancel", center: Point(Self.overlay.center.x, Self.overlay.y + Self.overlay.height - 44),
                                     width: 160))
-        buttons.hidden = [.cancel]
+        let buttonsY = Self.overlay.y + Self.overlay.height - 44
+        buttons.add(.joinWithCode, Button("Join", center: Point(Self.overlay.center.x - 90, buttonsY), width: 150))
+        buttons.add(.cancelCode, Button("Cancel", center: Point(Self.overlay.center.x + 90, buttonsY), width: 150))
+        buttons.hidden = [.cancel, .joinWithCode, .cancelCode]
         scanner.start()
     }
 
@@ -85,6 +114,23 @@ public final class JoinScene: Scene {
                     nameField.set(name)
                     connect(endpoint, label: label, app: app, remember: false)
                 }
+            }
+            return nil
+        }
+        if case .askingCode = state {
+            _ = codeField.handle(input)
+            codeField.isFocused = true
+            switch input {
+            case .press(let point): buttons.press(point)
+            case .release(let point):
+                switch buttons.release(point) {
+                case .joinWithCode?: submitCode(app: app)
+                case .cancelCode?: cancel()
+                default: break
+                }
+            case .key(.enter): submitCode(app: app)
+            case .key(.escape): cancel()
+            default: break
             }
             return nil
         }
@@ -149,7 +195,8 @@ public final class JoinScene: Scene {
         case .back:
             scanner.stop()
             return .show(MenuScene(app: app))
-        case .cancel: cancel()
+        case .cancel, .cancelCode: cancel()
+        case .joinWithCode: submitCode(app: app)
         }
         return nil
     }
@@ -181,7 +228,10 @@ public final class JoinScene: Scene {
         return true
     }
 
-    private func choose(_ host: DiscoveredHost, app: App) {
+    private func choose(_ host: Listing, app: App) {
+        if case .lan(let game) = host, game.needsCode, !game.started, game.players < game.maxPlayers {
+            return askCode(game.endpoint, label: "\(game.hostName) on \(game.machine)", problem: nil)
+        }
         if host.info.started {
             dialog = MenuKit.alert("Already playing", "\(host.info.hostName)'s game has already started.")
             return
@@ -190,7 +240,27 @@ public final class JoinScene: Scene {
             dialog = MenuKit.alert("Game full", "\(host.info.hostName)'s table is full (\(host.info.players) of \(host.info.maxPlayers)).")
             return
         }
-        connect(.unix(host.socketPath), label: host.info.hostName, app: app)
+        connect(host.endpoint, label: host.info.hostName, app: app)
+    }
+
+    private func askCode(_ endpoint: Endpoint, label: String, problem: String?) {
+        guard saveName() else { return }
+        nameField.isFocused = false
+        addressField.isFocused = false
+        hoveredRow = nil
+        codeField.set("")
+        codeField.isFocused = true
+        state = .askingCode(endpoint, label: label, problem: problem)
+        buttons.hidden = [.cancel]
+    }
+
+    private func submitCode(app: App) {
+        guard case .askingCode(let endpoint, let label, _) = state else { return }
+        guard let code = JoinCode.normalized(codeField.text) else {
+            state = .askingCode(endpoint, label: label, problem: "6 characters, as the host's lobby shows it")
+            return
+        }
+        connect(endpoint, label: label, code: code, app: app)
     }
 
     private func connectToAddress(app: App) {
@@ -210,7 +280,7 @@ public final class JoinScene: Scene {
     }
 
     /// `remember`: save the name as this player's (not for a variant offered by "Name taken").
-    private func connect(_ endpoint: Endpoint, label: String, app: App, remember: Bool = true) {
+    private func connect(_ endpoint: Endpoint, label: String, code: String = "", app: App, remember: Bool = true) {
         guard remember ? saveName() : MenuKit.nameProblem(nameField.text) == nil else { return }
         nameField.isFocused = false
         addressField.isFocused = false
@@ -219,25 +289,26 @@ public final class JoinScene: Scene {
         let name = nameField.text
         lastTarget = (endpoint, label)
         Thread.detachNewThread {
-            attempt.finish(Result { try GameClient.join(endpoint, name: name) })
+            attempt.finish(Result { try GameClient.join(endpoint, name: name, joinCode: code) })
         }
-        state = .connecting(attempt, label: label, since: app.now)
-        buttons.hidden = []
+        state = .connecting(attempt, label: label, endpoint: endpoint, since: app.now)
+        buttons.hidden = [.joinWithCode, .cancelCode]
     }
 
     private func cancel() {
         switch state {
         case .choosing: return
-        case .connecting(let attempt, _, _): attempt.cancel()
-        case .waiting(let client, _, _): client.leave()
+        case .askingCode: break
+        case .connecting(let attempt, _, _, _): attempt.cancel()
+        case .waiting(let client, _, _, _): client.leave()
         }
         state = .choosing
-        buttons.hidden = [.cancel]
+        buttons.hidden = [.cancel, .joinWithCode, .cancelCode]
     }
 
     private func fail(_ title: String, _ message: String) {
         state = .choosing
-        buttons.hidden = [.cancel]
+        buttons.hidden = [.cancel, .joinWithCode, .cancelCode]
         dialog = MenuKit.alert(title, message)
     }
 
@@ -261,26 +332,25 @@ public final class JoinScene: Scene {
 
     public func update(now: Double, app: App) -> SceneChange? {
         if let found = scanner.take() {
-            let changed = !hasScanned || found.map(\.socketPath) != hosts.map(\.socketPath)
-                || found.map(\.info) != hosts.map(\.info)
+            let changed = !hasScanned || found != hosts
             hosts = found
             hasScanned = true
             if let hovered = hoveredRow, hovered >= hosts.count { hoveredRow = nil }
             if changed { app.setNeedsRedraw() }
         }
         switch state {
-        case .choosing:
+        case .choosing, .askingCode:
             break
-        case .connecting(let attempt, let label, _):
+        case .connecting(let attempt, let label, let endpoint, _):
             guard let result = attempt.result else { break }
             switch result {
             case .success(let client):
-                state = .waiting(client, label: label, since: now)
+                state = .waiting(client, label: label, endpoint: endpoint, since: now)
             case .failure(let error):
                 let (title, message) = MenuKit.describe(error)
                 fail(title, message)
             }
-        case .waiting(let client, let label, let since):
+        case .waiting(let client, let label, let endpoint, let since):
             _ = client.poll(now: now)
             switch client.session.phase {
             case .lobby, .playing:
@@ -294,6 +364,11 @@ public final class JoinScene: Scene {
                 dialog = MenuKit.confirm("Name taken", "Someone called \(taken) has already joined \(label). Join as \(variant)?",
                                          yes: "Join", no: "Cancel")
                 if let target = lastTarget { retry = (target.endpoint, target.label, variant) }
+            case .ended(.wrongCode?, let message):
+                client.leave()
+                // Ask (again) for the code: the host said it is missing or wrong.
+                askCode(endpoint, label: label, problem: message.hasPrefix("too many") ? message
+                        : message.hasPrefix("wrong") ? "That code was wrong: try again" : nil)
             case .ended(let reason, let message):
                 client.leave()
                 let (title, text) = refusal(reason, message, host: client.session.welcome?.hostName ?? label)
@@ -305,7 +380,7 @@ public final class JoinScene: Scene {
                 }
             }
         }
-        if nameField.isFocused || addressField.isFocused, MenuKit.caretPhase(now) != caret {
+        if nameField.isFocused || addressField.isFocused || codeField.isFocused, MenuKit.caretPhase(now) != caret {
             caret = MenuKit.caretPhase(now)
             app.setNeedsRedraw()
         }
@@ -331,17 +406,21 @@ public final class JoinScene: Scene {
                           size: 18, color: Color(120, 120, 120), align: .left, shadow: false)
         }
         var visible = buttons
-        visible.hidden.insert(.cancel)
+        visible.hidden.formUnion([.cancel, .joinWithCode, .cancelCode])
         visible.draw(graphics, app.assets)
 
-        if isBusy { drawConnecting(graphics, app: app) }
+        if case .askingCode(_, let label, let problem) = state {
+            drawCodePrompt(graphics, app: app, label: label, problem: problem)
+        } else if isBusy {
+            drawConnecting(graphics, app: app)
+        }
         if let dialog { MenuKit.drawDialog(graphics, app.assets, dialog) }
     }
 
     private func drawList(_ graphics: Graphics, app: App) {
         let panel = Self.panel
         MenuKit.panel(graphics, panel)
-        graphics.text("Games on this computer", at: Point(panel.x + 28, panel.y + 18), size: 22, bold: true,
+        graphics.text("Games here and on the network", at: Point(panel.x + 28, panel.y + 18), size: 22, bold: true,
                       color: .white, align: .left)
         if hasScanned, !hosts.isEmpty {
             let open = hosts.filter { !$0.info.started && $0.info.players < $0.info.maxPlayers }.count
@@ -355,10 +434,14 @@ public final class JoinScene: Scene {
         guard !hosts.isEmpty else {
             graphics.text("No games yet", at: Point(panel.center.x, panel.y + 126), size: 22, bold: true,
                           color: Color(255, 255, 255, 200))
-            graphics.text("When someone on this computer chooses Host Game,", at: Point(panel.center.x, panel.y + 166),
+            graphics.text("When someone on this computer chooses Host Game, or a game", at: Point(panel.center.x, panel.y + 166),
                           size: 16, color: MenuKit.hintColor)
-            graphics.text("their game appears here.", at: Point(panel.center.x, panel.y + 188), size: 16,
+            graphics.text("on the local network is announced, it appears here.", at: Point(panel.center.x, panel.y + 188), size: 16,
                           color: MenuKit.hintColor)
+            if !scanner.lanAvailable {
+                graphics.text("(Not looking on the network: no multicast here. Type HOST:PORT below.)",
+                              at: Point(panel.center.x, panel.y + 220), size: 13, color: MenuKit.hintColor)
+            }
             return
         }
         for (index, host) in hosts.prefix(Self.visibleRows).enumerated() {
@@ -371,8 +454,15 @@ public final class JoinScene: Scene {
             if hovered { MenuKit.panel(graphics, Rect(x: row.x, y: row.y + 8, width: 4, height: row.height - 16), .gold, radius: 2) }
             let card = Rect(x: row.x + 14, y: row.y + 7, width: 24.5, height: 36)
             graphics.draw(app.assets.back, in: card, alpha: isOpen ? 1 : 0.4)
-            graphics.text(info.hostName, at: Point(card.x + card.width + 16, row.y + 13), size: 20, bold: true,
+            graphics.text(info.hostName, at: Point(card.x + card.width + 16, row.y + 5), size: 20, bold: true,
                           color: isOpen ? .white : Color(255, 255, 255, 150), align: .left)
+            let whereText: String
+            switch host {
+            case .local: whereText = "this computer"
+            case .lan(let game): whereText = "network: \(game.machine) · \(game.address):\(game.port)" + (game.needsCode ? " · join code needed" : "")
+            }
+            graphics.text(whereText, at: Point(card.x + card.width + 16, row.y + 29), size: 13,
+                          color: MenuKit.hintColor, align: .left, shadow: false)
             graphics.text("\(info.players)/\(info.maxPlayers) players", at: Point(row.x + row.width - 210, row.y + 15),
                           size: 17, color: isOpen ? MenuKit.hintColor : Color(210, 228, 210, 140), align: .right)
             let badge = Rect(x: row.x + row.width - 186, y: row.y + 12, width: 96, height: 26)
@@ -393,13 +483,25 @@ public final class JoinScene: Scene {
         }
     }
 
+    private func drawCodePrompt(_ graphics: Graphics, app: App, label: String, problem: String?) {
+        graphics.fill(Rect(x: 0, y: 0, width: logicalSize.width, height: logicalSize.height), Color.dim)
+        let box = Self.overlay
+        MenuKit.panel(graphics, box, Color(250, 246, 236), radius: 16)
+        graphics.text("Join code", at: Point(box.center.x, box.y + 18), size: 26, bold: true, color: .ink, shadow: false)
+        graphics.text(problem ?? "\(label) needs the code shown in its lobby", at: Point(box.center.x, box.y + 54),
+                      size: 15, color: problem == nil ? Color(80, 80, 80) : MenuKit.errorColor, shadow: false)
+        codeField.draw(graphics, now: app.now)
+        buttons[.joinWithCode].draw(graphics, assets: app.assets)
+        buttons[.cancelCode].draw(graphics, assets: app.assets)
+    }
+
     private func drawConnecting(_ graphics: Graphics, app: App) {
         let label: String
         let since: Double
         switch state {
-        case .choosing: return
-        case .connecting(_, let text, let start): label = text; since = start
-        case .waiting(_, let text, let start): label = text; since = start
+        case .choosing, .askingCode: return
+        case .connecting(_, let text, _, let start): label = text; since = start
+        case .waiting(_, let text, _, let start): label = text; since = start
         }
         graphics.fill(Rect(x: 0, y: 0, width: logicalSize.width, height: logicalSize.height), Color.dim)
         let box = Self.overlay
@@ -449,11 +551,20 @@ final class JoinAttempt: @unchecked Sendable {
     }
 }
 
-/// Looks for hosts on this machine about once a second on its own thread (probing blocks);
-/// the scene takes the newest list in `update`.
+/// Looks for hosts on this machine about once a second on its own thread (probing
+/// blocks), and listens for LAN announcements all along (the list is refreshed every
+/// 100 ms from those); the scene takes the newest list in `update`.
 final class HostScanner: @unchecked Sendable {
     private let lock = NSLock()
-    private var latest: [DiscoveredHost]?
+    private var latest: [Listing]?
+    private var browser: LANBrowser?
+    private var triedLAN = false
+    /// False once this machine turned out unable to listen for multicast (no network, no route).
+    var lanAvailable: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return browser != nil || !triedLAN
+    }
     private var stopped = false
     private var running = false
 
@@ -478,7 +589,7 @@ final class HostScanner: @unchecked Sendable {
     }
 
     /// The list found since the last call, if a scan finished.
-    func take() -> [DiscoveredHost]? {
+    func take() -> [Listing]? {
         lock.lock()
         defer { lock.unlock() }
         let found = latest
@@ -486,16 +597,35 @@ final class HostScanner: @unchecked Sendable {
         return found
     }
 
+    /// SNAP_LAN=off: no listening on the network (the UI tests keep all traffic on this machine).
+    static var lanEnabled: Bool { currentEnvironment()["SNAP_LAN"] != "off" }
+
     private func scan() {
         let directory = SocketDirectory.default()
+        let lan = LANBrowser(loop: GameClient.group.next())
+        let listening = Self.lanEnabled && (try? lan.start()) != nil
+        let machine = SnapService.machineName()
+        lock.lock()
+        browser = listening ? lan : nil
+        triedLAN = true
+        lock.unlock()
         while !isStopped {
-            let found = discoverHosts(in: directory, loop: GameClient.group.next())
-            lock.lock()
-            latest = found
-            lock.unlock()
-            WindowWake.wake()
-            for _ in 0..<10 where !isStopped { usleep(100_000) }
+            let local = discoverHosts(in: directory, loop: GameClient.group.next())
+                .map { Listing.local(socketPath: $0.socketPath, info: $0.info) }
+            for _ in 0..<10 where !isStopped {
+                // A game of this machine that is also on its socket is listed once, as local.
+                let network = (listening ? lan.games : []).filter { game in
+                    !(game.machine == machine && local.contains { $0.info.hostName == game.hostName })
+                }
+                let found = local + network.map(Listing.lan)
+                lock.lock()
+                latest = found
+                lock.unlock()
+                WindowWake.wake()
+                usleep(100_000)
+            }
         }
+        if listening { lan.stop() }
     }
 }
 #endif

@@ -387,6 +387,7 @@ public final class TableScene: Scene {
         case .versionUnsupported: "Incompatible version"
         case .timedOut: "Disconnected"
         case .badToken: "Your seat is gone"
+        case .wrongCode: "Wrong join code"
         case .protocolViolation, .hostQuit, .gameFinished: "The game closed"
         }
     }

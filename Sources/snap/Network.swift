@@ -65,6 +65,9 @@ struct Host: ParsableCommand {
         abstract: "Host a game that up to three players join.",
         discussion: """
             Listens on $XDG_RUNTIME_DIR/snap/NAME.sock (or --socket), and on TCP only with --listen. \
+            On TCP it announces the game on the local network (DNS-SD, _snap._tcp) and prints \
+            "join code: XXXXXX": players on TCP must give it (--code sets one, --open needs none). \
+            Game traffic over TCP is not encrypted. \
             A socket directory that is not yours and 0700 is refused (with a warning) for \
             ~/.local/state/snap/sockets.
             With --headless, prints "listening on …" lines, then one line per finished round \
@@ -77,7 +80,12 @@ struct Host: ParsableCommand {
     @Argument(help: "With --resume: the journal file to resume.") var journal: String?
     @Option(help: "The host's name (the socket file and what joining players see).") var name = defaultPlayerName()
     @Option(help: "Listen on this Unix socket path instead of the default.") var socket: String?
-    @Option(help: "Also listen on TCP, e.g. 127.0.0.1:7777 (port 0 picks a free one).") var listen: String?
+    @Option(help: "Also listen on TCP, e.g. 127.0.0.1:7777, or 0.0.0.0:7777 for the local network (port 0 picks a free one).")
+    var listen: String?
+    @Option(help: "The join code TCP players must give (6 characters, no 0/O/1/I/L); default: a random one.")
+    var code: String?
+    @Flag(help: "No join code on TCP: for a trusted network only.") var open = false
+    @Flag(help: "Do not announce a TCP game on the local network.") var noAnnounce = false
     @Option(help: "Start once this many players have joined (headless).") var startWhen = 1
     @Option(help: "Rounds to play before the game ends (default: 1 headless; in a window, until the host ends it).")
     var rounds: Int?
@@ -125,6 +133,17 @@ struct Host: ParsableCommand {
             }
         }
         if let listen { _ = try validAddress(listen, option: "--listen", use: .listen) }
+        if let code {
+            if let problem = JoinCode.problem(code) { throw ValidationError("--code: \(problem)") }
+            if open { throw ValidationError("--code and --open exclude each other") }
+            if listen == nil { throw ValidationError("--code needs --listen: games on a Unix socket need no code") }
+        }
+    }
+
+    /// The code TCP players must give: nil without TCP or with --open.
+    func joinCode() -> String? {
+        guard listen != nil, !open else { return nil }
+        return code.flatMap(JoinCode.normalized) ?? JoinCode.random()
     }
 
     func run() throws {
@@ -133,10 +152,13 @@ struct Host: ParsableCommand {
         guard headless else {
             #if GUI
             let listenAddress = try listen.map { try validAddress($0, option: "--listen", use: .listen) }
+            let joinCode = joinCode()
+            if let joinCode { say("join code: \(joinCode)") }
             try runWindow(window, verbose: verbose) { app in
                 HostLobbyScene(app: app, client: try GameClient.host(
                     name: name, bots: seatedBots, level: level, speed: speed, rules: ruleOptions.rules, seed: seed, rounds: rounds,
-                    turnTimeout: turnTimeoutDuration, socket: socket, listen: listenAddress, logger: app.logger))
+                    turnTimeout: turnTimeoutDuration, socket: socket, listen: listenAddress, joinCode: joinCode,
+                    logger: app.logger))
             }
             return
             #else
@@ -156,6 +178,7 @@ struct Host: ParsableCommand {
         configuration.turnTimeout = turnTimeoutDuration
         configuration.grace = .milliseconds(Int64((grace * 1000).rounded()))
         if benchStillTable { configuration.pacing = Pacing(deal: .zero, nextPlayer: .seconds(100_000)) }
+        configuration.joinCode = joinCode()
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
@@ -200,7 +223,16 @@ struct Host: ParsableCommand {
             say("listening on unix:\(path)")
             if let listen {
                 let (host, port) = try parseHostPort(listen, for: .listen)
-                say("listening on tcp:" + formatHostPort(host, try server.listen(host: host, port: port)))
+                let bound = try server.listen(host: host, port: port)
+                say("listening on tcp:" + formatHostPort(host, bound))
+                let usable = reachableAddresses(listeningOn: host).map { formatHostPort($0, bound) }
+                say("players can connect to: " + usable.joined(separator: ", "))
+                say(configuration.joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone who can reach the port may join)")
+                if !noAnnounce {
+                    do { try server.announceOnLAN(listeningOn: host, port: bound) } catch {
+                        warn("warning: not announced on the local network (\(error)); players can still connect to the address")
+                    }
+                }
             }
         } catch let error as NetError {
             say("error: \(error)")
@@ -259,6 +291,7 @@ struct Join: ParsableCommand {
     @Option(help: "The host's Unix socket path.") var socket: String?
     @Option(help: "The host's name, among the hosts on this machine.") var host: String?
     @Option(help: "Connect over TCP to HOST:PORT.") var connect: String?
+    @Option(help: "The host's join code (shown in its lobby), for a game over TCP.") var code: String?
     @Option(help: "Multiply the computer player's delays.") var speed = 1.0
     @Option(help: "Seed of the computer player's choices.") var seed: UInt64 = 1
     @Option(help: "Write every byte received from the host to this file.") var record: String?
@@ -274,6 +307,7 @@ struct Join: ParsableCommand {
         _ = try validName(name, option: "--name")
         if socket != nil, connect != nil { throw ValidationError("--socket and --connect exclude each other") }
         if let connect { _ = try validAddress(connect, option: "--connect", use: .connect) }
+        if let code, let problem = JoinCode.problem(code) { throw ValidationError("--code: \(problem)") }
         guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
     }
 
@@ -284,7 +318,8 @@ struct Join: ParsableCommand {
             defer { try? group.syncShutdownGracefully() }
             let endpoint = try resolveEndpoint(loop: group.next())
             try runWindow(window, verbose: verbose) { app in
-                TableScene(app: app, client: try GameClient.join(endpoint, name: name, role: watch ? .watcher : .player))
+                TableScene(app: app, client: try GameClient.join(endpoint, name: name, joinCode: code ?? "",
+                                                                 role: watch ? .watcher : .player))
             }
             return
             #else
@@ -301,7 +336,8 @@ struct Join: ParsableCommand {
             say("error: \(error)")
             throw ExitCode(3)
         }
-        let player = BotConnection(name: name, bot: BotClient(level: level, seed: seed, timeScale: speed), loop: loop,
+        let player = BotConnection(name: name, joinCode: code.flatMap(JoinCode.normalized) ?? "",
+                                   bot: BotClient(level: level, seed: seed, timeScale: speed), loop: loop,
                                    role: watch ? .watcher : .player, logger: makeLogger("snap.join", verbose: verbose))
         player.rejoins = !noRejoin
         player.tokenStore = noRejoin ? nil : .default()
@@ -347,23 +383,90 @@ struct Join: ParsableCommand {
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the games hosted on this machine that answer.",
-        discussion: "One line a host: NAME, players joined out of the most, open or started, and the socket path.")
+        abstract: "List the games hosted on this machine that answer (and, with --lan, on the local network).",
+        discussion: """
+            One line a host: NAME, players joined out of the most, open or started, and the socket path. \
+            With --lan, every line starts with its kind, local or lan; a lan line ends with the \
+            address, the host computer and "code" or "no code".
+            """)
 
     @Option(help: "Look in this socket directory instead of the default.") var directory: String?
+    @Flag(help: "Also list the games announced on the local network (DNS-SD over multicast DNS).") var lan = false
+    @Option(help: ArgumentHelp("With --lan: how long to listen for announcements.", valueName: "seconds"))
+    var wait = 1.2
+    @Flag(help: "With --lan: keep listening (for --wait seconds, default for ever) and print a line as each LAN game appears (+), changes (~) or goes (-).")
+    var watch = false
+    @Option(name: .customLong("for"), help: ArgumentHelp("With --watch: stop after this many seconds.", valueName: "seconds"))
+    var duration: Double?
+
+    /// One LAN game as a line.
+    static func line(_ game: LANGame) -> String {
+        "lan\t\(game.hostName)\tplayers \(game.players)/\(game.maxPlayers)\t\(game.started ? "started" : "open")"
+            + "\t\(game.endpoint)\t\(game.machine)\t\(game.needsCode ? "code" : "no code")"
+    }
+
+    func validate() throws {
+        guard (0.1...30).contains(wait) else { throw ValidationError("--wait must be 0.1 to 30 seconds") }
+        if watch, !lan { throw ValidationError("--watch needs --lan") }
+    }
 
     func run() throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let socketDirectory = directory.map(SocketDirectory.init(path:)) ?? .default()
-        let hosts = discoverHosts(in: socketDirectory, loop: group.next())
-        if hosts.isEmpty {
-            say("no games hosted on this machine (\(socketDirectory.path))")
+        // Listen on the network while the local sockets are probed.
+        var browser: LANBrowser?
+        if lan {
+            let started = LANBrowser(loop: group.next())
+            do {
+                try started.start()
+                browser = started
+            } catch {
+                warn("warning: cannot look on the local network: \(error)")
+            }
+        }
+        let clock = ContinuousClock()
+        let begin = clock.now
+        if watch {
+            guard let browser else { throw ExitCode(3) }
+            var shown: [String: LANGame] = [:]
+            while duration.map({ clock.now - begin < .milliseconds(Int64($0 * 1000)) }) ?? true {
+                let games = Dictionary(browser.games.map { ($0.instance, $0) }) { first, _ in first }
+                for (key, game) in games.sorted(by: { $0.key < $1.key }) where shown[key] != game {
+                    say((shown[key] == nil ? "+" : "~") + "\t" + Self.line(game))
+                }
+                for (key, game) in shown.sorted(by: { $0.key < $1.key }) where games[key] == nil {
+                    say("-\t" + Self.line(game))
+                }
+                shown = games
+                usleep(50_000)
+            }
+            browser.stop()
             return
         }
+        let hosts = discoverHosts(in: socketDirectory, loop: group.next())
+        guard lan else {
+            if hosts.isEmpty {
+                say("no games hosted on this machine (\(socketDirectory.path))")
+                return
+            }
+            for host in hosts {
+                let info = host.info
+                say("\(info.hostName)\tplayers \(info.players)/\(info.maxPlayers)\t\(info.started ? "started" : "open")\t\(host.socketPath)")
+            }
+            return
+        }
+        let remaining = Duration.milliseconds(Int64(wait * 1000)) - (clock.now - begin)
+        if remaining > .zero { usleep(useconds_t(remaining / .microseconds(1))) }
+        let games = browser?.games ?? []
+        browser?.stop()
         for host in hosts {
             let info = host.info
-            say("\(info.hostName)\tplayers \(info.players)/\(info.maxPlayers)\t\(info.started ? "started" : "open")\t\(host.socketPath)")
+            say("local\t\(info.hostName)\tplayers \(info.players)/\(info.maxPlayers)\t\(info.started ? "started" : "open")\tunix:\(host.socketPath)")
+        }
+        for game in games { say(Self.line(game)) }
+        if hosts.isEmpty, games.isEmpty {
+            say("no games hosted on this machine (\(socketDirectory.path)) or announced on the local network")
         }
     }
 }

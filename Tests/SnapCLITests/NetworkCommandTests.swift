@@ -41,7 +41,7 @@ struct NetworkCommandTests {
     @Test("the same over TCP on 127.0.0.1, port chosen by the system", .timeLimit(.minutes(2)))
     func tcp() throws {
         let directory = makeRuntimeDirectory()
-        let host = try host(["--rounds", "1", "--start-when", "3", "--listen", "127.0.0.1:0"], in: directory)
+        let host = try host(["--rounds", "1", "--start-when", "3", "--listen", "127.0.0.1:0", "--open"], in: directory)
         let listening = try #require(host.line(startingWith: "listening on tcp:"))
         let address = String(listening.dropFirst("listening on tcp:".count))
         let bots = try ["Ann", "Bob", "Cy"].map { try bot($0, ["--connect", address], in: directory) }
@@ -263,7 +263,7 @@ struct NetworkCommandTests {
           .enabled(if: ipv6LoopbackAvailable(), "no ::1 on this machine"))
     func ipv6Listener() throws {
         let directory = makeRuntimeDirectory()
-        let host = try host(["--rounds", "1", "--start-when", "1", "--bots", "1", "--listen", "[::1]:0"], in: directory)
+        let host = try host(["--rounds", "1", "--start-when", "1", "--bots", "1", "--listen", "[::1]:0", "--open"], in: directory)
         let listening = try #require(host.line(startingWith: "listening on tcp:"))
         #expect(listening.hasPrefix("listening on tcp:[::1]:"))
         let port = try #require(Int(listening.dropFirst("listening on tcp:[::1]:".count)))

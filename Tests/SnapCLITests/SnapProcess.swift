@@ -8,9 +8,16 @@ final class SnapProcess: @unchecked Sendable {
     private var out = Data()
     private var err = Data()
 
-    init(_ arguments: [String], runtimeDirectory: String, environment extra: [String: String] = [:]) throws {
-        process.executableURL = snapBinary()
-        process.arguments = arguments
+    /// `wrapper` runs snap through another command, e.g. `["/usr/sbin/ip", "netns", "exec", NS]`.
+    init(_ arguments: [String], runtimeDirectory: String, environment extra: [String: String] = [:],
+         wrapper: [String] = []) throws {
+        if let command = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = Array(wrapper.dropFirst()) + [snapBinary().path] + arguments
+        } else {
+            process.executableURL = snapBinary()
+            process.arguments = arguments
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = runtimeDirectory
         // Journals go beside the sockets, never into the real home.
@@ -93,6 +100,19 @@ final class RawSocket {
         }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        if result != 0 { close(fd); return nil }
+    }
+
+    /// A TCP connection to 127.0.0.1:`port`.
+    init?(loopbackPort port: Int) {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         if result != 0 { close(fd); return nil }
     }

@@ -95,7 +95,7 @@ struct DecodingErrorTests {
         for raw: UInt8 in [0, 3, 0xFF] {
             #expect(throws: ProtocolError.badLeaveReason(raw)) { try host(0x86, [0, raw]) }
         }
-        for raw: UInt8 in [0, 10, 0xFF] {
+        for raw: UInt8 in [0, 11, 0xFF] {
             #expect(throws: ProtocolError.badCloseReason(raw)) { try host(0x87, [raw, 0]) }
         }
         for raw in CloseReason.allCases.map(\.rawValue) {
@@ -104,7 +104,8 @@ struct DecodingErrorTests {
         for raw: UInt8 in [2, 0xFF] {
             #expect(throws: ProtocolError.badPile(raw)) { try event([15, 0xFF, 0, raw, 1]) }
             #expect(throws: ProtocolError.badBool(raw)) { try host(0x82, [1, 0] + string("Ana") + [raw]) }
-            #expect(throws: ProtocolError.badBool(raw)) { try host(0x88, string("Ana") + [1, 4, raw]) }
+            #expect(throws: ProtocolError.badBool(raw)) { try host(0x88, string("Ana") + [1, 4, raw, 0]) }
+            #expect(throws: ProtocolError.badBool(raw)) { try host(0x88, string("Ana") + [1, 4, 0, raw]) }
         }
         for tag: UInt8 in [0, 21, 0x80, 0xFF] {
             #expect(throws: ProtocolError.unknownEventTag(tag)) { try event([tag]) }
@@ -162,17 +163,20 @@ struct DecodingErrorTests {
         for maxPlayers: UInt8 in 2...4 {
             for players: UInt8 in 0...maxPlayers {
                 for started: UInt8 in 0...1 {
-                    let payload = name + [players, maxPlayers, started]
-                    let expected = HostInfo(
-                        hostName: "Ana", players: players, maxPlayers: maxPlayers, started: started == 1)
-                    #expect(try host(0x88, payload) == .info(expected))
-                    #expect(WireCodec.frame(for: .info(expected), sequence: 0).payload == payload)
+                    for needsCode: UInt8 in 0...1 {
+                        let payload = name + [players, maxPlayers, started, needsCode]
+                        let expected = HostInfo(
+                            hostName: "Ana", players: players, maxPlayers: maxPlayers, started: started == 1,
+                            needsCode: needsCode == 1)
+                        #expect(try host(0x88, payload) == .info(expected))
+                        #expect(WireCodec.frame(for: .info(expected), sequence: 0).payload == payload)
+                    }
                 }
             }
         }
         for maxPlayers: UInt8 in [0, 1, 5, 0xFF] {
             let error = ProtocolError.countOutOfRange(.maxPlayers, count: Int(maxPlayers), allowed: 2...4)
-            #expect(throws: error) { try host(0x88, name + [0, maxPlayers, 0]) }
+            #expect(throws: error) { try host(0x88, name + [0, maxPlayers, 0, 0]) }
             // The table size is checked as soon as it is read: before the players
             // (here more than it), before the flag after it, and before truncation.
             #expect(throws: error) { try host(0x88, name + [9, maxPlayers, 7]) }
@@ -180,14 +184,14 @@ struct DecodingErrorTests {
         }
         for (players, maxPlayers): (UInt8, UInt8) in [(3, 2), (4, 3), (5, 4), (0xFF, 4), (0xFF, 2)] {
             #expect(throws: ProtocolError.tooManyPlayers(players: players, maxPlayers: maxPlayers)) {
-                try host(0x88, name + [players, maxPlayers, 1])
+                try host(0x88, name + [players, maxPlayers, 1, 0])
             }
         }
         // …but only once the whole message is read: a bad flag or a cut comes first.
-        #expect(throws: ProtocolError.badBool(2)) { try host(0x88, name + [5, 4, 2]) }
-        #expect(throws: ProtocolError.truncatedPayload(type: 0x88)) { try host(0x88, name + [5, 4]) }
+        #expect(throws: ProtocolError.badBool(2)) { try host(0x88, name + [5, 4, 2, 0]) }
+        #expect(throws: ProtocolError.truncatedPayload(type: 0x88)) { try host(0x88, name + [5, 4, 1]) }
         // Each cut and each excess byte, spelled out.
-        let payload = name + [1, 4, 0]
+        let payload = name + [1, 4, 0, 1]
         for cut in 0..<payload.count {
             #expect(throws: ProtocolError.truncatedPayload(type: 0x88), "cut at \(cut)") {
                 try host(0x88, Array(payload[..<cut]))
@@ -195,6 +199,32 @@ struct DecodingErrorTests {
         }
         #expect(throws: ProtocolError.trailingBytes(type: 0x88, count: 1)) { try host(0x88, payload + [0]) }
         #expect(throws: ProtocolError.trailingBytes(type: 0x88, count: 2)) { try host(0x88, payload + [1, 4]) }
+    }
+
+    @Test("hello's join code (version 3): 0–16 bytes of UTF-8, checked before its bytes are read")
+    func joinCodeField() throws {
+        let head: [UInt8] = [0, 3, 0, 3] + string("Ann")
+        let rest = [UInt8](repeating: 0, count: 17)  // then role 0 and no token
+        #expect(try client(0x01, head + string("K7QX4M") + rest) == .hello(Hello(versions: 3...3, name: "Ann", joinCode: "K7QX4M")))
+        #expect(try client(0x01, head + [0] + rest) == .hello(Hello(versions: 3...3, name: "Ann")))
+        let sixteen = String(repeating: "x", count: 16)
+        #expect(try client(0x01, head + string(sixteen) + rest) == .hello(Hello(versions: 3...3, name: "Ann", joinCode: sixteen)))
+        // 17 bytes, or a length far beyond the payload: refused on the length alone.
+        #expect(throws: ProtocolError.countOutOfRange(.joinCodeBytes, count: 17, allowed: 0...16)) {
+            try client(0x01, head + string(String(repeating: "x", count: 17)))
+        }
+        #expect(throws: ProtocolError.countOutOfRange(.joinCodeBytes, count: 200, allowed: 0...16)) {
+            try client(0x01, head + [200])
+        }
+        // An offer reaching version 3 must have the field; one that stops before 3 has
+        // none (so the host can still answer versionUnsupported); a code must be UTF-8.
+        #expect(throws: ProtocolError.truncatedPayload(type: 0x01)) { try client(0x01, head) }
+        #expect(try client(0x01, [0, 1, 0, 2] + string("Ann")) == .hello(Hello(versions: 1...2, name: "Ann")))
+        #expect(throws: ProtocolError.trailingBytes(type: 0x01, count: 1)) { try client(0x01, [0, 2, 0, 2] + string("Ann") + [0]) }
+        #expect(try client(0x01, [0, 2, 0, 9] + string("Ann") + [0] + rest) == .hello(Hello(versions: 2...9, name: "Ann")))
+        #expect(throws: ProtocolError.invalidUTF8) { try client(0x01, head + [2, 0xC3, 0x41]) }
+        #expect(throws: ProtocolError.trailingBytes(type: 0x01, count: 1)) { try client(0x01, head + [0] + rest + [0]) }
+        #expect(throws: ProtocolError.badRole(2)) { try client(0x01, head + [0, 2] + [UInt8](repeating: 0, count: 16)) }
     }
 
     @Test("query: an empty payload, nothing else")
@@ -247,7 +277,7 @@ struct DecodingErrorTests {
             try host(0x83, [0, 2, 0] + string(bytes) + [2] + string("B") + [UInt8](repeating: 0, count: 12))
         }
         #expect(throws: ProtocolError.invalidUTF8) { try host(0x87, [6] + string(bytes)) }
-        #expect(throws: ProtocolError.invalidUTF8) { try host(0x88, string(bytes) + [1, 4, 0]) }
+        #expect(throws: ProtocolError.invalidUTF8) { try host(0x88, string(bytes) + [1, 4, 0, 0]) }
     }
 
     @Test("bad names are refused in every host name field; a hello's name is left to the host to judge")
@@ -255,19 +285,18 @@ struct DecodingErrorTests {
         let name = string("  two")
         let error = ProtocolError.badName(.leadingOrTrailingWhitespace)
         // The host answers a bad hello name with closing(badName), so it must decode.
-        let noToken = [UInt8](repeating: 0, count: 17)  // role 0, then a zero token
-        #expect(try client(0x01, [0, 1, 0, 1] + name + noToken) == .hello(Hello(versions: 1...1, name: "  two")))
-        #expect(try client(0x01, [0, 1, 0, 1, 0] + noToken) == .hello(Hello(versions: 1...1, name: "")))
+        #expect(try client(0x01, [0, 1, 0, 1] + name) == .hello(Hello(versions: 1...1, name: "  two")))
+        #expect(try client(0x01, [0, 1, 0, 1, 0]) == .hello(Hello(versions: 1...1, name: "")))
         #expect(throws: error) { try host(0x81, [0, 1] + name + [1] + [UInt8](repeating: 0, count: 16)) }
         #expect(throws: error) { try host(0x82, [1, 0] + name + [1]) }
         #expect(throws: error) { try host(0x83, [0, 2, 0] + name + [2] + string("B") + [UInt8](repeating: 0, count: 12)) }
-        #expect(throws: error) { try host(0x88, name + [1, 4, 0]) }
-        #expect(throws: ProtocolError.badName(.empty)) { try host(0x88, [0, 1, 4, 0]) }
+        #expect(throws: error) { try host(0x88, name + [1, 4, 0, 0]) }
+        #expect(throws: ProtocolError.badName(.empty)) { try host(0x88, [0, 1, 4, 0, 0]) }
         #expect(throws: ProtocolError.badName(.forbiddenCharacter("🎉"))) {
-            try host(0x88, string("A🎉") + [1, 4, 0])
+            try host(0x88, string("A🎉") + [1, 4, 0, 0])
         }
         #expect(throws: ProtocolError.badName(.tooManyCharacters(21))) {
-            try host(0x88, string(String(repeating: "a", count: 21)) + [1, 4, 0])
+            try host(0x88, string(String(repeating: "a", count: 21)) + [1, 4, 0, 0])
         }
     }
 

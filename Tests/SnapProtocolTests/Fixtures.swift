@@ -125,6 +125,7 @@ enum Fixtures {
         .client("hello", 0, .hello(Hello(versions: 1...3, name: "Zoë O'Neil"))),
         .client("hello-rejoin", 0, .hello(Hello(versions: 3...3, name: "Ann", token: Fixtures.token))),
         .client("hello-watch", 0, .hello(Hello(versions: 3...3, name: "Bo", role: .watcher))),
+        .client("hello-code", 0, .hello(Hello(versions: 3...3, name: "Ann", joinCode: "K7QX4M"))),
         .client("ready", 1, .ready),
         .client("turn", 2, .turn),
         .client("snap", 3, .snap(SnapCall(seenTurns: 7, reactionMicros: 245_000))),
@@ -187,7 +188,9 @@ enum Fixtures {
         .host("snapshot", 12, .snapshot(Fixtures.snapshot)),
         .host("closing", 8, .closing(.protocolViolation, message: "sequence number 5 where 4 was expected")),
         .host("closing-empty", 9, .closing(.hostQuit, message: "")),
+        .host("closing-wrongCode", 0, .closing(.wrongCode, message: "wrong join code")),
         .host("info", 0, .info(HostInfo(hostName: "Zoë", players: 3, maxPlayers: 4, started: true))),
+        .host("info-needsCode", 0, .info(HostInfo(hostName: "Zoë", players: 0, maxPlayers: 4, started: false, needsCode: true))),
     ]
 
     static let events: [Fixture] = [

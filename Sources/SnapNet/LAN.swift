@@ -1,0 +1,387 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import SnapProtocol
+
+/// A game found on the local network by its DNS-SD announcement (docs/LAN.md).
+public struct LANGame: Hashable, Sendable {
+    /// The DNS-SD instance label: "NAME on MACHINE".
+    public var instance: String
+    public var hostName: String
+    /// The host computer's name (its SRV target without `.local`).
+    public var machine: String
+    /// An IPv4 address to connect to, and the TCP port.
+    public var address: String
+    public var port: Int
+    public var players: UInt8
+    public var maxPlayers: UInt8
+    public var started: Bool
+    public var needsCode: Bool
+
+    public var endpoint: Endpoint { .tcp(host: address, port: port) }
+    public var info: HostInfo {
+        HostInfo(hostName: hostName, players: players, maxPlayers: maxPlayers, started: started, needsCode: needsCode)
+    }
+}
+
+/// The `_snap._tcp` DNS-SD service over multicast DNS: what a host announces, and how a
+/// browser reads it back. Pure functions over `DNSMessage`; the sockets are in
+/// `LANAnnouncer` and `LANBrowser`.
+public enum SnapService {
+    public static let serviceType = DNSName("_snap._tcp.local")
+    /// DNS-SD's service enumeration name (RFC 6763 §9).
+    public static let enumeration = DNSName("_services._dns-sd._udp.local")
+    public static let group = "224.0.0.251"
+    public static let port = 5353
+    /// Every record lives this long: a host that stops announcing (crashed) leaves every
+    /// list within `ttl` seconds of its last announcement.
+    public static let ttl: UInt32 = 3
+    /// How often a host repeats its announcement (and answers queries at once).
+    public static let interval: TimeAmount = .seconds(1)
+
+    /// The instance label, at most 63 bytes, cut at a character boundary.
+    public static func instance(hostName: String, machine: String) -> String {
+        var label = "\(hostName) on \(machine)"
+        while label.utf8.count > 63 { label.removeLast() }
+        return label
+    }
+
+    /// This computer's name, as one DNS label (for `MACHINE.local`).
+    public static func machineName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "snap-host" }
+        let name = String(cString: buffer).split(separator: ".").first.map(String.init) ?? ""
+        let cleaned = String(name.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }.prefix(63))
+        return cleaned.isEmpty ? "snap-host" : cleaned
+    }
+
+    /// The whole announcement: PTR, SRV, TXT and A records. The TXT record says what the
+    /// Join list shows and no more: the name, seats taken and the most, open or
+    /// started, and `code=1` when a code is needed. `ttl` 0 is the goodbye.
+    public static func announcement(_ game: LANGame, addresses: [[UInt8]], ttl: UInt32 = ttl) -> DNSMessage {
+        let instanceName = DNSName([game.instance] + serviceType.labels)
+        let target = DNSName([game.machine, "local"])
+        var txt = ["v=\(ProtocolVersion.current)", "name=\(game.hostName)", "seats=\(game.players)",
+                   "max=\(game.maxPlayers)", "state=\(game.started ? "started" : "open")"]
+        if game.needsCode { txt.append("code=1") }
+        let answers = [
+            DNSRecord(name: serviceType, data: .ptr(instanceName), ttl: ttl),
+            DNSRecord(name: instanceName, data: .srv(priority: 0, weight: 0, port: UInt16(game.port), target: target),
+                      ttl: ttl, cacheFlush: true),
+            DNSRecord(name: instanceName, data: .txt(txt), ttl: ttl, cacheFlush: true),
+        ]
+        let additionals = addresses.map { DNSRecord(name: target, data: .a($0), ttl: ttl, cacheFlush: true) }
+            + [DNSRecord(name: enumeration, data: .ptr(serviceType), ttl: ttl)]
+        return DNSMessage(isResponse: true, answers: answers, additionals: additionals)
+    }
+
+    /// A query for the service (what `avahi-browse _snap._tcp` and `LANBrowser` send).
+    public static var query: DNSMessage {
+        DNSMessage(isResponse: false, questions: [DNSQuestion(name: serviceType, type: DNSType.ptr.rawValue)])
+    }
+
+    /// Whether a query asks for Snap! games (the service, or every service).
+    public static func asksForGames(_ message: DNSMessage, instance: String) -> Bool {
+        guard !message.isResponse else { return false }
+        return message.questions.contains { question in
+            let type = question.type
+            return (question.name.matches(serviceType) && (type == DNSType.ptr.rawValue || type == DNSType.any.rawValue))
+                || (question.name.matches(enumeration) && type == DNSType.ptr.rawValue)
+                || question.name.matches(DNSName([instance] + serviceType.labels))
+        }
+    }
+
+    /// The games a response announces (with their TTL; 0 for a goodbye). `source` is the
+    /// packet's sender, used when no A record came with it.
+    public static func games(in message: DNSMessage, source: String?) -> [(game: LANGame, ttl: UInt32)] {
+        guard message.isResponse else { return [] }
+        let records = message.answers + message.additionals
+        var found: [(LANGame, UInt32)] = []
+        for record in records {
+            guard record.name.matches(serviceType), case .ptr(let instanceName) = record.data,
+                  let labels = instanceName.dropping(suffix: serviceType), labels.count == 1 else { continue }
+            let srv = records.lazy.compactMap { other -> (UInt16, DNSName)? in
+                guard other.name.matches(instanceName), case .srv(_, _, let port, let target) = other.data else { return nil }
+                return (port, target)
+            }.first
+            let txt = records.lazy.compactMap { other -> [String]? in
+                guard other.name.matches(instanceName), case .txt(let strings) = other.data else { return nil }
+                return strings
+            }.first
+            guard let (port, target) = srv, let txt else { continue }
+            var fields: [String: String] = [:]
+            for entry in txt {
+                let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                if parts.count == 2 { fields[parts[0].lowercased()] = String(parts[1]) }
+            }
+            let address = records.lazy.compactMap { other -> String? in
+                guard other.name.matches(target), case .a(let bytes) = other.data else { return nil }
+                return bytes.map(String.init).joined(separator: ".")
+            }.first ?? source
+            guard let address, port > 0, let name = fields["name"], (try? PlayerName.validate(name)) != nil,
+                  let max = fields["max"].flatMap(UInt8.init), (2...4).contains(max),
+                  let seats = fields["seats"].flatMap(UInt8.init), seats <= max else { continue }
+            let game = LANGame(instance: labels[0], hostName: name, machine: target.labels.first ?? "",
+                               address: address, port: Int(port), players: seats, maxPlayers: max,
+                               started: fields["state"] == "started", needsCode: fields["code"] == "1")
+            found.append((game, record.ttl))
+        }
+        return found
+    }
+}
+
+/// What a browser has heard, each game until its records expire (pure, for tests).
+public struct LANGameTable: Sendable {
+    private var entries: [String: (game: LANGame, expires: Duration)] = [:]
+
+    public init() {}
+
+    /// Takes in a response heard at `now`; a TTL of 0 (goodbye) removes the game at once.
+    public mutating func update(_ message: DNSMessage, source: String?, now: Duration) {
+        for (game, ttl) in SnapService.games(in: message, source: source) {
+            let key = game.instance.lowercased()
+            if ttl == 0 {
+                entries[key] = nil
+            } else {
+                entries[key] = (game, now + .seconds(Int64(ttl)))
+            }
+        }
+    }
+
+    /// The games still alive at `now`, by name then machine.
+    public mutating func games(now: Duration) -> [LANGame] {
+        entries = entries.filter { $0.value.expires > now }
+        return entries.values.map(\.game).sorted { ($0.hostName, $0.machine) < ($1.hostName, $1.machine) }
+    }
+}
+
+/// A UDP socket on the mDNS port, in the group: shared with any other responder on the
+/// machine (SO_REUSEADDR), multicast TTL 255 as RFC 6762 §11 asks.
+private func mdnsChannel(loop: EventLoop, interface: String?, handler: @escaping @Sendable () -> ChannelHandler) throws -> Channel {
+    let channel = try DatagramBootstrap(group: loop)
+        .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+        .channelInitializer { channel in channel.pipeline.addHandler(handler()) }
+        .bind(host: "0.0.0.0", port: SnapService.port).wait()
+    let group = try SocketAddress(ipAddress: SnapService.group, port: SnapService.port)
+    guard let multicast = channel as? MulticastChannel, let options = channel as? SocketOptionProvider else {
+        throw NetError.noHost("no multicast on this system")
+    }
+    if let interface {
+        // Announce on this interface only (a game on 127.0.0.1 stays on this machine).
+        var address = in_addr()
+        inet_pton(AF_INET, interface, &address)
+        try options.setIPMulticastIF(address).wait()
+        if let device = try System.enumerateDevices().first(where: { $0.address?.ipAddress == interface }) {
+            try? multicast.joinGroup(group, device: device).wait()
+        }
+    } else {
+        do { try multicast.joinGroup(group).wait() } catch {
+            channel.close(promise: nil)
+            throw NetError.noHost("cannot join the mDNS group \(SnapService.group): \(error) (no network with multicast?)")
+        }
+        // Games announced on loopback only (listening on 127.0.0.1) are heard too, where lo has multicast.
+        if let loopback = try? System.enumerateDevices().first(where: { $0.address?.ipAddress == "127.0.0.1" }) {
+            try? multicast.joinGroup(group, device: loopback).wait()
+        }
+    }
+    try options.setIPMulticastTTL(255).wait()
+    return channel
+}
+
+/// Announces one game on the local network: at once, then every `SnapService.interval`,
+/// and in answer to every query for `_snap._tcp`; a goodbye (TTL 0) when stopped.
+public final class LANAnnouncer: @unchecked Sendable {
+    private let loop: EventLoop
+    private var game: LANGame
+    private let addresses: [[UInt8]]
+    private let interface: String?
+    private let current: () -> HostInfo
+    private var channel: Channel?
+    private var repeating: RepeatedTask?
+    private let logger: Logger
+    /// Bytes sent so far (for the figures in docs/LAN.md).
+    public private(set) var bytesSent = 0
+    /// Answers to queries: at most `answerBurst` at once, refilled at one per 200 ms, so
+    /// a flood of (possibly spoofed) queries cannot make the host a loudspeaker.
+    private var answerTokens = 5.0
+    private static let answerBurst = 5.0
+    private var tokensAt = ContinuousClock.now
+    /// What the last announcement said, to announce a change at once.
+    private var lastInfo: HostInfo?
+
+    /// `current` is called on `loop` before each announcement; `interface` is an IPv4
+    /// address to announce through (nil: the system's multicast route).
+    public init(loop: EventLoop, hostName: String, port: Int, addresses: [String], interface: String?,
+                logger: Logger, current: @escaping () -> HostInfo) {
+        self.loop = loop
+        let machine = SnapService.machineName()
+        game = LANGame(instance: SnapService.instance(hostName: hostName, machine: machine), hostName: hostName,
+                       machine: machine, address: addresses.first ?? "", port: port, players: 0, maxPlayers: 4,
+                       started: false, needsCode: false)
+        self.addresses = addresses.compactMap { address in
+            let parts = address.split(separator: ".").compactMap { UInt8($0) }
+            return parts.count == 4 ? parts : nil
+        }
+        self.interface = interface
+        self.logger = logger
+        self.current = current
+    }
+
+    public func start() throws {
+        let channel = try mdnsChannel(loop: loop, interface: interface) { [unowned self] in
+            MDNSHandler { message, source in self.heard(message, from: source) }
+        }
+        try loop.submit {
+            self.channel = channel
+            self.announce()
+            self.repeating = self.loop.scheduleRepeatedTask(initialDelay: SnapService.interval, delay: SnapService.interval) {
+                [weak self] _ in self?.announce()
+            }
+        }.wait()
+    }
+
+    /// Sends the goodbye, then closes. Safe to call twice; from any thread but the loop.
+    public func stop() {
+        _ = try? loop.flatSubmit { self.stopOnLoop() }.wait()
+    }
+
+    /// `stop()` on the loop: the goodbye goes out, then the socket closes.
+    public func stopOnLoop() -> EventLoopFuture<Void> {
+        loop.preconditionInEventLoop()
+        repeating?.cancel()
+        repeating = nil
+        guard let channel else { return loop.makeSucceededVoidFuture() }
+        self.channel = nil
+        return send(message(ttl: 0), on: channel, to: nil).always { _ in channel.close(promise: nil) }
+    }
+
+    private func message(ttl: UInt32) -> DNSMessage {
+        let info = current()
+        game.players = info.players
+        game.maxPlayers = info.maxPlayers
+        game.started = info.started
+        game.needsCode = info.needsCode
+        return SnapService.announcement(game, addresses: addresses, ttl: ttl)
+    }
+
+    private func announce() {
+        guard let channel else { return }
+        _ = send(message(ttl: SnapService.ttl), on: channel, to: nil)
+        lastInfo = current()
+    }
+
+    /// Announces at once if what the Join list shows changed (a seat taken or freed, the
+    /// start), instead of at the next tick. On the loop.
+    public func refresh() {
+        guard channel != nil, let lastInfo, lastInfo != current() else { return }
+        announce()
+    }
+
+    private func heard(_ message: DNSMessage, from source: SocketAddress) {
+        guard let channel, SnapService.asksForGames(message, instance: game.instance) else { return }
+        let now = ContinuousClock.now
+        answerTokens = min(Self.answerBurst, answerTokens + (now - tokensAt) / .milliseconds(200))
+        tokensAt = now
+        guard answerTokens >= 1 else { return }
+        answerTokens -= 1
+        // A one-shot querier (not on port 5353) gets a unicast answer with its id (RFC 6762 §6.7).
+        if source.port != SnapService.port {
+            var answer = self.message(ttl: SnapService.ttl)
+            answer.id = message.id
+            answer.questions = message.questions
+            _ = send(answer, on: channel, to: source)
+        } else {
+            announce()
+        }
+    }
+
+    private func send(_ message: DNSMessage, on channel: Channel, to target: SocketAddress?) -> EventLoopFuture<Void> {
+        guard let destination = try? target ?? SocketAddress(ipAddress: SnapService.group, port: SnapService.port) else {
+            return loop.makeSucceededVoidFuture()
+        }
+        let bytes = message.encoded()
+        bytesSent += bytes.count
+        let envelope = AddressedEnvelope(remoteAddress: destination, data: channel.allocator.buffer(bytes: bytes))
+        return channel.writeAndFlush(envelope).recover { [logger] error in
+            logger.debug("mDNS send failed: \(error)")
+        }
+    }
+}
+
+/// Listens for `_snap._tcp` announcements (asking once at the start; hosts repeat
+/// theirs every second anyway), keeping each game until its records expire. `games` may be read from any thread.
+public final class LANBrowser: @unchecked Sendable {
+    private let loop: EventLoop
+    private var channel: Channel?
+    private let table = NIOLockedValueBox(LANGameTable())
+    private let origin = ContinuousClock.now
+
+    public init(loop: EventLoop) {
+        self.loop = loop
+    }
+
+    private var now: Duration { ContinuousClock.now - origin }
+
+    public func start() throws {
+        let channel = try mdnsChannel(loop: loop, interface: nil) { [unowned self] in
+            MDNSHandler { message, source in
+                self.table.withLockedValue { $0.update(message, source: source.ipAddress, now: self.now) }
+            }
+        }
+        try loop.submit {
+            self.channel = channel
+            if let group = try? SocketAddress(ipAddress: SnapService.group, port: SnapService.port) {
+                let bytes = SnapService.query.encoded()
+                channel.writeAndFlush(AddressedEnvelope(remoteAddress: group, data: channel.allocator.buffer(bytes: bytes)),
+                                      promise: nil)
+            }
+        }.wait()
+    }
+
+    /// The games alive now.
+    public var games: [LANGame] { table.withLockedValue { $0.games(now: now) } }
+
+    public func stop() {
+        try? loop.submit {
+            self.channel?.close(promise: nil)
+            self.channel = nil
+        }.wait()
+    }
+}
+
+/// Datagrams → DNS messages; anything that does not decode is ignored.
+final class MDNSHandler: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    private let heard: (DNSMessage, SocketAddress) -> Void
+
+    init(_ heard: @escaping (DNSMessage, SocketAddress) -> Void) {
+        self.heard = heard
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data)
+        guard let message = try? DNSMessage.decode(Array(envelope.data.readableBytesView)) else { return }
+        heard(message, envelope.remoteAddress)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        // A failed send (no route for multicast) must not close the socket.
+    }
+}
+
+/// The IPv4 addresses a player elsewhere can use to reach a host listening on `host`:
+/// every interface's address for a wildcard (loopback last), else `host` itself.
+public func reachableAddresses(listeningOn host: String) -> [String] {
+    guard host == "0.0.0.0" || host == "::" else { return [host] }
+    let devices = (try? System.enumerateDevices()) ?? []
+    var addresses: [String] = []
+    for device in devices {
+        guard case .v4? = device.address, let ip = device.address?.ipAddress, !addresses.contains(ip) else { continue }
+        addresses.append(ip)
+    }
+    return addresses.filter { !$0.hasPrefix("127.") } + addresses.filter { $0.hasPrefix("127.") }
+}
