@@ -95,7 +95,7 @@ struct DecodingErrorTests {
         for raw: UInt8 in [0, 3, 0xFF] {
             #expect(throws: ProtocolError.badLeaveReason(raw)) { try host(0x86, [0, raw]) }
         }
-        for raw: UInt8 in [0, 11, 0xFF] {
+        for raw: UInt8 in [0, 12, 0xFF] {
             #expect(throws: ProtocolError.badCloseReason(raw)) { try host(0x87, [raw, 0]) }
         }
         for raw in CloseReason.allCases.map(\.rawValue) {
