@@ -155,11 +155,18 @@ struct InProcessTests {
         var drainedAt: Double?    // when the client took the turned card off the network
         var pressAt: Double?
         var pressTurns: UInt32 = 0
-        var clickedPile = false
+        var lastClick = -1.0
+        var started = false
+        var otherTurned = false
+        // The window's player hosts; the other player is the test's, over the socket, with no
+        // turn timer: exactly one card is turned, however slow the machine is.
+        var other: GameLink?
         // It quits as soon as the Snap! is sent; the limit is for a machine under load.
         let app = try App(options: WindowOptions(quitAfter: 45, hidden: true), logger: Self.logger) { app in
-            TableScene(app: app, client: GameClient.solo(name: "Tess", opponents: 1, level: .normal, seed: 7,
-                                                         logger: app.logger))
+            let host = try! GameClient.host(name: "Judge\(animated ? 1 : 0)", seed: 7, turnTimeout: nil, logger: app.logger)
+            other = try! Self.rawJoin(host.socketPath!, name: "Ray")
+            other?.send(.ready)
+            return TableScene(app: app, client: host)
         }
         let table = try #require(app.scene as? TableScene)
         table.animator.animated = animated
@@ -181,10 +188,21 @@ struct InProcessTests {
             if inkInFrame, truthShown == nil { truthShown = time }
         }
         app.onFrame = { app, now in
+            if !started, client.session.lobby.count == 2 {
+                started = true
+                client.start()
+            }
             guard let view = client.session.table, let mine = client.session.seat else { return }
-            // My turn first? Turn my card, as a click.
-            if !clickedPile, view.phase == .playing, view.active == mine, !view.hasTurned {
-                clickedPile = true
+            // The other player's turn first? The test turns for them.
+            if !otherTurned, client.session.seenTurns == 0, view.phase == .playing, let active = view.active,
+               active != mine, !view.hasTurned {
+                otherTurned = true
+                other?.send(.turn)
+            }
+            // My turn first? Turn my card, as a click (again if the table was still dealing).
+            if now - lastClick > 0.4, client.session.seenTurns == 0, view.phase == .playing, view.active == mine,
+               !view.hasTurned {
+                lastClick = now
                 app.pushClick(at: table.pileFrame(for: mine).center)
             }
             if let shown = truthShown, pressAt == nil, now >= shown + 0.3 {
@@ -196,6 +214,8 @@ struct InProcessTests {
         }
         try app.run()
         table.client.leave()
+        other?.close()
+        GameClient.endHostedGames()
         let shown = try #require(truthShown, "the first turned card never showed")
         let pressed = try #require(pressAt)
         let call = try #require(client.lastSnap, "no Snap! was sent")
