@@ -110,6 +110,33 @@ struct InProcessTests {
         GameClient.endHostedGames()
     }
 
+    @Test("renaming an empty lobby keeps the game's settings (its computer player)")
+    func renameKeepsSettings() throws {
+        var typed = false
+        let app = try App(options: WindowOptions(quitAfter: 2, hidden: true), logger: Self.logger) { app in
+            HostLobbyScene(app: app, client: try! GameClient.host(name: "Old", bots: 1, logger: app.logger))
+        }
+        app.onFrame = { app, now in
+            if !typed, now > 0.5 {
+                typed = true
+                app.pushClick(at: Point(500, 157))  // the name field
+                Self.pushKey(Int(SDLK_END.rawValue))
+                for _ in 0..<3 { Self.pushKey(Int(SDLK_BACKSPACE.rawValue)) }
+                Self.pushText("Neu")
+                Self.pushKey(Int(SDLK_RETURN.rawValue))
+            }
+        }
+        try app.run()
+        let lobby = try #require(app.scene as? HostLobbyScene)
+        #expect(lobby.nameNotice == "Your game is now called Neu.", "\(lobby.nameNotice ?? "nil")")
+        let found = discoverHosts(in: SocketDirectory.default(), loop: GameClient.group.next())
+        let renamed = try #require(found.first { $0.info.hostName == "Neu" }, "\(found.map(\.info))")
+        // The host and its computer player.
+        #expect(renamed.info.players == 2)
+        #expect(!found.contains { $0.info.hostName == "Old" })
+        GameClient.endHostedGames()
+    }
+
     @Test("a client whose host left lands on the menu, told why")
     func hostLeftNotice() throws {
         let path = "/tmp/snap-ip-\(getpid())/run/snap/Gone.sock"
