@@ -440,6 +440,18 @@ struct TableLinesTests {
         #expect(theirs.visual.notice?.text == "Ray was too late")
     }
 
+    @Test("a round won outright: \"You win!\" on the winner's screen, \"Ray wins\" on the others'")
+    func outright() {
+        let loser = Self.animator()
+        loser.schedule([.roundWon(.top, wins: 1)], now: 1)
+        loser.advance(to: 10, play: { _ in })
+        #expect(loser.visual.status == "Ray wins")
+        let winner = Self.animator()
+        winner.schedule([.roundWon(.bottom, wins: 1)], now: 1)
+        winner.advance(to: 10, play: { _ in })
+        #expect(winner.visual.status == "You win!")
+    }
+
     @Test("the turn limit explains the win, then names the winner as each screen sees it")
     func turnLimit() {
         let loser = Self.animator()
@@ -447,14 +459,14 @@ struct TableLinesTests {
         loser.advance(to: 1, play: { _ in })
         #expect(loser.visual.status == "Turn limit reached: Ray holds the most cards")
         loser.advance(to: 10, play: { _ in })
-        #expect(loser.visual.status == "Ray wins")
+        #expect(loser.visual.status == "Ray wins: the most cards at the turn limit")
         #expect(loser.visual.wins[Int(Seat.top.rawValue)] == 1)
         let winner = Self.animator()
         winner.schedule([.turnLimitReached, .roundWon(.bottom, wins: 2)], now: 1)
         winner.advance(to: 1, play: { _ in })
         #expect(winner.visual.status == "Turn limit reached: you hold the most cards")
         winner.advance(to: 10, play: { _ in })
-        #expect(winner.visual.status == "You win!")
+        #expect(winner.visual.status == "You win: the most cards at the turn limit")
     }
 }
 #endif
