@@ -145,7 +145,23 @@ public final class GameClient {
         }
         hosted.append(server)
         journal(server, logger: logger)
-        return GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path)
+        let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path)
+        // Renaming the lobby opens the same game under the new name (an explicit --socket
+        // path gives way to the default one, which is named after the host).
+        client.rehost = { newName, logger in
+            try host(name: newName, bots: bots, level: level, speed: speed, rules: rules, seed: seed, rounds: rounds,
+                     turnTimeout: turnTimeout, socket: nil, listen: listen, joinCode: joinCode, logger: logger)
+        }
+        return client
+    }
+
+    /// The same game (computer players, rules, seed, rounds, timer, TCP address) under another name.
+    private var rehost: ((String, Logger) throws -> GameClient)?
+
+    /// A host's game opened afresh under `name`, with everything else as it was.
+    public func hostAgain(as name: String, logger: Logger) throws -> GameClient {
+        guard let rehost else { return try Self.host(name: name, logger: logger) }
+        return try rehost(name, logger)
     }
 
     /// Single player: the host lives in this process with computer players and no sockets.

@@ -139,7 +139,7 @@ public final class HostLobbyScene: Scene {
     /// The host listens under its name: open a game under the new one, then close the old.
     private func rename(to name: String, app: App) {
         do {
-            let fresh = try GameClient.host(name: name, logger: app.logger)
+            let fresh = try client.hostAgain(as: name, logger: app.logger)
             client.leave()
             client = fresh
             players = []

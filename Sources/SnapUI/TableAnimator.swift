@@ -270,8 +270,14 @@ final class TableAnimator {
 
     private func status(_ text: String, _ tone: TableVisual.Tone = .normal) -> VisualChange { .status(text, tone) }
 
-    /// "You win!" on the winner's own screen, "Lucy wins" on the others'.
-    func winLine(_ seat: Seat) -> String { seat == mySeat ? "You win!" : "\(name(seat)) wins" }
+    /// "You win!" on the winner's own screen, "Lucy wins" on the others'; when the turn
+    /// limit decided it, the line says so for as long as it stays up.
+    func winLine(_ seat: Seat, byTurnLimit: Bool = false) -> String {
+        if byTurnLimit {
+            return (seat == mySeat ? "You win" : "\(name(seat)) wins") + ": the most cards at the turn limit"
+        }
+        return seat == mySeat ? "You win!" : "\(name(seat)) wins"
+    }
 
     private func turnStatus(_ seat: Seat) -> VisualChange {
         seat == me ? status("Your turn — click your pile", .mine) : status("\(name(seat))'s turn")
@@ -448,7 +454,7 @@ final class TableAnimator {
             case .roundWon(let seat, let wins):
                 // Every remaining flight ends this round's last move: settle, then name the winner.
                 cursor = max(cursor, flights.map(\.end).max() ?? cursor)
-                let winner = status(winLine(seat), .good)
+                let winner = status(winLine(seat, byTurnLimit: turnLimitEnded), .good)
                 if turnLimitEnded {
                     // Let "Turn limit reached: …" be read before the winner's line.
                     turnLimitEnded = false

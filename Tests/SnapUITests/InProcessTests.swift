@@ -108,6 +108,33 @@ struct InProcessTests {
         GameClient.endHostedGames()
     }
 
+    @Test("renaming an empty lobby keeps the game's settings (its computer player)")
+    func renameKeepsSettings() throws {
+        var typed = false
+        let app = try App(options: WindowOptions(quitAfter: 2, hidden: true), logger: Self.logger) { app in
+            HostLobbyScene(app: app, client: try! GameClient.host(name: "Old", bots: 1, logger: app.logger))
+        }
+        app.onFrame = { app, now in
+            if !typed, now > 0.5 {
+                typed = true
+                app.pushClick(at: Point(500, 157))  // the name field
+                Self.pushKey(Int(SDLK_END.rawValue))
+                for _ in 0..<3 { Self.pushKey(Int(SDLK_BACKSPACE.rawValue)) }
+                Self.pushText("Neu")
+                Self.pushKey(Int(SDLK_RETURN.rawValue))
+            }
+        }
+        try app.run()
+        let lobby = try #require(app.scene as? HostLobbyScene)
+        #expect(lobby.nameNotice == "Your game is now called Neu.", "\(lobby.nameNotice ?? "nil")")
+        let found = discoverHosts(in: SocketDirectory.default(), loop: GameClient.group.next())
+        let renamed = try #require(found.first { $0.info.hostName == "Neu" }, "\(found.map(\.info))")
+        // The host and its computer player.
+        #expect(renamed.info.players == 2)
+        #expect(!found.contains { $0.info.hostName == "Old" })
+        GameClient.endHostedGames()
+    }
+
     @Test("a client whose host left lands on the menu, told why")
     func hostLeftNotice() throws {
         let path = "/tmp/snap-ip-\(getpid())/run/snap/Gone.sock"
@@ -153,11 +180,18 @@ struct InProcessTests {
         var drainedAt: Double?    // when the client took the turned card off the network
         var pressAt: Double?
         var pressTurns: UInt32 = 0
-        var clickedPile = false
+        var lastClick = -1.0
+        var started = false
+        var otherTurned = false
+        // The window's player hosts; the other player is the test's, over the socket, with no
+        // turn timer: exactly one card is turned, however slow the machine is.
+        var other: GameLink?
         // It quits as soon as the Snap! is sent; the limit is for a machine under load.
         let app = try App(options: WindowOptions(quitAfter: 45, hidden: true), logger: Self.logger) { app in
-            TableScene(app: app, client: GameClient.solo(name: "Tess", opponents: 1, level: .normal, seed: 7,
-                                                         logger: app.logger))
+            let host = try! GameClient.host(name: "Judge\(animated ? 1 : 0)", seed: 7, turnTimeout: nil, logger: app.logger)
+            other = try! Self.rawJoin(host.socketPath!, name: "Ray")
+            other?.send(.ready)
+            return TableScene(app: app, client: host)
         }
         let table = try #require(app.scene as? TableScene)
         table.animator.animated = animated
@@ -179,10 +213,21 @@ struct InProcessTests {
             if inkInFrame, truthShown == nil { truthShown = time }
         }
         app.onFrame = { app, now in
+            if !started, client.session.lobby.count == 2 {
+                started = true
+                client.start()
+            }
             guard let view = client.session.table, let mine = client.session.seat else { return }
-            // My turn first? Turn my card, as a click.
-            if !clickedPile, view.phase == .playing, view.active == mine, !view.hasTurned {
-                clickedPile = true
+            // The other player's turn first? The test turns for them.
+            if !otherTurned, client.session.seenTurns == 0, view.phase == .playing, let active = view.active,
+               active != mine, !view.hasTurned {
+                otherTurned = true
+                other?.send(.turn)
+            }
+            // My turn first? Turn my card, as a click (again if the table was still dealing).
+            if now - lastClick > 0.4, client.session.seenTurns == 0, view.phase == .playing, view.active == mine,
+               !view.hasTurned {
+                lastClick = now
                 app.pushClick(at: table.pileFrame(for: mine).center)
             }
             if let shown = truthShown, pressAt == nil, now >= shown + 0.3 {
@@ -194,6 +239,8 @@ struct InProcessTests {
         }
         try app.run()
         table.client.leave()
+        other?.close()
+        GameClient.endHostedGames()
         let shown = try #require(truthShown, "the first turned card never showed")
         let pressed = try #require(pressAt)
         let call = try #require(client.lastSnap, "no Snap! was sent")
@@ -391,6 +438,18 @@ struct TableLinesTests {
         #expect(theirs.visual.notice?.text == "Ray was too late")
     }
 
+    @Test("a round won outright: \"You win!\" on the winner's screen, \"Ray wins\" on the others'")
+    func outright() {
+        let loser = Self.animator()
+        loser.schedule([.roundWon(.top, wins: 1)], now: 1)
+        loser.advance(to: 10, play: { _ in })
+        #expect(loser.visual.status == "Ray wins")
+        let winner = Self.animator()
+        winner.schedule([.roundWon(.bottom, wins: 1)], now: 1)
+        winner.advance(to: 10, play: { _ in })
+        #expect(winner.visual.status == "You win!")
+    }
+
     @Test("the turn limit explains the win, then names the winner as each screen sees it")
     func turnLimit() {
         let loser = Self.animator()
@@ -398,14 +457,14 @@ struct TableLinesTests {
         loser.advance(to: 1, play: { _ in })
         #expect(loser.visual.status == "Turn limit reached: Ray holds the most cards")
         loser.advance(to: 10, play: { _ in })
-        #expect(loser.visual.status == "Ray wins")
+        #expect(loser.visual.status == "Ray wins: the most cards at the turn limit")
         #expect(loser.visual.wins[Int(Seat.top.rawValue)] == 1)
         let winner = Self.animator()
         winner.schedule([.turnLimitReached, .roundWon(.bottom, wins: 2)], now: 1)
         winner.advance(to: 1, play: { _ in })
         #expect(winner.visual.status == "Turn limit reached: you hold the most cards")
         winner.advance(to: 10, play: { _ in })
-        #expect(winner.visual.status == "You win!")
+        #expect(winner.visual.status == "You win: the most cards at the turn limit")
     }
 }
 #endif

@@ -109,8 +109,9 @@ struct WindowTests {
         #expect(run.status == 0, "\(run.output)")
         let winner = run.output.split(separator: "\n").first { $0.hasPrefix("winner: ") }.map { String($0.dropFirst(8)) }
         #expect(winner == "Tess" || winner == "Ray", "\(run.output)")
-        // The winner's own screen says "You win!"; the loser's names the winner.
-        let expected = winner == "Tess" ? "statusline: You win!" : "statusline: \(winner ?? "?") wins"
+        // The winner's own screen says "You win" ("You win!", or why when the turn limit
+        // decided it); the loser's names the winner.
+        let expected = winner == "Tess" ? "statusline: You win" : "statusline: \(winner ?? "?") wins"
         #expect(run.output.contains(expected), "the table shows the winner: \(run.output)")
     }
 
@@ -128,9 +129,9 @@ struct WindowTests {
         #expect(run.status == 0, "\(run.output)")
         let winner = run.output.split(separator: "\n").first { $0.hasPrefix("winner: ") }.map { String($0.dropFirst(8)) }
         #expect(winner == "Quinn" || winner == "Ray", "\(run.output)")
-        let holds = winner == "Quinn" ? "you hold" : "Ray holds"
-        #expect(run.output.contains("status: Turn limit reached: \(holds) the most cards"), "\(run.output)")
-        #expect(run.output.contains(winner == "Quinn" ? "statusline: You win!" : "statusline: Ray wins"), "\(run.output)")
+        // The last line says who won and why, whatever the frame rate let a sampler see before.
+        let line = winner == "Quinn" ? "You win" : "Ray wins"
+        #expect(run.output.contains("statusline: \(line): the most cards at the turn limit"), "\(run.output)")
         // The won count is on the table.
         #expect(FileManager.default.fileExists(atPath: path))
     }
