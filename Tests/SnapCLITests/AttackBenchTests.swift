@@ -24,4 +24,13 @@ struct AttackBenchTests {
         let flood = try #require(rows.first { $0.first == "snap-flood" })
         #expect(Double(flood[6].split(separator: " ").first ?? "") != nil, "\(flood)")
     }
+
+    @Test("over TCP the bench's host is open (no join code), so the honest game runs", .timeLimit(.minutes(1)))
+    func tcpQuiet() throws {
+        let run = try runSnap(["bench", "attack", "--quick", "--seconds", "1.5", "--only", "quiet", "--transport", "tcp"])
+        #expect(run.status == 0, "\(run.error)")
+        let rows = run.output.split(separator: "\n").map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let quiet = try #require(rows.first { $0.first == "quiet" }, "\(run.output)")
+        #expect(Int(quiet[1]) != nil && quiet[7] == "yes", "the quiet game over TCP must give verdicts: \(quiet)")
+    }
 }
