@@ -54,13 +54,16 @@ public typealias Event = GameEvent<Card>
 /// What a player may see: face-down cards travel as `nil`.
 public typealias SeatEvent = GameEvent<Card?>
 
-extension GameEvent where FaceDown == Card {
-    /// This event as any player sees it. Nobody sees a face-down card, not even its
-    /// owner, so every seat (and a spectator) gets the same projection.
-    public var seen: SeatEvent {
+extension GameEvent {
+    /// The same event with each card that may travel face down (`dealt`, `paid`,
+    /// `handedOut`) rewritten; `transform` is told which pile the card comes from
+    /// (`.closed` for dealt and paid cards). Every other field is kept as it is.
+    public func mapFaceDown<T: Hashable & Sendable>(
+        _ transform: (FaceDown, _ from: PileKind) throws -> T
+    ) rethrows -> GameEvent<T> {
         switch self {
         case .roundStarted(let round, let seat): .roundStarted(round: round, startingSeat: seat)
-        case .dealt(_, let to): .dealt(nil, to: to)
+        case .dealt(let card, let to): .dealt(try transform(card, .closed), to: to)
         case .dealFinished: .dealFinished
         case .activated(let seat): .activated(seat)
         case .turned(let seat, let card): .turned(seat, card)
@@ -69,13 +72,12 @@ extension GameEvent where FaceDown == Card {
         case .snapCorrect(let caller, let matching): .snapCorrect(caller: caller, matching: matching)
         case .collected(let cards, let from, let to): .collected(cards: cards, from: from, to: to)
         case .snapWrong(let caller): .snapWrong(caller: caller)
-        case .paid(_, let from, let to): .paid(nil, from: from, to: to)
+        case .paid(let card, let from, let to): .paid(try transform(card, .closed), from: from, to: to)
         case .snapTooLate(let seat): .snapTooLate(seat)
         case .playerOut(let seat): .playerOut(seat)
         case .playerLeft(let seat): .playerLeft(seat)
-        // An open card was face up for everyone already; a closed one never was.
         case .handedOut(let card, let from, let pile, let to):
-            .handedOut(pile == .open ? card : nil, from: from, pile: pile, to: to)
+            .handedOut(try transform(card, pile), from: from, pile: pile, to: to)
         case .turnLimitReached: .turnLimitReached
         case .roundWon(let seat, let wins): .roundWon(seat, wins: wins)
         case .absent(let seat): .absent(seat)
@@ -83,4 +85,11 @@ extension GameEvent where FaceDown == Card {
         case .waiting: .waiting
         }
     }
+}
+
+extension GameEvent where FaceDown == Card {
+    /// This event as any player sees it. Nobody sees a face-down card, not even its
+    /// owner, so every seat (and a spectator) gets the same projection: only a card from
+    /// an open pile (a leaver's, handed out) was face up for everyone already.
+    public var seen: SeatEvent { mapFaceDown { card, pile in pile == .open ? card : nil } }
 }

@@ -16,12 +16,8 @@ public enum MatchJournal {
 
     /// Creates the directory (and its parents, 0700) if needed.
     public static func prepare(_ directory: String) throws(NetError) {
-        var path = ""
-        for part in directory.split(separator: "/") {
-            path += "/" + part
-            if mkdir(path, 0o700) != 0, errno != EEXIST {
-                throw .cannotListen(directory, "cannot create the journal directory: \(String(cString: strerror(errno)))")
-            }
+        if let failed = makePrivateDirectories(directory) {
+            throw .cannotListen(directory, "cannot create the journal directory: \(String(cString: strerror(failed.errno)))")
         }
     }
 
@@ -32,7 +28,7 @@ public enum MatchJournal {
         var now = time(nil)
         var parts = tm()
         gmtime_r(&now, &parts)
-        let stamp = String(format4(Int(parts.tm_year) + 1900)) + "-" + two(parts.tm_mon + 1) + "-" + two(parts.tm_mday)
+        let stamp = "\(parts.tm_year + 1900)-" + two(parts.tm_mon + 1) + "-" + two(parts.tm_mday)
             + "T" + two(parts.tm_hour) + two(parts.tm_min) + two(parts.tm_sec)
         let safeName = String(hostName.map { $0.isLetter || $0.isNumber ? $0 : "_" })
         var attempt = 0
@@ -76,5 +72,4 @@ public enum MatchJournal {
     }
 
     private static func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-    private static func format4(_ value: Int) -> String { String(value) }
 }

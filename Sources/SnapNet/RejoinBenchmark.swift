@@ -12,9 +12,14 @@ import SnapSession
 /// fresh sign-in's hello → welcome in the same run.
 public struct RejoinBenchmark {
     public struct Result: Sendable {
-        /// Microseconds, sorted: drop → snapshot on the new connection; and hello → welcome.
+        /// Microseconds, sorted: drop → snapshot on the new connection; and hello → snapshot.
         public var rejoin: [Double]
         public var signIn: [Double]
+
+        public var rejoinP50: Double { NetBenchmark.Result.percentile(rejoin, 0.50) }
+        public var rejoinP99: Double { NetBenchmark.Result.percentile(rejoin, 0.99) }
+        public var signInP50: Double { NetBenchmark.Result.percentile(signIn, 0.50) }
+        public var signInP99: Double { NetBenchmark.Result.percentile(signIn, 0.99) }
     }
 
     public let trials: Int
@@ -76,8 +81,7 @@ public struct RejoinBenchmark {
             try again.readUntil(timeout: 10, "the snapshot") { message in
                 if case .snapshot = message { true } else { false }
             }
-            rejoin.append(Double((clock.now - dropped).components.attoseconds) / 1e12
-                          + Double((clock.now - dropped).components.seconds) * 1e6)
+            rejoin.append(NetBenchmark.microseconds(clock.now - dropped))
             players[1] = again
             try players[0].readUntil(timeout: 10, "the seat to come back") { message in
                 if case .events(let events) = message { return events.contains(.returned(.top)) }
@@ -92,8 +96,7 @@ public struct RejoinBenchmark {
             try watcher.readUntil(timeout: 10, "the snapshot") { message in
                 if case .snapshot = message { true } else { false }
             }
-            let took = clock.now - started
-            signIn.append(Double(took.components.attoseconds) / 1e12 + Double(took.components.seconds) * 1e6)
+            signIn.append(NetBenchmark.microseconds(clock.now - started))
             watcher.socket.close()
         }
         for player in players { player.socket.close() }

@@ -37,11 +37,7 @@ public struct SeatTokenStore: Sendable {
 
     /// Best effort: a token that cannot be kept only means no rejoin after a crash.
     public func keep(_ token: SeatToken, for endpoint: Endpoint, name: String) {
-        var path = ""
-        for part in directory.split(separator: "/") {
-            path += "/" + part
-            mkdir(path, 0o700)
-        }
+        guard makePrivateDirectories(directory) == nil else { return }
         let target = self.path(for: endpoint, name: name)
         let descriptor = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return }

@@ -187,16 +187,25 @@ public struct SocketDirectory: Sendable, Equatable {
 
     /// `mkdir -p` with mode 0700 for every directory it creates.
     static func makeDirectories(_ path: String) throws(NetError) {
-        var current = ""
-        for component in path.split(separator: "/") {
-            current += "/" + component
-            if mkdir(current, 0o700) == 0 {
-                chmod(current, 0o700)
-            } else if errno != EEXIST {
-                throw .socketDirectory(path, "cannot create \(current): \(plainErrno(errno))")
-            }
+        if let failed = makePrivateDirectories(path) {
+            throw .socketDirectory(path, "cannot create \(failed.directory): \(plainErrno(failed.errno))")
         }
     }
+}
+
+/// `mkdir -p` with mode 0700 for every directory it creates; nil on success, else the
+/// directory it could not create and why (errno).
+func makePrivateDirectories(_ path: String) -> (directory: String, errno: Int32)? {
+    var current = ""
+    for component in path.split(separator: "/") {
+        current += "/" + component
+        if mkdir(current, 0o700) == 0 {
+            chmod(current, 0o700)
+        } else if errno != EEXIST {
+            return (current, errno)
+        }
+    }
+    return nil
 }
 
 /// Runs `body` with the process's umask at 0177, so that a Unix socket bound inside it is

@@ -30,8 +30,7 @@ public struct TokenBucket: Hashable, Sendable {
 
     private mutating func refill(at now: Duration) {
         if let updatedAt, now > updatedAt {
-            let elapsed = Double((now - updatedAt).components.seconds)
-                + Double((now - updatedAt).components.attoseconds) / 1e18
+            let elapsed = (now - updatedAt) / .seconds(1)
             tokens = min(Double(capacity), tokens + elapsed * Double(perSecond))
         }
         if updatedAt == nil || now > updatedAt! { updatedAt = now }

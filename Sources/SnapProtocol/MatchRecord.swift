@@ -159,56 +159,17 @@ public enum MatchRecordCodec {
 
 extension GameEvent where FaceDown == Card {
     /// This event with every card named, face down or not: for the host's own log only.
-    public var named: SeatEvent {
-        switch self {
-        case .roundStarted(let round, let seat): .roundStarted(round: round, startingSeat: seat)
-        case .dealt(let card, let to): .dealt(card, to: to)
-        case .dealFinished: .dealFinished
-        case .activated(let seat): .activated(seat)
-        case .turned(let seat, let card): .turned(seat, card)
-        case .recycled(let seat, let count): .recycled(seat, count: count)
-        case .snapCalled(let seat): .snapCalled(seat)
-        case .snapCorrect(let caller, let matching): .snapCorrect(caller: caller, matching: matching)
-        case .collected(let cards, let from, let to): .collected(cards: cards, from: from, to: to)
-        case .snapWrong(let caller): .snapWrong(caller: caller)
-        case .paid(let card, let from, let to): .paid(card, from: from, to: to)
-        case .snapTooLate(let seat): .snapTooLate(seat)
-        case .playerOut(let seat): .playerOut(seat)
-        case .playerLeft(let seat): .playerLeft(seat)
-        case .handedOut(let card, let from, let pile, let to): .handedOut(card, from: from, pile: pile, to: to)
-        case .turnLimitReached: .turnLimitReached
-        case .roundWon(let seat, let wins): .roundWon(seat, wins: wins)
-        case .absent(let seat): .absent(seat)
-        case .returned(let seat): .returned(seat)
-        case .waiting: .waiting
-        }
-    }
+    public var named: SeatEvent { mapFaceDown { card, _ in card } }
 }
 
 extension GameEvent where FaceDown == Card? {
     /// The engine's event, if every card in it is named.
     public var named: Event? {
-        switch self {
-        case .roundStarted(let round, let seat): .roundStarted(round: round, startingSeat: seat)
-        case .dealt(let card, let to): card.map { .dealt($0, to: to) }
-        case .dealFinished: .dealFinished
-        case .activated(let seat): .activated(seat)
-        case .turned(let seat, let card): .turned(seat, card)
-        case .recycled(let seat, let count): .recycled(seat, count: count)
-        case .snapCalled(let seat): .snapCalled(seat)
-        case .snapCorrect(let caller, let matching): .snapCorrect(caller: caller, matching: matching)
-        case .collected(let cards, let from, let to): .collected(cards: cards, from: from, to: to)
-        case .snapWrong(let caller): .snapWrong(caller: caller)
-        case .paid(let card, let from, let to): card.map { .paid($0, from: from, to: to) }
-        case .snapTooLate(let seat): .snapTooLate(seat)
-        case .playerOut(let seat): .playerOut(seat)
-        case .playerLeft(let seat): .playerLeft(seat)
-        case .handedOut(let card, let from, let pile, let to): card.map { .handedOut($0, from: from, pile: pile, to: to) }
-        case .turnLimitReached: .turnLimitReached
-        case .roundWon(let seat, let wins): .roundWon(seat, wins: wins)
-        case .absent(let seat): .absent(seat)
-        case .returned(let seat): .returned(seat)
-        case .waiting: .waiting
+        try? mapFaceDown { card, _ in
+            guard let card else { throw FaceDownCard() }
+            return card
         }
     }
 }
+
+private struct FaceDownCard: Error {}

@@ -130,7 +130,7 @@ public struct ClientSession: Sendable {
         guard let since = awaySince[seat] else { return nil }
         let left = grace - (now - since)
         guard left > .zero else { return 0 }
-        return Int((Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18).rounded(.up))
+        return Int((left / .seconds(1)).rounded(.up))
     }
 
     /// A seat's name as the table shows it: "Ann (away)" while a computer plays for Ann.
@@ -146,6 +146,6 @@ public struct ClientSession: Sendable {
               let active = table.active, !away.contains(active) else { return nil }
         let left = turnTimeout - (now - activatedAt)
         guard left <= within, left > .zero else { return nil }
-        return Int((Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18).rounded(.up))
+        return Int((left / .seconds(1)).rounded(.up))
     }
 }

@@ -922,7 +922,7 @@ public struct HostSession: Sendable {
     }
 
     static func seconds(_ duration: Duration) -> String {
-        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let value = duration / .seconds(1)
         return value == value.rounded() ? "\(Int(value))" : "\(value)"
     }
 

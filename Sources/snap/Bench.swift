@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import SnapNet
 import SnapSimulation
 
@@ -104,12 +103,9 @@ struct RejoinBench: ParsableCommand {
         print("warning: a debug build; measure with `swift build -c release`")
         #endif
         let result = try RejoinBenchmark(trials: trials).run()
-        func p(_ values: [Double], _ q: Double) -> Double {
-            values[min(values.count - 1, max(0, Int((q * Double(values.count)).rounded(.up)) - 1))]
-        }
         print("snap bench rejoin: \(trials) trials, Unix socket")
-        print("rejoin (drop seen by the host → snapshot on the new connection): p50 \(Int(p(result.rejoin, 0.5))) µs, p99 \(Int(p(result.rejoin, 0.99))) µs")
-        print("baseline, a watcher signing in (hello → snapshot): p50 \(Int(p(result.signIn, 0.5))) µs, p99 \(Int(p(result.signIn, 0.99))) µs")
-        print("ratio p50: \(String(format: "%.2f", p(result.rejoin, 0.5) / p(result.signIn, 0.5)))")
+        print("rejoin (drop seen by the host → snapshot on the new connection): p50 \(Int(result.rejoinP50)) µs, p99 \(Int(result.rejoinP99)) µs")
+        print("baseline, a watcher signing in (hello → snapshot): p50 \(Int(result.signInP50)) µs, p99 \(Int(result.signInP99)) µs")
+        print("ratio p50: \(twoDecimals(result.rejoinP50 / result.signInP50))")
     }
 }
