@@ -322,6 +322,8 @@ final class BenchClient {
     private var sequence = SequenceCounter()
     private var decoder = FrameDecoder()
     private var buffer = [UInt8](repeating: 0, count: 65_536)
+    /// Received but not yet looked at by `readUntil`.
+    private var unread: [HostMessage] = []
 
     init(_ socket: BenchSocket) {
         self.socket = socket
@@ -349,13 +351,21 @@ final class BenchClient {
         return messages
     }
 
+    /// Reads until a message satisfies `done`. Messages that arrived in the same read after
+    /// it are kept for the next call: a welcome and the start of the game often share a read.
     func readUntil(timeout: Double, _ what: String, _ done: (HostMessage) -> Bool) throws {
         let clock = ContinuousClock()
         let deadline = clock.now + .milliseconds(Int(timeout * 1000))
-        while clock.now < deadline {
+        while true {
+            if let index = unread.firstIndex(where: done) {
+                unread.removeSubrange(...index)
+                return
+            }
+            unread.removeAll()
+            guard clock.now < deadline else { break }
             var poller = pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 100) > 0 else { continue }
-            if try receive().contains(where: done) { return }
+            unread = try receive()
         }
         throw BenchError.timedOut(what)
     }

@@ -197,7 +197,7 @@ struct RejoinBenchTests {
     @Test("prints the rejoin and sign-in figures and their ratio", .timeLimit(.minutes(1)))
     func smoke() throws {
         let bench = try SnapProcess(["bench", "rejoin", "--trials", "5"], runtimeDirectory: makeRuntimeDirectory())
-        #expect(bench.exitStatus() == 0, "\(bench.output)")
+        #expect(bench.exitStatus() == 0, "\(bench.output)\(bench.errors)")
         let rejoin = try #require(bench.lines.first { $0.hasPrefix("rejoin (") })
         #expect(rejoin.contains(" µs, p99 "))
         #expect(bench.lines.contains { $0.hasPrefix("baseline, a watcher signing in") })
