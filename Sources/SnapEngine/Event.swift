@@ -58,7 +58,7 @@ extension GameEvent {
     /// The same event with each card that may travel face down (`dealt`, `paid`,
     /// `handedOut`) rewritten; `transform` is told which pile the card comes from
     /// (`.closed` for dealt and paid cards). Every other field is kept as it is.
-    public func mapFaceDown<T: Hashable & Sendable>(
+    @inlinable public func mapFaceDown<T: Hashable & Sendable>(
         _ transform: (FaceDown, _ from: PileKind) throws -> T
     ) rethrows -> GameEvent<T> {
         switch self {

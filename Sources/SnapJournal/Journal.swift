@@ -28,8 +28,24 @@ public enum Journal {
     }
 
     public static func frame(_ payload: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        frame(payload, into: &bytes)
+        return bytes
+    }
+
+    /// Appends the framed record to `bytes` (a writer batches many into one write).
+    public static func frame(_ payload: [UInt8], into bytes: inout [UInt8]) {
         precondition(!payload.isEmpty && payload.count <= maxRecordLength, "a journal record of \(payload.count) bytes")
-        return be32(UInt32(payload.count)) + be32(CRC32.checksum(payload)) + payload
+        appendBE32(UInt32(payload.count), to: &bytes)
+        appendBE32(CRC32.checksum(payload), to: &bytes)
+        bytes.append(contentsOf: payload)
+    }
+
+    static func appendBE32(_ value: UInt32, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(truncatingIfNeeded: value >> 24))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: value))
     }
 
     static func be16(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
@@ -130,7 +146,9 @@ public enum CRC32 {
 
     public static func checksum(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        table.withUnsafeBufferPointer { table in
+            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        }
         return crc ^ 0xFFFF_FFFF
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -8,9 +9,19 @@ import Musl
 /// Appends records to a journal file on its own queue, off the game's hot path. A
 /// failure (an unwritable directory, a full disk) is reported once through `onError`
 /// and the records after it are dropped: the game goes on without its journal.
-public final class JournalWriter: @unchecked Sendable {  // the descriptor is touched on `queue` only
+///
+/// An append only queues the payload's maker under a lock; the queue makes, frames and
+/// writes everything queued since its last turn in one `write`. A host appending faster
+/// than the disk takes it so costs one lock per record, not one dispatch and syscall.
+public final class JournalWriter: @unchecked Sendable {  // the descriptor and `failed` are touched on `queue` only
     public let path: String
     private let queue = DispatchQueue(label: "snap.journal")
+    private struct Pending {
+        var makers: [@Sendable () -> [UInt8]] = []
+        /// A drain is queued and will see what is appended now.
+        var draining = false
+    }
+    private let pending = Mutex(Pending())
     private var descriptor: Int32
     private var failed = false
     private let onError: @Sendable (String) -> Void
@@ -44,9 +55,27 @@ public final class JournalWriter: @unchecked Sendable {  // the descriptor is to
 
     /// Queues one record; returns at once. The payload is made on the journal's queue too.
     public func append(_ payload: @escaping @Sendable () -> [UInt8]) {
-        queue.async { [self] in
-            guard !failed, descriptor >= 0 else { return }
-            let bytes = Journal.frame(payload())
+        let startDrain = pending.withLock { pending in
+            pending.makers.append(payload)
+            defer { pending.draining = true }
+            return !pending.draining
+        }
+        if startDrain { queue.async { [self] in drain() } }
+    }
+
+    /// On `queue`: writes batches until nothing is pending.
+    private func drain() {
+        while true {
+            let makers = pending.withLock { pending in
+                let taken = pending.makers
+                pending.makers.removeAll(keepingCapacity: true)
+                if taken.isEmpty { pending.draining = false }
+                return taken
+            }
+            guard !makers.isEmpty else { return }
+            guard !failed, descriptor >= 0 else { continue }
+            var bytes: [UInt8] = []
+            for make in makers { Journal.frame(make(), into: &bytes) }
             if !Self.writeAll(descriptor, bytes) {
                 failed = true
                 onError("the journal \(path) could not be written (\(String(cString: strerror(errno)))); the game goes on without it")

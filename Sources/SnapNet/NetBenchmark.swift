@@ -19,8 +19,9 @@ public struct NetBenchmark {
     public struct Result: Sendable {
         public var transport: Transport
         public var clients: Int
-        /// Microseconds, sorted ascending.
+        /// Microseconds, sorted ascending: without a journal, with one, and the baseline.
         public var verdict: [Double]
+        public var journaledVerdict: [Double]
         public var pingPong: [Double]
 
         public var verdictP50: Double { Self.percentile(verdict, 0.50) }
@@ -30,6 +31,11 @@ public struct NetBenchmark {
         public var pingPongP99: Double { Self.percentile(pingPong, 0.99) }
         public var ratioP50: Double { verdictP50 / pingPongP50 }
         public var ratioP99: Double { verdictP99 / pingPongP99 }
+        public var journaledP50: Double { Self.percentile(journaledVerdict, 0.50) }
+        public var journaledP99: Double { Self.percentile(journaledVerdict, 0.99) }
+        /// What writing the match's journal adds to a verdict (1.0: nothing).
+        public var journalRatioP50: Double { journaledP50 / verdictP50 }
+        public var journalRatioP99: Double { journaledP99 / verdictP99 }
 
         static func percentile(_ sorted: [Double], _ p: Double) -> Double {
             guard !sorted.isEmpty else { return 0 }
@@ -48,14 +54,18 @@ public struct NetBenchmark {
     public func run(transport: Transport) throws -> Result {
         let directory = makeTemporaryDirectory()
         defer { rmdir(directory) }
-        let verdict = try measureVerdicts(transport: transport, directory: directory)
+        let verdict = try measureVerdicts(transport: transport, directory: directory, journal: false)
+        let journaled = try measureVerdicts(transport: transport, directory: directory, journal: true)
         let pingPong = try measurePingPong(transport: transport, directory: directory)
-        return Result(transport: transport, clients: clients, verdict: verdict.sorted(), pingPong: pingPong.sorted())
+        return Result(transport: transport, clients: clients, verdict: verdict.sorted(),
+                      journaledVerdict: journaled.sorted(), pingPong: pingPong.sorted())
     }
 
     // MARK: - Snap → verdict
 
-    private func measureVerdicts(transport: Transport, directory: String) throws -> [Double] {
+    /// With `journal`, the host writes its match journal as a real host does (into
+    /// `directory`, removed afterwards), so the difference is the journal's cost.
+    private func measureVerdicts(transport: Transport, directory: String, journal: Bool) throws -> [Double] {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         var logger = Logger(label: "snap.bench")
@@ -67,7 +77,19 @@ public struct NetBenchmark {
         configuration.rounds = nil
         let server = HostServer(configuration, loop: group.next(), logger: logger)
         server.startWhen = clients
-        defer { server.shutdown(reason: "benchmark finished") }
+        var journalPath: String?
+        if journal {
+            journalPath = try server.startJournal(in: directory + "/journal") { warning in
+                FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+            }
+        }
+        defer {
+            server.shutdown(reason: "benchmark finished")
+            if let journalPath {
+                unlink(journalPath)
+                rmdir(directory + "/journal")
+            }
+        }
 
         let connect: () throws -> BenchSocket
         switch transport {

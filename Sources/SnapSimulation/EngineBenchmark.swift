@@ -12,6 +12,8 @@ public struct EngineBenchmark {
         public var baselineSeconds: Double
         public var simulatedRounds: Int
         public var simulationSeconds: Double
+        /// The commands replayed, in order (for measurements on top of the engine).
+        public var recorded: [Command]
 
         public var commandsPerSecond: Double { Double(commands) / engineSeconds }
         public var eventsPerSecond: Double { Double(events) / engineSeconds }
@@ -77,7 +79,8 @@ public struct EngineBenchmark {
             commands: commands.count, events: eventCount, moves: moves.count,
             engineSeconds: engineSeconds.perUnit * Double(commands.count),
             baselineSeconds: baselineSeconds.perUnit * Double(moves.count),
-            simulatedRounds: rounds, simulationSeconds: simulationSeconds.perUnit * Double(rounds))
+            simulatedRounds: rounds, simulationSeconds: simulationSeconds.perUnit * Double(rounds),
+            recorded: commands)
     }
 
     /// Runs `body` (which returns how many units it did) until `atLeast` seconds passed.

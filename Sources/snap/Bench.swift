@@ -1,4 +1,5 @@
 import ArgumentParser
+import SnapEngine
 import SnapNet
 import SnapSimulation
 
@@ -27,7 +28,7 @@ struct EngineBench: ParsableCommand {
         guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
     }
 
-    func run() {
+    func run() throws {
         #if DEBUG
         print("warning: a debug build; measure with `swift build -c release`")
         #endif
@@ -40,6 +41,12 @@ struct EngineBench: ParsableCommand {
             + "(\(nanoseconds(1 / result.movesPerSecond)) each)")
         print("ratio: one engine command costs \(twoDecimals(result.ratio)) bare moves")
         print("simulation: \(twoDecimals(result.roundsPerSecond)) rounds/s (bots, virtual time, checks after every event)")
+        let journal = try JournalBenchmark(commands: result.recorded, seats: Seat.seating(playerCount: 4),
+                                           seed: seed, minimumSeconds: seconds).run()
+        print("with the match journal: \(si(Double(journal.commands) / journal.hotPathSeconds)) commands/s on the game's path "
+            + "(record appended; ratio \(twoDecimals(journal.hotPathRatio))x of \(si(journal.engineCommandsPerSecond)) without), "
+            + "\(si(journal.journaledCommandsPerSecond)) commands/s until written and synced by its thread "
+            + "(ratio \(twoDecimals(journal.ratio))x); \(journal.bytes / max(journal.commands, 1)) bytes per command")
     }
 }
 
@@ -67,6 +74,8 @@ struct NetBench: ParsableCommand {
                 + "(max \(micros(result.verdictMax))); raw ping-pong p50 \(micros(result.pingPongP50)), "
                 + "p99 \(micros(result.pingPongP99)); ratio p50 \(twoDecimals(result.ratioP50))x, "
                 + "p99 \(twoDecimals(result.ratioP99))x")
+            print("\(label) with the match journal written: p50 \(micros(result.journaledP50)), p99 \(micros(result.journaledP99)); "
+                + "ratio to no journal p50 \(twoDecimals(result.journalRatioP50))x, p99 \(twoDecimals(result.journalRatioP99))x")
         }
     }
 

@@ -204,3 +204,24 @@ struct RejoinBenchTests {
         #expect(bench.lines.contains { $0.hasPrefix("ratio p50: ") })
     }
 }
+
+@Suite("snap bench engine and net: the journal's cost beside them")
+struct JournalOverheadBenchTests {
+    @Test("bench engine prints the journal line with both rates and the ratio", .timeLimit(.minutes(1)))
+    func engine() throws {
+        let run = try runSnap(["bench", "engine", "--rounds", "2", "--seconds", "0.05"])
+        #expect(run.status == 0, "\(run.output)\(run.error)")
+        let line = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("with the match journal: ") })
+        #expect(line.contains("commands/s on the game's path"))
+        #expect(line.contains(" bytes per command"))
+    }
+
+    @Test("bench net times verdicts with the journal written, beside those without", .timeLimit(.minutes(2)))
+    func net() throws {
+        let run = try runSnap(["bench", "net", "--samples", "30"])
+        #expect(run.status == 0, "\(run.output)\(run.error)")
+        let lines = run.output.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("unix: with the match journal written: p50 ") && $0.contains("ratio to no journal p50 ") })
+        #expect(lines.contains { $0.hasPrefix("tcp:  with the match journal written: p50 ") })
+    }
+}

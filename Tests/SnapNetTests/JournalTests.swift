@@ -90,6 +90,41 @@ struct JournalTests {
         #expect(healed.damage == nil)
     }
 
+    @Test("appends from several threads at once: every record written once, each thread's in its order")
+    func batchedAppends() throws {
+        let path = NSTemporaryDirectory() + "journal-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).snapjournal"
+        defer { unlink(path) }
+        let writer = try JournalWriter(creating: path, kind: "test", onError: { _ in })
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for index in 0..<5_000 { writer.append { [UInt8(thread), UInt8(index >> 8), UInt8(index & 0xFF)] } }
+        }
+        writer.close()
+        let records = try Journal.read(path: path).records
+        #expect(records.count == 20_000)
+        for thread in 0..<4 {
+            let mine = records.filter { $0[0] == UInt8(thread) }.map { Int($0[1]) << 8 | Int($0[2]) }
+            #expect(mine == Array(0..<5_000))
+        }
+    }
+
+    @Test("the journal benchmark replays real commands and writes 1 record per command")
+    func journalBenchmark() throws {
+        let seats = Seat.seating(playerCount: 3)
+        var game = Game(seats: seats, seed: 5)
+        var commands: [Command] = []
+        // A deal and a few turns are enough to time.
+        for command in [Command.deal, .finishDeal] { _ = try game.apply(command); commands.append(command) }
+        while commands.count < 40, let seat = game.active {
+            _ = try game.apply(.turn(seat)); commands.append(.turn(seat))
+            _ = try game.apply(.activateNext); commands.append(.activateNext)
+        }
+        let result = try JournalBenchmark(commands: commands, seats: seats, seed: 5, minimumSeconds: 0.05).run()
+        #expect(result.commands == commands.count)
+        // One framed record per command: 8 bytes of frame and at least 20 of record each.
+        #expect(result.bytes > commands.count * 28)
+        #expect(result.engineSeconds > 0 && result.hotPathSeconds > 0 && result.journaledSeconds >= result.hotPathSeconds)
+    }
+
     @Test("an unwritable journal is one warning, not a crash")
     func unwritable() {
         #expect(throws: (any Error).self) {

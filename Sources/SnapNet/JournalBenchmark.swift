@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import SnapEngine
+import SnapJournal
+import SnapProtocol
+
+/// The journal's share of `snap bench engine`: recorded commands applied by the engine
+/// alone, against the same commands with what a host adds to each — its match-log
+/// record, encoded, checksummed and written to a journal file (synced at the end).
+public struct JournalBenchmark {
+    public struct Result: Sendable {
+        public var commands: Int
+        /// Seconds per pass: the engine alone; the engine with the journal's appends (the
+        /// game's hot path: what delays the next command); and until the journal is
+        /// written and synced (the writer's work on its own thread included).
+        public var engineSeconds: Double
+        public var hotPathSeconds: Double
+        public var journaledSeconds: Double
+        /// Journal bytes for one pass over the commands.
+        public var bytes: Int
+
+        public var engineCommandsPerSecond: Double { Double(commands) / engineSeconds }
+        public var journaledCommandsPerSecond: Double { Double(commands) / journaledSeconds }
+        /// Time with the journal over time without (1.0: it costs nothing).
+        public var hotPathRatio: Double { hotPathSeconds / engineSeconds }
+        public var ratio: Double { journaledSeconds / engineSeconds }
+    }
+
+    public var commands: [Command]
+    public var seats: [Seat]
+    public var seed: UInt64
+    public var minimumSeconds: Double
+
+    public init(commands: [Command], seats: [Seat], seed: UInt64, minimumSeconds: Double) {
+        self.commands = commands
+        self.seats = seats
+        self.seed = seed
+        self.minimumSeconds = minimumSeconds
+    }
+
+    public func run() throws -> Result {
+        var template = Array("/tmp/snapj-XXXXXX".utf8CString)
+        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        defer { rmdir(directory) }
+        let path = directory + "/bench.snapjournal"
+
+        let engine = measure {
+            var game = Game(seats: seats, seed: seed)
+            for command in commands { _ = try? game.apply(command) }
+        }
+        var bytes = 0
+        var failure: (any Error)?
+        var hotPath = Duration.zero
+        var passes = 0
+        let journaled = measure {
+            unlink(path)
+            let writer: JournalWriter
+            do { writer = try JournalWriter(creating: path, kind: MatchRecordCodec.kind) { _ in } } catch {
+                failure = error
+                return
+            }
+            var game = Game(seats: seats, seed: seed)
+            let clock = ContinuousClock()
+            let start = clock.now
+            for (sequence, command) in commands.enumerated() {
+                guard let events = try? game.apply(command) else { continue }
+                let elapsed = (clock.now - start).components
+                let record = MatchRecord(
+                    sequence: UInt64(sequence),
+                    timeMicros: UInt64(elapsed.seconds) * 1_000_000 + UInt64(elapsed.attoseconds / 1_000_000_000_000),
+                    entry: .applied(command, events))
+                writer.append { MatchRecordCodec.encode(record) }
+            }
+            hotPath += clock.now - start
+            passes += 1
+            writer.close()
+            var status = stat()
+            if stat(path, &status) == 0 { bytes = Int(status.st_size) }
+        }
+        unlink(path)
+        if let failure { throw failure }
+        return Result(commands: commands.count, engineSeconds: engine,
+                      hotPathSeconds: hotPath / .seconds(1) / Double(max(passes, 1)), journaledSeconds: journaled, bytes: bytes)
+    }
+
+    /// Seconds one run of `body` takes, averaged over runs filling `minimumSeconds`.
+    private func measure(_ body: () -> Void) -> Double {
+        let clock = ContinuousClock()
+        var runs = 0
+        let start = clock.now
+        repeat {
+            body()
+            runs += 1
+        } while clock.now - start < .seconds(minimumSeconds)
+        return (clock.now - start) / .seconds(1) / Double(runs)
+    }
+}
