@@ -36,9 +36,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            // NIO's handlers live on one event loop; Swift 6's checker cannot see that.
-            swiftSettings: [.swiftLanguageMode(.v5)]
+            ]
         ),
         .systemLibrary(
             name: "CSDL2",

@@ -7,7 +7,7 @@ import SnapProtocol
 
 /// `snap bench attack`: each attack against a fresh `snap host` process, while two
 /// honest players time Snap! → verdict; a quiet run (no attacker) is the baseline.
-public struct AttackBenchmark {
+public struct AttackBenchmark: Sendable {
     public enum Attack: String, CaseIterable, Sendable {
         case quiet, churn
         case lobbyReady = "lobby-ready"

@@ -198,11 +198,11 @@ func twoDecimals(_ value: Double) -> String {
 }
 
 /// A result computed on its own thread.
-final class Background<T> {
+final class Background<T: Sendable>: @unchecked Sendable {  // `value` is written once, before `done` is signalled, and read after
     private var value: T?
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ body: @escaping () -> T) {
+    init(_ body: @escaping @Sendable () -> T) {
         let thread = Thread { [self] in
             value = body()
             done.signal()

@@ -58,7 +58,10 @@ func connect(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .se
     let bootstrap = ClientBootstrap(group: loop)
         .connectTimeout(.seconds(5))
         .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-        .channelInitializer { channel in channel.pipeline.addHandler(handler()) }
+        .channelInitializer { channel in
+            // The initializer runs on the channel's loop: the handler never crosses threads.
+            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler()) }
+        }
     let clock = ContinuousClock()
     let deadline = clock.now + patience
     var pause = Duration.milliseconds(50)

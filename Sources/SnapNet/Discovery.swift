@@ -38,7 +38,7 @@ public func probe(_ endpoint: Endpoint, loop: EventLoop, timeout: TimeAmount = .
 }
 
 /// A promise completed once, by whichever comes first (answer, hang-up, timeout); on the loop.
-final class Answer: @unchecked Sendable {
+final class Answer: @unchecked Sendable {  // `done` is touched on the channel's loop only
     let promise: EventLoopPromise<HostInfo>
     private var done = false
 

@@ -7,7 +7,7 @@ import SnapSession
 
 /// What a window talks to: intents out, the host's messages in. The host side
 /// delivers on its event loop; the render loop drains on the main thread.
-public final class GameLink: @unchecked Sendable {
+public final class GameLink: @unchecked Sendable {  // the inbox and handlers behind `lock`; sender and closer are set once, before delivery starts
     private let lock = NIOLock()
     private var inbox: [HostMessage] = []
     private var lostReason: String?

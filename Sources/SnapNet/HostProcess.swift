@@ -5,7 +5,7 @@ import Foundation
 
 /// `snap bench attack`: a `snap host --headless` in its own process, with a private
 /// runtime directory, and what /proc says about its memory and CPU time.
-public final class HostProcess {
+public final class HostProcess: @unchecked Sendable {  // attack threads read only its addresses, fixed at start; sampling and stopping stay on the bench's thread
     let directory: String
     let socketPath: String
     private(set) var tcpPort: Int?
@@ -119,7 +119,7 @@ public final class HostProcess {
     }
 }
 
-final class Locked<Value>: @unchecked Sendable {
+final class Locked<Value>: @unchecked Sendable {  // every access goes through `lock`
     private var value: Value
     private let lock = NSLock()
     init(_ value: Value) { self.value = value }

@@ -8,7 +8,7 @@ import SnapSession
 /// The host on the network: drives a `HostSession` from sockets and one event loop.
 /// Every connection's handler and every timer run on `loop`, so the session needs no
 /// locks; everything here is touched on that loop only.
-public final class HostServer: @unchecked Sendable {
+public final class HostServer: @unchecked Sendable {  // state touched on `loop` only (see above)
     public let loop: EventLoop
     private var session: HostSession
     private var channels: [ConnectionID: Channel] = [:]
@@ -149,7 +149,9 @@ public final class HostServer: @unchecked Sendable {
                 if let sendBuffer {
                     _ = channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(sendBuffer))
                 }
-                return channel.pipeline.addHandler(HostConnectionHandler(server: self))
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(HostConnectionHandler(server: self))
+                }
             }
     }
 

@@ -54,7 +54,8 @@ public enum SnapService {
     public static func machineName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "snap-host" }
-        let name = String(cString: buffer).split(separator: ".").first.map(String.init) ?? ""
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        let name = String(decoding: bytes, as: UTF8.self).split(separator: ".").first.map(String.init) ?? ""
         let cleaned = String(name.filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }.prefix(63))
         return cleaned.isEmpty ? "snap-host" : cleaned
     }
@@ -164,7 +165,9 @@ public struct LANGameTable: Sendable {
 private func mdnsChannel(loop: EventLoop, interface: String?, handler: @escaping @Sendable () -> ChannelHandler) throws -> Channel {
     let channel = try DatagramBootstrap(group: loop)
         .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-        .channelInitializer { channel in channel.pipeline.addHandler(handler()) }
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler()) }
+        }
         .bind(host: "0.0.0.0", port: SnapService.port).wait()
     let group = try SocketAddress(ipAddress: SnapService.group, port: SnapService.port)
     guard let multicast = channel as? MulticastChannel, let options = channel as? SocketOptionProvider else {
@@ -194,7 +197,7 @@ private func mdnsChannel(loop: EventLoop, interface: String?, handler: @escaping
 
 /// Announces one game on the local network: at once, then every `SnapService.interval`,
 /// and in answer to every query for `_snap._tcp`; a goodbye (TTL 0) when stopped.
-public final class LANAnnouncer: @unchecked Sendable {
+public final class LANAnnouncer: @unchecked Sendable {  // state touched on `loop` only
     private let loop: EventLoop
     private var game: LANGame
     private let addresses: [[UInt8]]
@@ -314,7 +317,7 @@ public final class LANAnnouncer: @unchecked Sendable {
 
 /// Listens for `_snap._tcp` announcements (asking once at the start; hosts repeat
 /// theirs every second anyway), keeping each game until its records expire. `games` may be read from any thread.
-public final class LANBrowser: @unchecked Sendable {
+public final class LANBrowser: @unchecked Sendable {  // `channel` on `loop` only; `table` behind its lock
     private let loop: EventLoop
     private var channel: Channel?
     private let table = NIOLockedValueBox(LANGameTable())

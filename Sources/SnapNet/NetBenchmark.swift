@@ -176,8 +176,9 @@ public struct NetBenchmark {
             let port = listener.localPort
             connect = { try BenchSocket(tcpPort: port) }
         }
+        let listening = listener.fd
         let echo = Thread {
-            let peer = accept(listener.fd, nil, nil)
+            let peer = accept(listening, nil, nil)
             guard peer >= 0 else { return }
             BenchSocket.setNoDelay(peer, transport == .tcp)
             var buffer = [UInt8](repeating: 0, count: 64)
