@@ -23,11 +23,12 @@ let package = Package(
     targets: [
         .target(name: "SnapEngine"),
         .target(name: "SnapBots", dependencies: ["SnapEngine"]),
-        .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots"]),
-        .target(name: "SnapProtocol", dependencies: ["SnapEngine"]),
+                .target(name: "SnapProtocol", dependencies: ["SnapEngine"]),
         // Append-only checksummed record files; knows no game.
         .target(name: "SnapJournal"),
         .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots"]),
+        // Games between the host's own computer players in virtual time, on a real HostSession.
+        .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots", "SnapProtocol", "SnapSession"]),
         .target(
             name: "SnapNet",
             dependencies: [

@@ -1,5 +1,7 @@
 import SnapBots
 import SnapEngine
+import SnapProtocol
+import SnapSession
 
 public struct SimulationOptions: Hashable, Sendable {
     public var players: Int
@@ -44,13 +46,12 @@ public struct SimulationReport: Hashable, Sendable {
     public var violation: String?
 }
 
-/// Computer players against each other in virtual time: the host's timers and the
-/// bots' delays are values on one timeline, so a round of many minutes runs in
-/// microseconds and the same seed always plays the same game.
+/// Computer players against each other in virtual time: a real `HostSession` seats only
+/// its own computer players, and its timers and the bots' delays are values on one
+/// timeline, so a round of many minutes runs in microseconds and the same seed always
+/// plays the same game. The report is read from the host's match log — the same log a
+/// journal, a replay and a rejoin read — folded again here and checked after every command.
 public struct Simulation {
-    /// By seat: Mia at the bottom, then the computer players clockwise.
-    public static let names = ["Mia"] + Bot.names
-
     public let options: SimulationOptions
     /// Every command applied, per round, for replay (benchmarks) when asked for.
     public private(set) var recordedRounds: [[Command]] = []
@@ -63,97 +64,100 @@ public struct Simulation {
     }
 
     public mutating func run() -> SimulationReport {
-        let seats = Seat.seating(playerCount: options.players)
-        var report = SimulationReport(
-            options: options, seats: seats,
-            names: Dictionary(uniqueKeysWithValues: seats.map { ($0, Self.names[Int($0.rawValue)]) }))
-        var game = Game(seats: seats, seed: options.seed, rules: options.rules)
-        var table = TableView(seats: seats)
-        var bots = seats.map { Bot(seat: $0, level: options.level, seed: options.seed &+ 1) }
+        var configuration = HostConfiguration(hostName: "Simulation")
+        configuration.bots = options.players
+        configuration.botLevel = options.level
+        configuration.seed = options.seed
+        configuration.nonceSeed = options.seed
+        configuration.rules = options.rules
+        configuration.pacing = options.pacing
+        configuration.rounds = options.rounds
+        configuration.autoNextRound = .zero
+        configuration.turnTimeout = nil
+        var host = HostSession(configuration)
+        var report = SimulationReport(options: options, seats: [], names: [:])
+        var replay = MatchReplay()
+        var table = TableView(seats: [])
         var now = Duration.zero
+        var roundStart = Duration.zero
+        var turns = 0
+        var recorded: [Command] = []
 
-        for _ in 0..<options.rounds {
-            var hostTimer: (at: Duration, command: Command)? = (now, .deal)
-            var recorded: [Command] = []
-            let roundStart = now
-            var finished = false
-            while !finished {
-                // The earliest due action; the host first on a tie, then the seats in order.
-                var next: (at: Duration, command: Command, bot: Int?)? = hostTimer.map { ($0.at, $0.command, nil) }
-                for (index, bot) in bots.enumerated() {
-                    if let wake = bot.nextWake, next == nil || wake < next!.at {
-                        next = (wake, .snap(bot.seat), index)
-                    }
-                }
-                guard let step = next else {
-                    report.violation = "nothing more can happen in round \(game.round), yet nobody won"
-                    return report
-                }
-                now = step.at
-                var command = step.command
-                if let index = step.bot {
-                    switch bots[index].due(at: now) {
-                    case .turn: command = .turn(bots[index].seat)
-                    case .snap: command = .snap(bots[index].seat)
-                    case nil: continue
-                    }
-                } else {
-                    hostTimer = nil
-                }
-
-                let events: [Event]
-                do {
-                    events = try game.apply(command)
-                } catch {
+        var actions = host.handle(.start, now: now)
+        while true {
+            for action in actions {
+                switch action {
+                case .log(let line) where line.hasPrefix("refused "):
                     report.refusedIntents += 1
-                    continue
-                }
-                report.commandsApplied += 1
-                if recording { recorded.append(command) }
-
-                let seen = events.map(\.seen)
-                for event in seen {
-                    table.apply(event)
-                    report.eventsChecked += 1
-                    if table.cardTotal != 52 {
-                        report.violation = "after \(event) the table counts \(table.cardTotal) cards"
+                case .record(let record):
+                    do {
+                        try replay.apply(record)
+                    } catch {
+                        report.violation = "the match log does not fold: \(error)"
                         return report
                     }
-                    switch event {
-                    case .turned: hostTimer = (now + options.pacing.nextPlayer, .activateNext)
-                    case .roundStarted: hostTimer = (now + options.pacing.deal, .finishDeal)
-                    case .snapCorrect: report.snapsCorrect += 1
-                    case .snapWrong: report.snapsWrong += 1
-                    case .snapTooLate: report.snapsTooLate += 1
-                    case .turnLimitReached: report.roundsEndedByTurnLimit += 1
-                    case .roundWon(let seat, _):
-                        report.wins[seat, default: 0] += 1
-                        finished = true
-                    default: break
+                    switch record.entry {
+                    case .started(let start):
+                        report.seats = start.players.map(\.seat)
+                        report.names = Dictionary(uniqueKeysWithValues: start.players.map { ($0.seat, $0.name) })
+                        table = TableView(seats: report.seats)
+                    case .applied(let command, let events):
+                        report.commandsApplied += 1
+                        if recording { recorded.append(command) }
+                        for event in events.map(\.seen) {
+                            table.apply(event)
+                            report.eventsChecked += 1
+                            if table.cardTotal != 52 {
+                                report.violation = "after \(event) the table counts \(table.cardTotal) cards"
+                                return report
+                            }
+                            switch event {
+                            case .roundStarted:
+                                roundStart = now
+                                turns = 0
+                            case .turned: turns += 1
+                            case .snapCorrect: report.snapsCorrect += 1
+                            case .snapWrong: report.snapsWrong += 1
+                            case .snapTooLate: report.snapsTooLate += 1
+                            case .turnLimitReached: report.roundsEndedByTurnLimit += 1
+                            case .roundWon(let seat, _):
+                                report.wins[seat, default: 0] += 1
+                                report.roundsPlayed += 1
+                                report.turnsPerRound.append(turns)
+                                report.virtualTimePerRound.append(now - roundStart)
+                                if recording { recordedRounds.append(recorded) }
+                                recorded = []
+                            default: break
+                            }
+                        }
+                        guard let game = replay.game else { break }
+                        if let violation = game.invariantViolation() {
+                            report.violation = "after \(command): \(violation)"
+                            return report
+                        }
+                        if table != game.table {
+                            report.violation = "after \(command): the seen table differs from the game"
+                            return report
+                        }
+                        if turns >= options.abandonAfterTurns, case .playing = game.phase {
+                            // The engine has no way to call off a round, and neither has the
+                            // original game: report it and stop here.
+                            report.unfinishedRounds += 1
+                            return report
+                        }
+                    case .ended:
+                        return report
                     }
-                }
-                if let violation = game.invariantViolation() {
-                    report.violation = "after \(command): \(violation)"
-                    return report
-                }
-                if table != game.table {
-                    report.violation = "after \(command): the seen table differs from the game"
-                    return report
-                }
-                for index in bots.indices {
-                    bots[index].observe(seen, table: table, now: now)
-                }
-                if !finished, game.turnsThisRound >= options.abandonAfterTurns {
-                    // The engine has no way to call off a round, and neither has the original
-                    // game: report it and stop here.
-                    report.unfinishedRounds += 1
-                    return report
+                default:
+                    break
                 }
             }
-            report.roundsPlayed += 1
-                report.turnsPerRound.append(game.turnsThisRound)
-            report.virtualTimePerRound.append(now - roundStart)
-            if recording { recordedRounds.append(recorded) }
+            guard host.phase != .over, let next = host.nextDeadline else { break }
+            now = max(now, next)
+            actions = host.handle(.tick, now: now)
+        }
+        if report.roundsPlayed < options.rounds, report.violation == nil {
+            report.violation = "nothing more can happen in round \(report.roundsPlayed + 1), yet nobody won"
         }
         return report
     }

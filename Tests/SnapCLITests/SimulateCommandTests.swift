@@ -30,7 +30,7 @@ struct SimulateCommandTests {
         let first = try runSnap(arguments)
         #expect(first.status == 0)
         let lines = first.output.split(separator: "\n").map(String.init)
-        #expect(lines.first == "Snap! simulation: 3 players (Mia, Ray, Lucy), level hard, seed 21, original rules")
+        #expect(lines.first == "Snap! simulation: 3 players (Ray, Lucy, Steve), level hard, seed 21, original rules")
         #expect(lines.contains("rounds played: 4 of 4 (unfinished: 0)"))
         #expect(lines.contains { $0.hasPrefix("turns per round: p50 ") })
         #expect(lines.contains { $0.hasPrefix("snaps: correct ") })
