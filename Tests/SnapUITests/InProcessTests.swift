@@ -469,3 +469,23 @@ struct TableLinesTests {
     }
 }
 #endif
+
+#if GUI
+@Suite("Which renderer a window asks for")
+struct RendererChoiceTests {
+    @Test("automatic: accelerated only with a GPU device; SNAP_RENDERER overrides; explicit choices stand")
+    func choice() {
+        #expect(RendererChoice.automatic.wantsAccelerated(override: nil, machineHasGPU: false) == false)
+        #expect(RendererChoice.automatic.wantsAccelerated(override: nil, machineHasGPU: true) == true)
+        #expect(RendererChoice.automatic.wantsAccelerated(override: "software", machineHasGPU: true) == false)
+        #expect(RendererChoice.automatic.wantsAccelerated(override: "accelerated", machineHasGPU: false) == true)
+        #expect(RendererChoice.software.wantsAccelerated(override: "accelerated", machineHasGPU: true) == false)
+        #expect(RendererChoice.accelerated.wantsAccelerated(override: "software", machineHasGPU: false) == true)
+        let devices = FileManager.default.fileExists(atPath: "/dev/nvidia0")
+            || ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []).contains {
+                $0.hasPrefix("renderD") || $0.hasPrefix("card")
+            }
+        #expect(RendererChoice.machineHasGPU == devices)
+    }
+}
+#endif
