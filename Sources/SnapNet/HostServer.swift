@@ -121,6 +121,23 @@ public final class HostServer: @unchecked Sendable {  // state touched on `loop`
 
     private var announcer: LANAnnouncer?
 
+    /// Stops listening on TCP and announcing it (the Unix socket stays), and returns once
+    /// the ports are free: a lobby renamed before anyone joined reopens under its new
+    /// name on the same fixed port, which the old listener would otherwise still hold.
+    public func stopListeningOnTCP() throws {
+        try loop.flatSubmit { () -> EventLoopFuture<Void> in
+            let goodbye = self.announcer?.stopOnLoop() ?? self.loop.makeSucceededVoidFuture()
+            self.announcer = nil
+            let tcp = self.listeners.filter { listener in
+                if case .unixDomainSocket = listener.localAddress { return false }
+                return true
+            }
+            self.listeners.removeAll { listener in tcp.contains { $0 === listener } }
+            self.tcpListeners = []
+            return EventLoopFuture.andAllComplete(tcp.map { $0.close() } + [goodbye], on: self.loop)
+        }.wait()
+    }
+
     /// Announces the game on the local network (DNS-SD over multicast DNS, docs/LAN.md)
     /// for players to connect to `port` at `addresses`. A game on a loopback address is
     /// announced on loopback only. Throws when multicast is not possible here.

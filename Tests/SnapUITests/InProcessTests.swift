@@ -135,6 +135,23 @@ struct InProcessTests {
         GameClient.endHostedGames()
     }
 
+    @Test("renaming an empty lobby that listens on a fixed TCP port reopens it on that port under the new name")
+    func renameFixedPort() throws {
+        // A port free a moment ago (the kernel hands out a fresh one each time).
+        let probeServer = HostServer(HostConfiguration(hostName: "Probe"), loop: GameClient.group.next(), logger: Self.logger)
+        let port = try probeServer.listen(host: "127.0.0.1", port: 0)
+        try probeServer.stopListeningOnTCP()
+        probeServer.shutdown(reason: "done")
+        let old = try GameClient.host(name: "Fixed", listen: (host: "127.0.0.1", port: port), joinCode: "ABCD-EFGH",
+                                      logger: Self.logger)
+        let renamed = try old.hostAgain(as: "Moved", logger: Self.logger)
+        old.leave()
+        let info = try probe(.tcp(host: "127.0.0.1", port: port), loop: GameClient.group.next(), timeout: .seconds(2))
+        #expect(info.hostName == "Moved")
+        renamed.leave()
+        GameClient.endHostedGames()
+    }
+
     @Test("a client whose host left lands on the menu, told why")
     func hostLeftNotice() throws {
         let path = "/tmp/snap-ip-\(getpid())/run/snap/Gone.sock"
