@@ -27,7 +27,15 @@ let package = Package(
         .target(name: "SnapProtocol", dependencies: ["SnapEngine"]),
         // Append-only checksummed record files; knows no game.
         .target(name: "SnapJournal"),
-        .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots"]),
+        .systemLibrary(
+            name: "COpenSSL",
+            path: "COpenSSL",
+            // Not SDL: the headless build needs it too (the fair deal's SHA-256).
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // SHA-256 from OpenSSL's libcrypto.
+        .target(name: "SnapCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots", "SnapCrypto"]),
         .target(
             name: "SnapNet",
             dependencies: [
@@ -71,7 +79,7 @@ let package = Package(
         .testTarget(name: "SnapBotsTests", dependencies: ["SnapBots", "SnapEngine"]),
         .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
         .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SnapSessionTests", dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots"]),
+        .testTarget(name: "SnapSessionTests", dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots", "SnapCrypto"]),
         .testTarget(name: "SnapNetTests", dependencies: ["SnapNet"]),
         .testTarget(name: "SnapCLITests", dependencies: ["snap"]),
         .testTarget(

@@ -18,7 +18,8 @@ public enum WireCodec {
     }
 
     enum HostType: UInt8 {
-        case welcome = 0x81, lobby, gameStarted, events, ping, seatLeft, closing, info, seatAway, watching, snapshot
+        case welcome = 0x81, lobby, gameStarted, events, ping, seatLeft, closing, info, seatAway, watching, snapshot,
+            dealCommitted, dealRevealed
     }
 
     // MARK: - Encoding
@@ -153,6 +154,15 @@ public enum WireCodec {
             writer.u8(info.started ? 1 : 0)
             // Version 3: the join code.
             writer.u8(info.needsCode ? 1 : 0)
+        case .dealCommitted(let commitment):
+            type = .dealCommitted
+            writer.u32(commitment.round)
+            writer.bytes(commitment.digest)
+        case .dealRevealed(let reveal):
+            type = .dealRevealed
+            writer.u32(reveal.round)
+            writer.u64(reveal.seed)
+            writer.bytes(reveal.salt)
         }
         return Frame(type: type.rawValue, sequence: sequence, payload: writer.bytes)
     }
@@ -308,6 +318,13 @@ public enum WireCodec {
             guard players <= maxPlayers else { throw .tooManyPlayers(players: players, maxPlayers: maxPlayers) }
             message = .info(HostInfo(hostName: hostName, players: players, maxPlayers: maxPlayers, started: started,
                                      needsCode: needsCode))
+        case .dealCommitted:
+            let round = try reader.u32()
+            message = .dealCommitted(DealCommitment(round: round, digest: try reader.bytes(DealCommitment.digestLength)))
+        case .dealRevealed:
+            let round = try reader.u32()
+            let seed = try reader.u64()
+            message = .dealRevealed(DealReveal(round: round, seed: seed, salt: try reader.bytes(DealReveal.saltLength)))
         }
         try reader.finish()
         return message

@@ -57,7 +57,12 @@ public struct HostConfiguration: Sendable {
     /// Computer players seated by the host itself, after everyone who joined.
     public var bots: Int = 0
     public var botLevel: BotLevel = .normal
+    /// Seeds the host's computer players and its tie breaks; with `secretDeals` off, the deals too.
     public var seed: UInt64 = 1
+    /// Each round's deal seed and salt come from the system's secure generator, so no
+    /// revealed deal tells anything about the next. Off (`snap host --seed`): they are
+    /// derived from `seed`, for reproducible tests and simulations, and are not secret.
+    public var secretDeals = true
     public var rules: Rules = .original
     /// Play this many rounds, then end the game (nil: until the host quits).
     public var rounds: Int?
@@ -166,6 +171,8 @@ public struct HostSession: Sendable {
     var nonces: SeededRandom
     /// Secret tokens need no replay: they come from the system's generator.
     var tokens = SystemRandomNumberGenerator()
+    /// The current round's seed and salt, from its commitment until its reveal.
+    var dealSecret: DealReveal?
     /// Connections that watch.
     var watchers: Set<ConnectionID> = []
     /// The time of the input being handled (for log entries made without one at hand).
@@ -215,6 +222,7 @@ public struct HostSession: Sendable {
         phase = .playing
         commandsApplied = replay.commands
         roundsWon = replay.winners.count
+        dealSecret = replay.unrevealed
         lastNow = now
         for (index, seated) in start.players.enumerated() {
             var player = Player(id: UInt8(index), name: seated.name, ready: true, token: start.tokens[seated.seat])
@@ -251,6 +259,8 @@ public struct HostSession: Sendable {
             if game.hasTurned { timers[.activateNext] = now + configuration.pacing.nextPlayer * configuration.speed }
             referenceSentAt = Array(repeating: now, count: game.turnsThisRound + 1)
         case .roundOver:
+            // The host crashed between a round's win and its reveal.
+            revealDeal(now: now, &out)
             if let pause = configuration.autoNextRound { timers[.nextRound] = now + pause * configuration.speed }
         }
         if let table = self.game?.table {
@@ -461,6 +471,7 @@ public struct HostSession: Sendable {
         guard phase == .playing, let seat = player.seat, let game else { return broadcastLobby(&out) }
         send(id, .gameStarted(gameStart(for: seat)), &out)
         send(id, .snapshot(snapshot(of: game)), &out)
+        if let dealSecret { send(id, .dealCommitted(dealSecret.commitment), &out) }
         send(id, .watching(UInt8(clamping: watchers.count)), &out)
         if game.hand(seat).isAbsent {
             timers[.grace(seat)] = nil
@@ -482,6 +493,7 @@ public struct HostSession: Sendable {
         if phase == .playing, let game {
             send(id, .gameStarted(gameStart(for: nil)), &out)
             send(id, .snapshot(snapshot(of: game)), &out)
+            if let dealSecret { send(id, .dealCommitted(dealSecret.commitment), &out) }
         }
         broadcastWatching(&out)
     }
@@ -585,7 +597,7 @@ public struct HostSession: Sendable {
             }
         }
         phase = .playing
-        game = Game(seats: seats, seed: configuration.seed, rules: configuration.rules)
+        game = Game(seats: seats, rules: configuration.rules)
         let seated = gameStart(for: nil).players
         var tokens: [Seat: SeatToken] = [:]
         for player in players { if let seat = player.seat, let token = player.token { tokens[seat] = token } }
@@ -603,9 +615,32 @@ public struct HostSession: Sendable {
         deal(now: now, &out)
     }
 
+    /// Commits to a fresh seed (logged, and announced to everyone at the table), then
+    /// deals from it. The seed and salt are revealed when the round ends.
     private mutating func deal(now: Duration, _ out: inout [HostAction]) {
         timers[.nextRound] = nil
-        apply(.deal, now: now, &out)
+        guard let game else { return }
+        let round = UInt32(clamping: game.round + 1)
+        let secret = configuration.secretDeals ? DealReveal.secret(round: round, using: &tokens)
+            : DealReveal.derived(match: configuration.seed, round: round)
+        // A deal the engine would refuse commits to nothing.
+        var trial = game
+        guard (try? trial.apply(.deal(seed: secret.seed))) != nil else {
+            return apply(.deal(seed: secret.seed), now: now, &out)  // refused and logged
+        }
+        let commitment = secret.commitment
+        record(.committed(commitment, salt: secret.salt), now: now, &out)
+        for id in audience { send(id, .dealCommitted(commitment), &out) }
+        dealSecret = secret
+        apply(.deal(seed: secret.seed), now: now, &out)
+    }
+
+    /// The round is over (or the match ends in it): everyone may now check its deal.
+    private mutating func revealDeal(now: Duration, _ out: inout [HostAction]) {
+        guard let secret = dealSecret else { return }
+        dealSecret = nil
+        record(.revealed(secret), now: now, &out)
+        for id in audience { send(id, .dealRevealed(secret), &out) }
     }
 
     /// Applies a command, sends what it caused, and schedules what follows.
@@ -657,6 +692,7 @@ public struct HostSession: Sendable {
                 calls = []
                 let name = players.first { $0.seat == seat }?.name ?? "\(seat)"
                 out.append(.roundWon(round: game?.round ?? 0, winner: name))
+                revealDeal(now: now, &out)
                 if let rounds = configuration.rounds, roundsWon >= rounds {
                     endGame(.gameFinished, "all \(rounds) rounds played", &out)
                     return
@@ -928,7 +964,10 @@ public struct HostSession: Sendable {
 
     private mutating func endGame(_ reason: CloseReason, _ message: String, _ out: inout [HostAction]) {
         guard phase != .over else { return }
-        if phase == .playing { record(.ended(reason: message), now: lastNow, &out) }
+        if phase == .playing {
+            revealDeal(now: lastNow, &out)
+            record(.ended(reason: message), now: lastNow, &out)
+        }
         phase = .over
         timers = [:]
         for id in links.keys.sorted() { out.append(.close(id, reason, CloseMessage.fitted(message))) }

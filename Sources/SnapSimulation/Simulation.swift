@@ -67,13 +67,13 @@ public struct Simulation {
         var report = SimulationReport(
             options: options, seats: seats,
             names: Dictionary(uniqueKeysWithValues: seats.map { ($0, Self.names[Int($0.rawValue)]) }))
-        var game = Game(seats: seats, seed: options.seed, rules: options.rules)
+        var game = Game(seats: seats, rules: options.rules)
         var table = TableView(seats: seats)
         var bots = seats.map { Bot(seat: $0, level: options.level, seed: options.seed &+ 1) }
         var now = Duration.zero
 
         for _ in 0..<options.rounds {
-            var hostTimer: (at: Duration, command: Command)? = (now, .deal)
+            var hostTimer: (at: Duration, command: Command)? = (now, .deal(seed: DealSeeds.seed(match: options.seed, round: game.round + 1)))
             var recorded: [Command] = []
             let roundStart = now
             var finished = false

@@ -31,6 +31,16 @@ extension TableScene {
             let text = client.session.isWatching ? "Watching · \(watchers) watching" : "\(watchers) watching"
             graphics.text(text, at: Point(1004, 36), size: 14, bold: false, color: Self.winsColor, align: .right)
         }
+        if let notice = dealNotice, notice.until > now {
+            let bad = notice.verdict.isMismatch
+            let text = switch notice.verdict {
+            case .verified: "Deal verified"
+            case .commitmentOnly: "Deal commitment verified"
+            case .mismatch: "Warning: the host's deal does not match its commitment"
+            }
+            graphics.text(text, at: Point(1004, 58), size: bad ? 16 : 14, bold: bad,
+                          color: bad ? Self.statusColors[.bad]! : Self.winsColor, align: .right)
+        }
         for seat in table.seats { drawSeat(seat, graphics, assets: assets) }
         if visual.deck > 0 { Self.drawStack(graphics, assets: assets, base: TableLayout.deckCenter, count: visual.deck) }
         drawStatus(graphics, y: visual.deck > 0 ? TableLayout.statusAboveDeckY : TableLayout.statusCenterY)

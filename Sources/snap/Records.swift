@@ -13,9 +13,10 @@ struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a journaled match against the engine.",
         discussion: """
-            With --verify, re-runs the engine from the journal's seed and commands and prints \
-            "replay: N commands, R rounds, matches the journal" (exit 0), or the first record \
-            where it differs (exit 1). A torn tail (a host killed mid-write) is reported and \
+            With --verify, re-runs the engine from the journal's commands (each deal with its \
+            seed), checks every round's revealed seed and salt against the commitment announced \
+            before its deal, and prints "replay: N commands, R rounds, matches the journal" \
+            (exit 0), or the first record where it differs (exit 1). A torn tail (a host killed mid-write) is reported and \
             left out. Journals are in $XDG_STATE_HOME/snap/matches/ (see snap history).
             """)
 
@@ -43,6 +44,7 @@ struct Replay: ParsableCommand {
                 return
             }
             say("replay: \(replay.commands) commands, \(replay.rounds) rounds, matches the journal")
+            say("deals: \(replay.reveals) revealed, each opens its commitment and is the deal that was played")
         } catch {
             say("replay: differs from the journal at \(error)")
             throw ExitCode(1)
