@@ -44,7 +44,6 @@ struct Replay: ParsableCommand {
                 return
             }
             say("replay: \(replay.commands) commands, \(replay.rounds) rounds, matches the journal")
-            say("deals: \(replay.reveals) revealed, each opens its commitment and is the deal that was played")
         } catch {
             say("replay: differs from the journal at \(error)")
             throw ExitCode(1)
