@@ -131,6 +131,19 @@ public enum HostMessage: Hashable, Sendable {
     /// After the round (won, or cut short when the match ends): the seed and salt the
     /// commitment hid, so every client can check the deal it saw.
     case dealRevealed(DealReveal)
+    /// Rounds each seated player won in this host's earlier matches (its journals), by
+    /// seat: sent right after `gameStarted`. The table adds this match's wins as they come.
+    case wonCounts([SeatWonCount])
+}
+
+public struct SeatWonCount: Hashable, Sendable {
+    public var seat: Seat
+    public var won: UInt32
+
+    public init(seat: Seat, won: UInt32) {
+        self.seat = seat
+        self.won = won
+    }
 }
 
 /// SHA-256 of a round's `DealReveal.committedBytes`, sent before the deal. It tells

@@ -19,7 +19,7 @@ public enum WireCodec {
 
     enum HostType: UInt8 {
         case welcome = 0x81, lobby, gameStarted, events, ping, seatLeft, closing, info, seatAway, watching, snapshot,
-            dealCommitted, dealRevealed
+            dealCommitted, dealRevealed, wonCounts
     }
 
     // MARK: - Encoding
@@ -163,6 +163,14 @@ public enum WireCodec {
             writer.u32(reveal.round)
             writer.u64(reveal.seed)
             writer.bytes(reveal.salt)
+        case .wonCounts(let counts):
+            type = .wonCounts
+            precondition(counts.count <= 4 && Set(counts.map(\.seat)).count == counts.count, "won counts for \(counts)")
+            writer.u8(UInt8(counts.count))
+            for count in counts {
+                writer.u8(count.seat.rawValue)
+                writer.u32(count.won)
+            }
         }
         return Frame(type: type.rawValue, sequence: sequence, payload: writer.bytes)
     }
@@ -325,6 +333,15 @@ public enum WireCodec {
             let round = try reader.u32()
             let seed = try reader.u64()
             message = .dealRevealed(DealReveal(round: round, seed: seed, salt: try reader.bytes(DealReveal.saltLength)))
+        case .wonCounts:
+            let count = try reader.count8(.seatedPlayers, in: 0...4)
+            var counts: [SeatWonCount] = []
+            for _ in 0..<count {
+                let seat = try readSeat(&reader)
+                guard !counts.contains(where: { $0.seat == seat }) else { throw .duplicateSeat(seat) }
+                counts.append(SeatWonCount(seat: seat, won: try reader.u32()))
+            }
+            message = .wonCounts(counts)
         }
         try reader.finish()
         return message

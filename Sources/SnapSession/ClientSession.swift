@@ -37,6 +37,9 @@ public struct ClientSession: Sendable {
     /// Every round's verdict on the host's deal, in order (the newest last): each reveal
     /// checked against its commitment and against the cards this client saw.
     public private(set) var dealVerdicts: [DealVerdict] = []
+    /// Rounds each seat's player won in the host's earlier matches (`wonCounts`); the
+    /// table shows them added to this match's wins.
+    public private(set) var earlierWins: [Seat: Int] = [:]
     /// The round being witnessed: from the host's commitment until its reveal.
     var witness: DealWitness?
     /// True for a watcher: a seat-less view of the table.
@@ -112,6 +115,8 @@ public struct ClientSession: Sendable {
             }
             let players = table.map { table in table.seats.filter { table[$0].isPresent } } ?? []
             witness = DealWitness(commitment: commitment, players: players)
+        case .wonCounts(let counts):
+            earlierWins = Dictionary(counts.map { ($0.seat, Int($0.won)) }, uniquingKeysWith: { $1 })
         case .dealRevealed(let reveal):
             guard let witness else {
                 dealVerdicts.append(.mismatch(round: reveal.round, reason: "the host revealed a deal it never committed to"))

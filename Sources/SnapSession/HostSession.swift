@@ -63,6 +63,9 @@ public struct HostConfiguration: Sendable {
     /// revealed deal tells anything about the next. Off (`snap host --seed`): they are
     /// derived from `seed`, for reproducible tests and simulations, and are not secret.
     public var secretDeals = true
+    /// Rounds each player name won in this host's earlier matches (read from its
+    /// journals); a name not listed has won none. Sent to everyone as `wonCounts`.
+    public var earlierWins: [String: Int] = [:]
     public var rules: Rules = .original
     /// Play this many rounds, then end the game (nil: until the host quits).
     public var rounds: Int?
@@ -470,6 +473,7 @@ public struct HostSession: Sendable {
         out.append(.log("\(player.name) rejoined from \(id)"))
         guard phase == .playing, let seat = player.seat, let game else { return broadcastLobby(&out) }
         send(id, .gameStarted(gameStart(for: seat)), &out)
+        send(id, .wonCounts(wonCounts), &out)
         send(id, .snapshot(snapshot(of: game)), &out)
         if let dealSecret { send(id, .dealCommitted(dealSecret.commitment), &out) }
         send(id, .watching(UInt8(clamping: watchers.count)), &out)
@@ -492,6 +496,7 @@ public struct HostSession: Sendable {
         if phase == .lobby { send(id, .lobby(lobby), &out) }
         if phase == .playing, let game {
             send(id, .gameStarted(gameStart(for: nil)), &out)
+            send(id, .wonCounts(wonCounts), &out)
             send(id, .snapshot(snapshot(of: game)), &out)
             if let dealSecret { send(id, .dealCommitted(dealSecret.commitment), &out) }
         }
@@ -514,6 +519,18 @@ public struct HostSession: Sendable {
         return GameStart(yourSeat: seat, players: seated, turnLimit: configuration.rules.turnLimit.map(UInt32.init),
                          turnTimeoutMillis: turnTimeoutMillis,
                          graceMillis: UInt32(clamping: configuration.grace.microseconds / 1000))
+    }
+
+    /// Every seated player's rounds won in earlier matches, by seat.
+    private var wonCounts: [SeatWonCount] {
+        players.compactMap { player in
+            player.seat.map { SeatWonCount(seat: $0, won: UInt32(clamping: configuration.earlierWins[player.name] ?? 0)) }
+        }.sorted { $0.seat < $1.seat }
+    }
+
+    /// Earlier matches' wins, read from the journals by the driver (no I/O here).
+    public mutating func setEarlierWins(_ wins: [String: Int]) {
+        configuration.earlierWins = wins
     }
 
     private func snapshot(of game: Game) -> TableSnapshot {
@@ -609,8 +626,12 @@ public struct HostSession: Sendable {
         for player in players {
             guard let id = player.connection else { continue }
             send(id, .gameStarted(gameStart(for: player.seat)), &out)
+            send(id, .wonCounts(wonCounts), &out)
         }
-        for id in watchers.sorted() { send(id, .gameStarted(gameStart(for: nil)), &out) }
+        for id in watchers.sorted() {
+            send(id, .gameStarted(gameStart(for: nil)), &out)
+            send(id, .wonCounts(wonCounts), &out)
+        }
         out.append(.log("game started: " + seated.map { "\($0.name) at \($0.seat)" }.joined(separator: ", ")))
         deal(now: now, &out)
     }

@@ -121,6 +121,8 @@ extension TableScene {
         let label = present ? (isMe ? "\(name) (you)" : name) : "\(name) (left)"
         graphics.text(label, at: origin, size: 18, bold: true, color: present ? Self.nameColor : Self.leftColor)
         var line = visual.wins[index] == 1 ? "1 won" : "\(visual.wins[index]) won"
+        // Across matches: the host's journals' count, plus this match's.
+        if let earlier = client.session.earlierWins[seat] { line += " · \(earlier + visual.wins[index]) in all" }
         if present, total == 0, visual.round > 0, !visual.cleared, visual.deck == 0, gameOver == nil,
            case .playing = table?.phase ?? .lobby {
             line = "out · " + line

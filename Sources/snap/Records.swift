@@ -60,22 +60,10 @@ struct History: ParsableCommand {
 
     func run() throws {
         let folder = directory ?? MatchJournal.directory()
-        let files = MatchJournal.files(in: folder)
         var wins: [String: Int] = [:]
         var shown = 0
-        for path in files {
-            guard let journal = try? MatchJournal.read(path: path) else {
-                say("\(path): not a readable journal")
-                continue
-            }
-            var replay = MatchReplay()
-            var broken: String?
-            for record in journal.records {
-                do { try replay.apply(record) } catch {
-                    broken = "\(error)"
-                    break
-                }
-            }
+        for summary in MatchJournal.summaries(in: folder, unreadable: { say("\($0): not a readable journal") }) {
+            let (replay, broken) = (summary.replay, summary.broken)
             guard let start = replay.start else { continue }
             for winner in replay.winners { wins[winner, default: 0] += 1 }
             let players = start.players.map(\.name).joined(separator: ", ")

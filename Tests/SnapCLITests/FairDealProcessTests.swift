@@ -154,3 +154,42 @@ final class CheatingHost: @unchecked Sendable {
         unlink(path)
     }
 }
+
+@Suite("won counts across matches, as processes", .serialized)
+struct WonCountProcessTests {
+    @Test("two matches in a row with the same names: the second one's clients receive the first one's wins",
+          .timeLimit(.minutes(3)))
+    func secondMatchKnowsTheFirst() throws {
+        let directory = makeRuntimeDirectory()
+        func match(recording: String? = nil) throws -> [String: Int] {
+            let host = try SnapProcess(["host", "--headless", "--name", "Table", "--start-when", "2", "--rounds", "2",
+                                        "--speed", "0.01", "--turn-limit", "150"], runtimeDirectory: directory)
+            _ = host.line(startingWith: "journal: ")
+            let bots = try ["Ann", "Bob"].map { name in
+                try SnapProcess(["join", "--bot", "--name", name, "--speed", "0.01"]
+                                    + (name == "Ann" ? recording.map { ["--record", $0] } ?? [] : []),
+                                runtimeDirectory: directory)
+            }
+            #expect(host.exitStatus() == 0)
+            for bot in bots { #expect(bot.exitStatus() == 0) }
+            var wins: [String: Int] = [:]
+            for line in host.lines where line.hasPrefix("round ") && line.hasSuffix(" wins") {
+                wins[String(line.split(separator: " ")[2]), default: 0] += 1
+            }
+            #expect(wins.values.reduce(0, +) == 2, "\(host.output)")
+            return wins
+        }
+        let first = try match()
+        let record = directory + "/second.bytes"
+        _ = try match(recording: record)
+        let messages = try hostMessages(Array(try Data(contentsOf: URL(fileURLWithPath: record))))
+        guard let startIndex = messages.firstIndex(where: { if case .gameStarted = $0 { true } else { false } }),
+              case .gameStarted(let start) = messages[startIndex] else {
+            Issue.record("no gameStarted"); return
+        }
+        let names = Dictionary(uniqueKeysWithValues: start.players.map { ($0.seat, $0.name) })
+        let counts = try #require(messages.lazy.compactMap { if case .wonCounts(let c) = $0 { c } else { nil } }.first)
+        let received = Dictionary(uniqueKeysWithValues: counts.map { (names[$0.seat]!, Int($0.won)) })
+        #expect(received == ["Ann": first["Ann"] ?? 0, "Bob": first["Bob"] ?? 0])
+    }
+}

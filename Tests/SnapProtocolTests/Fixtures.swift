@@ -204,6 +204,8 @@ enum Fixtures {
         .host("snapshot", 12, .snapshot(Fixtures.snapshot)),
         .host("dealCommitted", 13, .dealCommitted(DealCommitment(round: 1, digest: Fixtures.exampleDigest))),
         .host("dealRevealed", 14, .dealRevealed(Fixtures.exampleReveal)),
+        .host("wonCounts", 15, .wonCounts([SeatWonCount(seat: .bottom, won: 12), SeatWonCount(seat: .left, won: 0),
+                                            SeatWonCount(seat: .top, won: 3)])),
         .host("closing", 8, .closing(.protocolViolation, message: "sequence number 5 where 4 was expected")),
         .host("closing-empty", 9, .closing(.hostQuit, message: "")),
         .host("closing-wrongCode", 0, .closing(.wrongCode, message: "wrong join code")),

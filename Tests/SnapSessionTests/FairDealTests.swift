@@ -191,3 +191,34 @@ struct FairDealTests {
         return (0...(haystack.count - needle.count)).contains { Array(haystack[$0..<$0 + needle.count]) == needle }
     }
 }
+
+@Suite("Won counts across matches")
+struct WonCountTests {
+    @Test("right after gameStarted every client learns each seat's rounds won in earlier matches; a new name has 0")
+    func sentAfterGameStarted() {
+        var config = configuration(rounds: 1, speed: 0.1, bots: 1, seed: 4)
+        config.earlierWins = ["Eve": 7, "Ann": 2]
+        var net = VirtualNetwork(config)
+        net.join(.recorder(ClientSession()), name: "Eve")
+        net.join(.recorder(ClientSession()), name: "Ann")
+        net.run(until: .seconds(1))
+        net.start()
+        net.run(until: .seconds(2))
+        for index in 0..<2 {
+            let messages = net.messages(of: index)
+            guard let started = messages.firstIndex(where: { if case .gameStarted = $0 { true } else { false } }),
+                  case .gameStarted(let start) = messages[started] else {
+                Issue.record("no gameStarted"); return
+            }
+            let names = Dictionary(uniqueKeysWithValues: start.players.map { ($0.seat, $0.name) })
+            guard case .wonCounts(let counts) = messages[started + 1] else {
+                Issue.record("no wonCounts right after gameStarted: \(messages[started + 1])"); return
+            }
+            let byName = Dictionary(uniqueKeysWithValues: counts.map { (names[$0.seat]!, Int($0.won)) })
+            #expect(byName == ["Eve": 7, "Ann": 2, start.players.last!.name: 0])
+            var client = ClientSession()
+            for message in messages { _ = client.receive(message, now: .zero) }
+            #expect(client.earlierWins.count == 3)
+        }
+    }
+}
