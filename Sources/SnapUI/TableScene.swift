@@ -106,7 +106,7 @@ public final class TableScene: Scene {
 
     public var isAnimating: Bool {
         animator.isAnimating || snapPressedUntil > lastNow || turnCountdown != nil || activeNotice != nil
-            || (dealNotice.map { $0.until > lastNow } ?? false)
+            || (dealNotice.map { $0.until.isFinite && $0.until > lastNow } ?? false)  // to take a brief one down
             || !client.session.awaySince.isEmpty
     }
 
