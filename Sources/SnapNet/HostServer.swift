@@ -55,6 +55,8 @@ public final class HostServer: @unchecked Sendable {  // state touched on `loop`
         let journal = try MatchJournal.read(path: path)
         if let damage = journal.damage { onWarning("the journal's tail was cut: \(damage)") }
         session = try HostSession(resuming: journal.records, configuration, now: .zero)
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        session.setEarlierWins(MatchJournal.roundsWon(in: directory.isEmpty ? "." : directory, excluding: path))
         joinCode = configuration.joinCode
         done = loop.makePromise()
         self.journal = try JournalWriter(continuing: path, intactLength: journal.intactLength, onError: onWarning)
@@ -85,6 +87,9 @@ public final class HostServer: @unchecked Sendable {  // state touched on `loop`
     /// A failure to write later is a warning through `onWarning`; the game goes on.
     @discardableResult
     public func startJournal(in directory: String, onWarning: @escaping @Sendable (String) -> Void) throws -> String {
+        // The won counts the table shows come from the matches journaled before this one.
+        let wins = MatchJournal.roundsWon(in: directory)
+        if loop.inEventLoop { session.setEarlierWins(wins) } else { try? loop.submit { self.session.setEarlierWins(wins) }.wait() }
         let writer = try MatchJournal.create(in: directory, hostName: session.configuration.hostName, onError: onWarning)
         journal = writer
         return writer.path

@@ -208,6 +208,8 @@ public final class GameClient {
         configuration.speed = speed
         configuration.rules = rules
         configuration.seed = seed ?? UInt64.random(in: 1...UInt64.max)
+        // A given seed makes the game reproducible, deals included: then they are not secret.
+        configuration.secretDeals = seed == nil
         configuration.maxClients = maxClients
         return configuration
     }

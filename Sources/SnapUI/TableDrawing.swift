@@ -31,6 +31,16 @@ extension TableScene {
             let text = client.session.isWatching ? "Watching · \(watchers) watching" : "\(watchers) watching"
             graphics.text(text, at: Point(1004, 36), size: 14, bold: false, color: Self.winsColor, align: .right)
         }
+        if let notice = dealNotice, notice.until > now {
+            let bad = notice.verdict.isMismatch
+            let text = switch notice.verdict {
+            case .verified: "Deal verified"
+            case .commitmentOnly: "Deal commitment verified"
+            case .mismatch: "Warning: the host's deal does not match its commitment"
+            }
+            graphics.text(text, at: Point(1004, 58), size: bad ? 16 : 14, bold: bad,
+                          color: bad ? Self.statusColors[.bad]! : Self.winsColor, align: .right)
+        }
         for seat in table.seats { drawSeat(seat, graphics, assets: assets) }
         if visual.deck > 0 { Self.drawStack(graphics, assets: assets, base: TableLayout.deckCenter, count: visual.deck) }
         drawStatus(graphics, y: visual.deck > 0 ? TableLayout.statusAboveDeckY : TableLayout.statusCenterY)
@@ -111,6 +121,8 @@ extension TableScene {
         let label = present ? (isMe ? "\(name) (you)" : name) : "\(name) (left)"
         graphics.text(label, at: origin, size: 18, bold: true, color: present ? Self.nameColor : Self.leftColor)
         var line = visual.wins[index] == 1 ? "1 won" : "\(visual.wins[index]) won"
+        // Across matches: the host's journals' count, plus this match's.
+        if let earlier = client.session.earlierWins[seat] { line += " · \(earlier + visual.wins[index]) in all" }
         if present, total == 0, visual.round > 0, !visual.cleared, visual.deck == 0, gameOver == nil,
            case .playing = table?.phase ?? .lobby {
             line = "out · " + line

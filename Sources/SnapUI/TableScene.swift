@@ -27,6 +27,10 @@ public final class TableScene: Scene {
     private var titleAlert = false
     private var dealSoundOn = false
     var lastNow = 0.0
+    /// The latest verdict on the host's deal and until when it shows ("deal verified"
+    /// briefly; a mismatch stays up).
+    var dealNotice: (verdict: DealVerdict, until: Double)?
+    private var verdictsShown = 0
 
     public init(app: App, client: GameClient) {
         self.client = client
@@ -102,6 +106,7 @@ public final class TableScene: Scene {
 
     public var isAnimating: Bool {
         animator.isAnimating || snapPressedUntil > lastNow || turnCountdown != nil || activeNotice != nil
+            || (dealNotice.map { $0.until.isFinite && $0.until > lastNow } ?? false)  // to take a brief one down
             || !client.session.awaySince.isEmpty
     }
 
@@ -283,6 +288,11 @@ public final class TableScene: Scene {
             animator.adopt(table, mySeat: seat, names: client.session.names, now: now)
             started = true
         }
+        if let verdict = client.session.dealVerdicts.dropFirst(verdictsShown).last {
+            dealNotice = (verdict, verdict.isMismatch ? .infinity : now + 4)
+            app.setNeedsRedraw()
+        }
+        verdictsShown = client.session.dealVerdicts.count
         showReconnecting(now: now)
         trackMyTurn(now: now)
         animator.advance(to: now, play: { app.audio.play($0) })

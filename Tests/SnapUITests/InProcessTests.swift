@@ -296,6 +296,32 @@ struct InProcessTests {
         return events
     }
 
+    @Test("at a round's end the table shows \"Deal verified\" for a moment (the client checked the reveal)")
+    func dealVerifiedNotice() throws {
+        let path = screenshotPath("deal-verified")
+        var shownAt: Double?
+        let app = try App(options: WindowOptions(screenshot: path, quitAfter: 90, hidden: true), logger: Self.logger) { app in
+            TableScene(app: app, client: GameClient.solo(name: "Vera", opponents: 1, level: .normal, speed: 0.02,
+                                                         logger: app.logger))
+        }
+        app.onFrame = { app, now in
+            guard let table = app.scene as? TableScene else { return }
+            if shownAt == nil, table.dealNotice != nil { shownAt = now }
+            // A few frames later, so the line is drawn in the screenshot.
+            if let shownAt, now > shownAt + 0.3 { app.quit() }
+        }
+        try app.run()
+        let table = try #require(app.scene as? TableScene)
+        #expect(shownAt != nil, "no round ended within 90 s")
+        let verdict = try #require(table.dealNotice?.verdict)
+        #expect(verdict == .verified(round: verdict.round))
+        #expect(table.client.session.dealVerdicts.allSatisfy { if case .verified = $0 { true } else { false } })
+        // The line is drawn at the top right, in the wins colour: light pixels that are not felt.
+        let shot = try Screenshot(path: path)
+        #expect(shot.share(x: 0.85...0.98, y: 0.075...0.1, where: { r, g, b in r > 180 && g > 190 && b > 160 }) > 0.01)
+        table.client.leave()
+    }
+
     @Test("the windowed host honours --seed: the same seed, the same deal and first card")
     func hostSeed() throws {
         let first = try Self.openingEvents(seed: 42, name: "SeedA")
