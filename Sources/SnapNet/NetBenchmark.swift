@@ -75,6 +75,8 @@ public struct NetBenchmark {
         configuration.pacing = Pacing(deal: .zero, nextPlayer: .seconds(100_000))
         configuration.budgetsEnforced = false
         configuration.rounds = nil
+        // The same deals every run, so figures compare across runs.
+        configuration.secretDeals = false
         let server = HostServer(configuration, loop: group.next(), logger: logger)
         server.startWhen = clients
         var journalPath: String?

@@ -41,6 +41,8 @@ public struct RejoinBenchmark {
         configuration.rounds = nil
         configuration.turnTimeout = nil
         configuration.grace = .seconds(3_600)
+        // The same deal every run, so figures compare across runs.
+        configuration.secretDeals = false
         let server = HostServer(configuration, loop: group.next(), logger: logger)
         server.startWhen = 2
         defer { server.shutdown(reason: "benchmark finished") }
