@@ -1,4 +1,5 @@
 #if GUI
+import SnapTable
 import CSDL2
 import Foundation
 import Glibc
@@ -258,6 +259,8 @@ public final class App {
             switch Int(event.key.keysym.sym) {
             case Int(SDLK_LEFT.rawValue): return .key(shift ? .shiftLeft : .left)
             case Int(SDLK_RIGHT.rawValue): return .key(shift ? .shiftRight : .right)
+            case Int(SDLK_UP.rawValue): return .key(.up)
+            case Int(SDLK_DOWN.rawValue): return .key(.down)
             case Int(SDLK_HOME.rawValue): return .key(.home)
             case Int(SDLK_END.rawValue): return .key(.end)
             case Int(SDLK_DELETE.rawValue): return .key(.delete)

@@ -1,4 +1,5 @@
 #if GUI
+import SnapTable
 import Foundation
 import SnapBots
 import SnapEngine
