@@ -62,6 +62,7 @@ let package = Package(
             name: "snap",
             dependencies: [
                 "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal",
+                .target(name: "SnapTable", condition: gui),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui),
@@ -80,7 +81,8 @@ let package = Package(
         .testTarget(
             name: "SnapUITests",
             dependencies: [
-                "SnapTable", .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
+                "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession",
+                .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
                 .target(name: "snap", condition: gui),
             ]
         ),

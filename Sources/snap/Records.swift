@@ -4,6 +4,10 @@ import SnapJournal
 import SnapNet
 import SnapProtocol
 import SnapSession
+#if GUI
+import SnapTable
+import SnapUI
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -11,9 +15,12 @@ import Glibc
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check a journaled match against the engine.",
+        abstract: "Play a journaled match back in a window, or check it against the engine.",
         discussion: """
-            With --verify, re-runs the engine from the journal's seed and commands and prints \
+            Without --verify, opens a window that plays the match back as it happened, every \
+            card face up: Space pauses, Left/Right skip to the previous/next round, Up/Down \
+            change the speed (½×, 1×, 2×, 4×), Esc closes. With --verify (headless), re-runs the \
+            engine from the journal's seed and commands and prints \
             "replay: N commands, R rounds, matches the journal" (exit 0), or the first record \
             where it differs (exit 1). A torn tail (a host killed mid-write) is reported and \
             left out. Journals are in $XDG_STATE_HOME/snap/matches/ (see snap history).
@@ -21,21 +28,20 @@ struct Replay: ParsableCommand {
 
     @Argument(help: "A journal file (.snapjournal).") var file: String
     @Flag(help: "Headless: re-run the engine and compare every event.") var verify = false
+    #if GUI
+    @OptionGroup var window: WindowFlags
+    #endif
 
     func run() throws {
-        guard verify else {
-            // Not built yet: the window that plays a match back (issue "seats that outlive connections").
-            say("error: the replay window is not built yet; use snap replay FILE --verify")
-            throw ExitCode(64)
-        }
         let journal: (records: [MatchRecord], damage: String?, intactLength: Int)
         do { journal = try MatchJournal.read(path: file) } catch {
             say("error: \(error)")
             throw ExitCode(1)
         }
         if let damage = journal.damage {
-            say("journal: \(damage); verified the \(journal.records.count) records before it")
+            say("journal: \(damage); \(verify ? "verified" : "replaying") the \(journal.records.count) records before it")
         }
+        guard verify else { return try openWindow(journal.records) }
         do {
             let replay = try MatchReplay.fold(journal.records)
             guard replay.start != nil else {
@@ -47,6 +53,21 @@ struct Replay: ParsableCommand {
             say("replay: differs from the journal at \(error)")
             throw ExitCode(1)
         }
+    }
+
+    private func openWindow(_ records: [MatchRecord]) throws {
+        #if GUI
+        let driver: ReplayDriver
+        do { driver = try ReplayDriver(records: records) } catch {
+            say("error: \(file): \(error)")
+            throw ExitCode(1)
+        }
+        let name = file.split(separator: "/").last.map(String.init) ?? file
+        try runWindow(window) { app in ReplayScene(app: app, driver: driver, name: name) }
+        #else
+        say("error: this snap was built without windows; use snap replay FILE --verify")
+        throw ExitCode(64)
+        #endif
     }
 }
 
