@@ -55,8 +55,7 @@ let package = Package(
                 "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "SnapTable",
                 .target(name: "CSDL2", condition: gui),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: [.swiftLanguageMode(.v5)]
+            ]
         ),
         .executableTarget(
             name: "snap",

@@ -39,7 +39,7 @@ public enum WindowWake {
     private static let state = Pending()
 
     /// When the oldest wake not yet seen by the loop was asked for (nanoseconds, monotonic).
-    private final class Pending: @unchecked Sendable {
+    private final class Pending: @unchecked Sendable {  // `since` is only touched under `lock`
         let lock = NSLock()
         var since: UInt64?
     }
