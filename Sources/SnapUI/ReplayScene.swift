@@ -27,7 +27,8 @@ public final class ReplayScene: Scene, TableDrawer {
 
     public var title: String { "Snap! — replay of \(driver.start.hostName)'s game" }
 
-    public var isAnimating: Bool { !driver.isPaused && !driver.isFinished || model.isAnimating }
+    /// Paused, nothing moves: the window sleeps until input.
+    public var isAnimating: Bool { !driver.isPaused && (!driver.isFinished || model.isAnimating) }
 
     var roundInPlay: Bool {
         guard model.visual.round > 0, !model.visual.cleared else { return false }

@@ -5,9 +5,10 @@ import SnapProtocol
 import SnapSession
 
 /// The game table: every seat's piles, the status line, Snap!, Exit and (on the host)
-/// Next Round. It draws the `GameClient`'s session and sends intents; the host decides
-/// every rule. Events become a timeline of flights and effects (`TableModel`), so
-/// the drawn piles lag the session's `TableView` while cards are in the air.
+/// Next Round. Each poll of the `GameClient`'s session goes to the `TableModel` (SnapTable),
+/// which turns events into a timeline of flights and effects, so the drawn piles lag the
+/// session's `TableView` while cards are in the air; this scene draws the model and sends
+/// intents. The host decides every rule.
 public final class TableScene: Scene {
     let client: GameClient
     /// Everything the table shows and how it moves; this scene draws it and turns clicks into intents.
