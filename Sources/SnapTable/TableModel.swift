@@ -134,7 +134,7 @@ package struct TableEffect {
 
 /// Turns the session's events into a timeline of card flights, status lines, sounds and
 /// effects, and plays it. It never decides a rule: it only replays, at a watchable pace,
-/// what the host already decided (mirrored in `projected`, a `TableView` that has applied
+/// what the host already decided (mirrored in `table`, a `TableView` that has applied
 /// every event scheduled so far).
 package final class TableModel {
     package init() {}
@@ -144,7 +144,7 @@ package final class TableModel {
     package private(set) var effects: [TableEffect] = []
     private var cues: [(time: Double, change: VisualChange)] = []
     /// The table once everything scheduled has played.
-    package private(set) var projected: TableView?
+    package private(set) var table: TableView?
     /// When the timeline is free for the next step.
     package private(set) var cursor = 0.0
     private var clearScheduled = false
@@ -199,7 +199,7 @@ package final class TableModel {
     package func start(seats: [Seat], mySeat: Seat, names: [Seat: String]) {
         self.mySeat = mySeat
         self.names = names
-        projected = TableView(seats: seats)
+        self.table = TableView(seats: seats)
         visual = TableVisual()
         for seat in seats { visual.present[Int(seat.rawValue)] = true }
         flights = []
@@ -248,7 +248,7 @@ package final class TableModel {
                 visual.tone = tone
             }
         }
-        projected = table
+        self.table = table
     }
 
     /// What a table looks like with nothing moving.
@@ -281,7 +281,7 @@ package final class TableModel {
         truth.notice = visual.notice
         guard truth != visual else { return false }
         visual = truth
-        projected = table
+        self.table = table
         return true
     }
 
@@ -308,7 +308,7 @@ package final class TableModel {
 
     /// Queues the animations for one batch of events (everything one host command caused).
     package func schedule(_ events: [SeatEvent], now: Double) {
-        guard projected != nil else { return }
+        guard self.table != nil else { return }
         if cursor - now > Self.maxBacklog { fastForward(now: now) }
         cursor = max(cursor, now)
         // Behind the host (a fast game): play new steps at double speed; no animations: at once.
@@ -321,8 +321,8 @@ package final class TableModel {
         var turnStatusStale = false
 
         for event in events {
-            let before = projected!
-            projected!.apply(event)
+            let before = self.table!
+            self.table!.apply(event)
             switch event {
             case .roundStarted(let round, _):
                 turnsScheduled = 0
@@ -486,13 +486,13 @@ package final class TableModel {
                     cue(now, winner)
                 }
                 cue(cursor, .wins(seat, wins), .active(nil), winner)
-                scheduleClear(projected!, at: cursor + Self.winPause)
+                scheduleClear(self.table!, at: cursor + Self.winPause)
                 clearScheduled = true
             }
         }
         // Cards moved while someone was still to turn (a snap, a leaver): once they land,
         // say again whose turn it is.
-        if turnStatusStale, let table = projected, table.phase == .playing, let active = table.active, !table.hasTurned {
+        if turnStatusStale, let table = self.table, table.phase == .playing, let active = table.active, !table.hasTurned {
             cue(cursor, .active(active), turnStatus(active))
         }
     }

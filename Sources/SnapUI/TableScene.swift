@@ -31,11 +31,8 @@ public final class TableScene: Scene {
         self.client = client
         model.watching = client.role == .watcher
         lastNow = app.now
-        let session = client.session
-        if let table = session.table, let seat = session.seat {
-            // The scene before this one already drained the game's start (and perhaps the deal).
-            model.adopt(table, mySeat: seat, names: session.names, now: lastNow)
-        }
+        // The scene before this one may have drained the game's start (and perhaps the deal).
+        model.receive([], session: client.session, now: lastNow)
         // "Card shown" is when the frame that first drew its face was presented.
         app.afterPresent.append { [weak self] shownAt in self?.reportFacesShown(at: shownAt) }
     }
@@ -109,7 +106,8 @@ public final class TableScene: Scene {
         return notice
     }
 
-    var table: TableView? { client.session.table }
+    /// The table as the model has it (every event received so far applied); the scene keeps no copy.
+    var table: TableView? { model.table }
 
     private var isPlaying: Bool {
         guard gameOver == nil, client.session.phase == .playing, let table else { return false }
@@ -250,7 +248,8 @@ public final class TableScene: Scene {
         model.receive(batches, session: client.session, now: now)
         model.advance(to: now, play: { app.audio.play($0) })
         updateDealingSound(now: now, audio: app.audio)
-        if model.started, let table, model.reconcile(with: table) { app.setNeedsRedraw() }
+        // Nothing moving: the drawn table must be the session's mirror of the host's.
+        if model.started, let truth = client.session.table, model.reconcile(with: truth) { app.setNeedsRedraw() }
         alertIfMyTurn(app: app)
         return checkEnding(app: app)
     }
