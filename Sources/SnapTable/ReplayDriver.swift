@@ -78,7 +78,7 @@ package final class ReplayDriver {
     package var rounds: Int { roundStarts.count }
     /// Every logged step has been fed and every card has landed.
     package var isFinished: Bool { fed == steps.count && model.isIdle }
-    /// How long the whole replay lasts at 1×, and where the clock stands.
+    /// How long the whole replay lasts at 1× (long waits shortened).
     package var duration: Double { steps.last?.time ?? 0 }
 
     /// The next speed up (`faster`) or down, within `speeds`.
@@ -104,6 +104,28 @@ package final class ReplayDriver {
             fed += 1
         }
         model.advance(to: position, play: play)
+    }
+
+    /// Plays silently from the start to `seconds` into the match, as the frames would have,
+    /// paused or not (`snap replay --start-at`).
+    package func seek(to seconds: Double) {
+        if fed > 0 || position > 0 { restart() }
+        let paused = isPaused
+        isPaused = false
+        let speed = self.speed
+        self.speed = 1
+        while position < seconds, !isFinished { advance(by: min(0.1, seconds - position)) }
+        self.speed = speed
+        isPaused = paused
+    }
+
+    /// Back to before the first record.
+    private func restart() {
+        game = Game(seats: start.players.map(\.seat), seed: start.seed, rules: start.rules)
+        fed = 0
+        position = 0
+        model.stop()
+        model.start(seats: game.seats, mySeat: start.players[0].seat, names: names)
     }
 
     /// Jumps to just before round `round` is dealt (1-based; clamped to the match's rounds):

@@ -9,7 +9,6 @@ import SnapTable
 public final class ReplayScene: Scene, TableDrawer {
     let driver: ReplayDriver
     var model: TableModel { driver.model }
-    private let name: String
     private var lastNow: Double?
     var exitButton = Button("Exit", center: TableLayout.exitCenter, width: 130)
     var previousButton = Button("Prev round", center: Point(95, 722), width: 160)
@@ -18,11 +17,10 @@ public final class ReplayScene: Scene, TableDrawer {
     var slowerButton = Button("Slower", center: Point(825, 722), width: 120)
     var fasterButton = Button("Faster", center: Point(950, 722), width: 120)
 
-    /// `name`: what the title calls the match (the journal's file name).
-    package init(app: App, driver: ReplayDriver, name: String) {
+    package init(app: App, driver: ReplayDriver) {
         self.driver = driver
-        self.name = name
         lastNow = app.now
+        pauseButton.label = driver.isPaused ? "Play" : "Pause"
     }
 
     public var title: String { "Snap! — replay of \(driver.start.hostName)'s game" }

@@ -28,9 +28,16 @@ struct Replay: ParsableCommand {
 
     @Argument(help: "A journal file (.snapjournal).") var file: String
     @Flag(help: "Headless: re-run the engine and compare every event.") var verify = false
+    @Option(help: "Start this many seconds into the match (the window).") var startAt: Double?
+    @Flag(help: "Open the window paused (Space plays).") var paused = false
     #if GUI
     @OptionGroup var window: WindowFlags
     #endif
+
+    func validate() throws {
+        if let startAt, !(startAt >= 0) { throw ValidationError("--start-at must be 0 or more seconds") }
+        if verify, startAt != nil || paused { throw ValidationError("--start-at and --paused are for the window, not --verify") }
+    }
 
     func run() throws {
         let journal: (records: [MatchRecord], damage: String?, intactLength: Int)
@@ -62,8 +69,9 @@ struct Replay: ParsableCommand {
             say("error: \(file): \(error)")
             throw ExitCode(1)
         }
-        let name = file.split(separator: "/").last.map(String.init) ?? file
-        try runWindow(window) { app in ReplayScene(app: app, driver: driver, name: name) }
+        if let startAt { driver.seek(to: startAt) }
+        driver.isPaused = paused
+        try runWindow(window) { app in ReplayScene(app: app, driver: driver) }
         #else
         say("error: this snap was built without windows; use snap replay FILE --verify")
         throw ExitCode(64)

@@ -73,6 +73,24 @@ struct ReplayDriverTests {
         #expect(driver.fed > fed)
     }
 
+    @Test("seek: 20 s into the match is the table frames at 1× reach at 20 s, paused or not")
+    func seek() throws {
+        let played = try ReplayDriver(records: Self.records)
+        for _ in 0..<600 { played.advance(by: 1.0 / 30) }
+        let sought = try ReplayDriver(records: Self.records)
+        sought.isPaused = true
+        sought.setSpeed(4)
+        sought.seek(to: played.position)
+        #expect(abs(sought.position - played.position) < 1e-9)
+        #expect(sought.fed == played.fed && sought.fed > 0)
+        #expect(sought.game == played.game)
+        #expect(sought.isPaused && sought.speed == 4)
+        // Seeking back restarts from the first record.
+        sought.seek(to: 1)
+        #expect(sought.fed < played.fed)
+        #expect(abs(sought.position - 1) < 1e-9)
+    }
+
     @Test("speed: the clock runs at ½×, 1×, 2×, 4× real time, and stops at either end of the list")
     func speed() throws {
         let driver = try ReplayDriver(records: Self.records)

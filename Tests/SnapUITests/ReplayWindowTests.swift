@@ -32,7 +32,7 @@ func writeJournal(rounds: Int, seed: UInt64, in directory: String) throws -> Str
 
 @Suite("snap replay's window", .serialized)
 struct ReplayWindowTests {
-    @Test("a real journal plays back in a window: the deal done, every seat's cards face up on the felt")
+    @Test("a real journal plays back in a window: 20 s in, every seat's cards face up on the felt")
     func playsBack() throws {
         let directory = NSTemporaryDirectory() + "snap-replay-\(getpid())"
         let journal = try writeJournal(rounds: 2, seed: 3, in: directory)
@@ -41,7 +41,9 @@ struct ReplayWindowTests {
         #expect(verify.output.contains("2 rounds, matches the journal"))
 
         let path = screenshotPath("replay")
-        let run = try runWindowed(["replay", journal, "--quit-after", "7", "--screenshot", path, "--mute"], timeout: 90)
+        // 20 s into the match, paused: the same table however slowly this machine draws.
+        let run = try runWindowed(["replay", journal, "--start-at", "20", "--paused", "--quit-after", "2",
+                                   "--screenshot", path, "--mute"], timeout: 90)
         #expect(run.status == 0, "\(run.output)")
         let shot = try Screenshot(path: path)
         #expect(shot.share(where: isFelt) > 0.35)
@@ -68,6 +70,9 @@ struct ReplayWindowTests {
         let nothing = try runWindowed(["replay", empty])
         #expect(nothing.status == 1)
         #expect(nothing.output.contains("no match in it"), "\(nothing.output)")
+        let negative = try runWindowed(["replay", empty, "--start-at=-3"])
+        #expect(negative.status == 64)
+        #expect(negative.output.contains("--start-at must be 0 or more seconds"), "\(negative.output)")
     }
 }
 #endif
