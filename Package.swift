@@ -23,10 +23,18 @@ let package = Package(
     targets: [
         .target(name: "SnapEngine"),
         .target(name: "SnapBots", dependencies: ["SnapEngine"]),
-                .target(name: "SnapProtocol", dependencies: ["SnapEngine"]),
+        .target(name: "SnapProtocol", dependencies: ["SnapEngine"]),
         // Append-only checksummed record files; knows no game.
         .target(name: "SnapJournal"),
-        .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots"]),
+        .systemLibrary(
+            name: "COpenSSL",
+            path: "COpenSSL",
+            // Not SDL: the headless build needs it too (the fair deal's SHA-256).
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // SHA-256 from OpenSSL's libcrypto.
+        .target(name: "SnapCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots", "SnapCrypto"]),
         // Games between the host's own computer players in virtual time, on a real HostSession.
         .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots", "SnapProtocol", "SnapSession"]),
         // The table as a window shows it: events in, piles and card flights out; no SDL, so
@@ -73,7 +81,7 @@ let package = Package(
         .testTarget(name: "SnapBotsTests", dependencies: ["SnapBots", "SnapEngine"]),
         .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
         .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SnapSessionTests", dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots"]),
+        .testTarget(name: "SnapSessionTests", dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots", "SnapCrypto"]),
         .testTarget(name: "SnapNetTests", dependencies: ["SnapNet"]),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine"]),
         .testTarget(name: "SnapCLITests", dependencies: ["snap"]),

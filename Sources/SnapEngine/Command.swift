@@ -1,8 +1,10 @@
 /// Everything that can happen to a game, as one value. The host turns player intents
 /// and its own timers into commands; `Game.apply(_:)` is the only way in.
 public enum Command: Hashable, Sendable, Codable {
-    /// Shuffle and deal a round: the first one, or the next after a round was won.
-    case deal
+    /// Shuffle and deal a round: the first one, or the next after a round was won. The
+    /// seed alone fixes the deal (and the first round's starting seat): the host draws a
+    /// fresh secret one per round and commits to it before dealing (docs/PROTOCOL.md).
+    case deal(seed: UInt64)
     /// The deal animation is over: the starting player becomes active.
     case finishDeal
     /// The active player turns the top card of their closed pile.

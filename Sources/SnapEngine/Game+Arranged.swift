@@ -10,11 +10,10 @@ extension Game {
         rest: Seat? = nil,
         seats: [Seat]? = nil,
         wins: [Seat: Int] = [:],
-        seed: UInt64 = 1,
         rules: Rules = .original
     ) -> Game {
         let seated = seats ?? Array(Set(closed.keys).union(open.keys)).sorted()
-        var game = Game(seats: seated, seed: seed, rules: rules)
+        var game = Game(seats: seated, rules: rules)
         let named = Set(closed.values.joined()).union(open.values.joined())
         let unnamed = Card.fullDeck.filter { !named.contains($0) }
         for seat in seated {

@@ -1,5 +1,5 @@
-/// The complete rules of Snap! as a deterministic value: the same seed and the same
-/// commands give the same states and events on every machine. No clocks, no I/O —
+/// The complete rules of Snap! as a deterministic value: the same commands (each deal
+/// carries its seed) give the same states and events on every machine. No clocks, no I/O —
 /// time is the caller's business (the host decides when to send `.activateNext`).
 ///
 /// `apply(_:)` is the one door in. A refused command throws and leaves the game as it was.
@@ -29,9 +29,8 @@ public struct Game: Hashable, Sendable {
     public internal(set) var startingSeat: Seat?
     public private(set) var turnsThisRound = 0
     var hands: [Hand]
-    private var random: SeededRandom
 
-    public init(seats: [Seat], seed: UInt64, rules: Rules = .original) {
+    public init(seats: [Seat], rules: Rules = .original) {
         precondition(Set(seats).count == seats.count, "a seat is listed twice")
         self.seats = seats.sorted()
         self.rules = rules
@@ -41,7 +40,6 @@ public struct Game: Hashable, Sendable {
             hand.isPresent = seats.contains(seat)
             return hand
         }
-        self.random = SeededRandom(seed: seed)
     }
 
     public func hand(_ seat: Seat) -> Hand { hands[Int(seat.rawValue)] }
@@ -66,7 +64,7 @@ public struct Game: Hashable, Sendable {
     public mutating func apply(_ command: Command) throws(GameError) -> [Event] {
         var events: [Event] = []
         switch command {
-        case .deal: try deal(&events)
+        case .deal(let seed): try deal(seed: seed, &events)
         case .finishDeal: try finishDeal(&events)
         case .turn(let seat): try turn(seat, &events)
         case .activateNext: try activateNext(&events)
@@ -80,7 +78,7 @@ public struct Game: Hashable, Sendable {
 
     // MARK: - Dealing
 
-    private mutating func deal(_ events: inout [Event]) throws(GameError) {
+    private mutating func deal(seed: UInt64, _ events: inout [Event]) throws(GameError) {
         switch phase {
         case .lobby, .roundOver: break
         case .dealing, .playing: throw .roundInProgress
@@ -88,37 +86,46 @@ public struct Game: Hashable, Sendable {
         let players = presentSeats
         guard players.count >= 2 else { throw .notEnoughPlayers }
 
-        let start: Seat
-        if let previous = startingSeat {
-            start = players.clockwise(from: previous.clockwiseNext)[0]
-        } else {
-            start = players[random.below(players.count)]
-        }
+        let deal = Self.dealing(seed: seed, players: players,
+                                start: startingSeat.map { players.clockwise(from: $0.clockwiseNext)[0] })
         round += 1
-        startingSeat = start
+        startingSeat = deal.start
         turnsThisRound = 0
         active = nil
         hasTurned = false
         snapJudged = false
-        events.append(.roundStarted(round: round, startingSeat: start))
+        events.append(.roundStarted(round: round, startingSeat: deal.start))
 
-        // Gather in a fixed order, then shuffle: the deal depends only on the seed.
-        deck = Card.fullDeck
+        // Every card is gathered, then dealt as the seed says.
+        deck = []
         for seat in Seat.allCases {
             self[seat].closed.removeAll(keepingCapacity: true)
             self[seat].open.removeAll(keepingCapacity: true)
         }
-        random.shuffle(&deck)
-
-        let order = players.clockwise(from: start)
-        var index = 0
-        while let card = deck.popLast() {
-            let seat = order[index % order.count]
+        for (card, seat) in deal.cards {
             self[seat].closed.append(card)
             events.append(.dealt(card, to: seat))
-            index += 1
         }
         phase = .dealing
+    }
+
+    /// What a deal from `seed` gives `players` (present, clockwise): the starting seat
+    /// (`start`, or drawn from the seed for the first round) and each card in the order
+    /// it is dealt, onto the top of its seat's closed pile. A pure function of its
+    /// arguments, so a client can check a revealed seed against the deal it saw.
+    public static func dealing(seed: UInt64, players: [Seat], start: Seat?) -> (start: Seat, cards: [(Card, Seat)]) {
+        var random = SeededRandom(seed: seed)
+        let start = start ?? players[random.below(players.count)]
+        // A fixed order, then a shuffle: the deal depends only on the seed.
+        var deck = Card.fullDeck
+        random.shuffle(&deck)
+        let order = players.clockwise(from: start)
+        var cards: [(Card, Seat)] = []
+        cards.reserveCapacity(deck.count)
+        while let card = deck.popLast() {
+            cards.append((card, order[cards.count % order.count]))
+        }
+        return (start, cards)
     }
 
     private mutating func finishDeal(_ events: inout [Event]) throws(GameError) {

@@ -44,3 +44,14 @@ public struct SeededRandom: RandomNumberGenerator, Sendable, Hashable, Codable {
         }
     }
 }
+
+/// Each round's deal seed derived from one match seed: reproducible games for tests,
+/// simulations, benchmarks and `snap host --seed`. Not secret: a revealed seed gives the
+/// generator's state away, and with it the other rounds' deals. A host playing for real
+/// draws every round's seed from the system's secure generator instead.
+public enum DealSeeds {
+    public static func seed(match: UInt64, round: Int) -> UInt64 {
+        var random = SeededRandom(seed: (match ^ 0xDEA1_5EED_0000_0000) &+ UInt64(round) &* 0x1_0000_0001)
+        return random.next()
+    }
+}

@@ -123,6 +123,8 @@ public final class BotConnection: @unchecked Sendable {  // touched on `loop` on
     public var tokenStore: SeatTokenStore?
     /// Told about reconnections, for the CLI to print.
     public var onReconnect: (@Sendable (String) -> Void)?
+    /// Each round's verdict on the host's deal, as the reveal comes in.
+    public var onDealVerdict: (@Sendable (DealVerdict) -> Void)?
 
     public init(name: String, joinCode: String = "", bot: BotClient, loop: EventLoop, role: Hello.Role = .player,
                 silenceLimit: Duration = .seconds(5), logger: Logger) {
@@ -178,7 +180,9 @@ public final class BotConnection: @unchecked Sendable {  // touched on `loop` on
     func received(_ message: HostMessage, generation: Int) {
         guard generation == self.generation, !over else { return }
         lastHeard = now
+        let verdicts = bot.session.dealVerdicts.count
         for reply in bot.receive(message, now: now) { send(reply) }
+        for verdict in bot.session.dealVerdicts.dropFirst(verdicts) { onDealVerdict?(verdict) }
         switch message {
         case .welcome(let welcome):
             if let given = welcome.token, given != token {

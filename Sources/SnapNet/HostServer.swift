@@ -55,6 +55,8 @@ public final class HostServer: @unchecked Sendable {  // state touched on `loop`
         let journal = try MatchJournal.read(path: path)
         if let damage = journal.damage { onWarning("the journal's tail was cut: \(damage)") }
         session = try HostSession(resuming: journal.records, configuration, now: .zero)
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        session.setEarlierWins(MatchJournal.roundsWon(in: directory.isEmpty ? "." : directory, excluding: path))
         joinCode = configuration.joinCode
         done = loop.makePromise()
         self.journal = try JournalWriter(continuing: path, intactLength: journal.intactLength, onError: onWarning)
@@ -85,6 +87,9 @@ public final class HostServer: @unchecked Sendable {  // state touched on `loop`
     /// A failure to write later is a warning through `onWarning`; the game goes on.
     @discardableResult
     public func startJournal(in directory: String, onWarning: @escaping @Sendable (String) -> Void) throws -> String {
+        // The won counts the table shows come from the matches journaled before this one.
+        let wins = MatchJournal.roundsWon(in: directory)
+        if loop.inEventLoop { session.setEarlierWins(wins) } else { try? loop.submit { self.session.setEarlierWins(wins) }.wait() }
         let writer = try MatchJournal.create(in: directory, hostName: session.configuration.hostName, onError: onWarning)
         journal = writer
         return writer.path
@@ -120,6 +125,23 @@ public final class HostServer: @unchecked Sendable {  // state touched on `loop`
     }
 
     private var announcer: LANAnnouncer?
+
+    /// Stops listening on TCP and announcing it (the Unix socket stays), and returns once
+    /// the ports are free: a lobby renamed before anyone joined reopens under its new
+    /// name on the same fixed port, which the old listener would otherwise still hold.
+    public func stopListeningOnTCP() throws {
+        try loop.flatSubmit { () -> EventLoopFuture<Void> in
+            let goodbye = self.announcer?.stopOnLoop() ?? self.loop.makeSucceededVoidFuture()
+            self.announcer = nil
+            let tcp = self.listeners.filter { listener in
+                if case .unixDomainSocket = listener.localAddress { return false }
+                return true
+            }
+            self.listeners.removeAll { listener in tcp.contains { $0 === listener } }
+            self.tcpListeners = []
+            return EventLoopFuture.andAllComplete(tcp.map { $0.close() } + [goodbye], on: self.loop)
+        }.wait()
+    }
 
     /// Announces the game on the local network (DNS-SD over multicast DNS, docs/LAN.md)
     /// for players to connect to `port` at `addresses`. A game on a loopback address is

@@ -29,13 +29,12 @@ public struct JournalBenchmark {
 
     public var commands: [Command]
     public var seats: [Seat]
-    public var seed: UInt64
     public var minimumSeconds: Double
 
-    public init(commands: [Command], seats: [Seat], seed: UInt64, minimumSeconds: Double) {
+    /// Each `deal` among `commands` carries its seed, so the commands alone replay the game.
+    public init(commands: [Command], seats: [Seat], minimumSeconds: Double) {
         self.commands = commands
         self.seats = seats
-        self.seed = seed
         self.minimumSeconds = minimumSeconds
     }
 
@@ -46,7 +45,7 @@ public struct JournalBenchmark {
         let path = directory + "/bench.snapjournal"
 
         let engine = measure {
-            var game = Game(seats: seats, seed: seed)
+            var game = Game(seats: seats)
             for command in commands { _ = try? game.apply(command) }
         }
         var bytes = 0
@@ -60,7 +59,7 @@ public struct JournalBenchmark {
                 failure = error
                 return
             }
-            var game = Game(seats: seats, seed: seed)
+            var game = Game(seats: seats)
             let clock = ContinuousClock()
             let start = clock.now
             for (sequence, command) in commands.enumerated() {

@@ -5,6 +5,7 @@ import Musl
 #endif
 import SnapJournal
 import SnapProtocol
+import SnapSession
 
 /// Where matches are journaled: `$XDG_STATE_HOME/snap/matches/` (by default
 /// `~/.local/state/snap/matches/`), one file per match, mode 0600 in a 0700 directory.
@@ -54,6 +55,46 @@ public enum MatchJournal {
             if name.hasSuffix(".snapjournal") { names.append(directory + "/" + name) }
         }
         return names.sorted()
+    }
+
+    /// One journal in a directory, folded as far as it replays: what `snap history` lists
+    /// and what players' won counts are summed from.
+    public struct Summary: Sendable {
+        public var path: String
+        public var replay: MatchReplay
+        /// Why the fold stopped early (the journal differs from the engine), if it did.
+        public var broken: String?
+    }
+
+    /// Every readable journal in `directory`, oldest first, folded; `unreadable` hears
+    /// the path of each file that is not a match journal.
+    public static func summaries(in directory: String, excluding excluded: String? = nil,
+                                 unreadable: (String) -> Void = { _ in }) -> [Summary] {
+        files(in: directory).filter { $0 != excluded }.compactMap { path in
+            guard let journal = try? read(path: path) else {
+                unreadable(path)
+                return nil
+            }
+            var replay = MatchReplay()
+            var broken: String?
+            for record in journal.records {
+                do { try replay.apply(record) } catch {
+                    broken = "\(error)"
+                    break
+                }
+            }
+            return Summary(path: path, replay: replay, broken: broken)
+        }
+    }
+
+    /// Rounds won by each player name across the journals in `directory` (a name with
+    /// none is absent): the won counts a table shows beside each player.
+    public static func roundsWon(in directory: String, excluding excluded: String? = nil) -> [String: Int] {
+        var wins: [String: Int] = [:]
+        for summary in summaries(in: directory, excluding: excluded) {
+            for winner in summary.replay.winners { wins[winner, default: 0] += 1 }
+        }
+        return wins
     }
 
     /// Reads a match journal: its intact records decoded, and what was wrong after them.

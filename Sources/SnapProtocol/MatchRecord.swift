@@ -9,6 +9,11 @@ public struct MatchRecord: Hashable, Sendable {
         /// An accepted command and every event it caused, every card named.
         case applied(Command, [Event])
         case ended(reason: String)
+        /// The commitment announced before a deal, with the salt it hides (the seed is in
+        /// the `deal` command that follows): a resumed host can still reveal it.
+        case committed(DealCommitment, salt: [UInt8])
+        /// The seed and salt revealed at the round's end, as sent.
+        case revealed(DealReveal)
     }
 
     /// 0, 1, 2, … in the order the host appended them.
@@ -57,7 +62,7 @@ public enum MatchRecordCodec {
     /// The journal's kind string for Snap! matches.
     public static let kind = "snap-match"
 
-    enum Kind: UInt8 { case started = 1, applied, ended }
+    enum Kind: UInt8 { case started = 1, applied, ended, committed, revealed }
     enum CommandTag: UInt8 { case deal = 1, finishDeal, turn, activateNext, snap, leave, absent, returned }
 
     public static func encode(_ record: MatchRecord) -> [UInt8] {
@@ -66,6 +71,8 @@ public enum MatchRecordCodec {
         case .started: writer.u8(Kind.started.rawValue)
         case .applied: writer.u8(Kind.applied.rawValue)
         case .ended: writer.u8(Kind.ended.rawValue)
+        case .committed: writer.u8(Kind.committed.rawValue)
+        case .revealed: writer.u8(Kind.revealed.rawValue)
         }
         writer.u64(record.sequence)
         writer.u64(record.timeMicros)
@@ -85,7 +92,7 @@ public enum MatchRecordCodec {
             }
         case .applied(let command, let events):
             switch command {
-            case .deal: writer.u8(CommandTag.deal.rawValue)
+            case .deal(let seed): writer.u8(CommandTag.deal.rawValue); writer.u64(seed)
             case .finishDeal: writer.u8(CommandTag.finishDeal.rawValue)
             case .turn(let seat): writer.u8(CommandTag.turn.rawValue); writer.u8(seat.rawValue)
             case .activateNext: writer.u8(CommandTag.activateNext.rawValue)
@@ -98,6 +105,14 @@ public enum MatchRecordCodec {
             for event in events { WireCodec.write(event.named, to: &writer) }
         case .ended(let reason):
             writer.string(String(decoding: reason.utf8.prefix(255), as: UTF8.self))
+        case .committed(let commitment, let salt):
+            writer.u32(commitment.round)
+            writer.bytes(commitment.digest)
+            writer.bytes(salt)
+        case .revealed(let reveal):
+            writer.u32(reveal.round)
+            writer.u64(reveal.seed)
+            writer.bytes(reveal.salt)
         }
         return writer.bytes
     }
@@ -132,7 +147,7 @@ public enum MatchRecordCodec {
             let rawTag = try reader.u8()
             let command: Command
             switch CommandTag(rawValue: rawTag) {
-            case .deal: command = .deal
+            case .deal: command = .deal(seed: try reader.u64())
             case .finishDeal: command = .finishDeal
             case .turn: command = .turn(try WireCodec.readSeat(&reader))
             case .activateNext: command = .activateNext
@@ -151,6 +166,14 @@ public enum MatchRecordCodec {
             entry = .applied(command, events)
         case .ended:
             entry = .ended(reason: try reader.string())
+        case .committed:
+            let round = try reader.u32()
+            let digest = try reader.bytes(DealCommitment.digestLength)
+            entry = .committed(DealCommitment(round: round, digest: digest), salt: try reader.bytes(DealReveal.saltLength))
+        case .revealed:
+            let round = try reader.u32()
+            let seed = try reader.u64()
+            entry = .revealed(DealReveal(round: round, seed: seed, salt: try reader.bytes(DealReveal.saltLength)))
         }
         try reader.finish()
         return MatchRecord(sequence: sequence, timeMicros: time, entry: entry)

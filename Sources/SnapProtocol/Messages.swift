@@ -126,6 +126,62 @@ public enum HostMessage: Hashable, Sendable {
     case closing(CloseReason, message: String)
     /// The answer to a `query`; the host closes the connection after it.
     case info(HostInfo)
+    /// Before a round's deal: the host's commitment to the seed it will deal from.
+    case dealCommitted(DealCommitment)
+    /// After the round (won, or cut short when the match ends): the seed and salt the
+    /// commitment hid, so every client can check the deal it saw.
+    case dealRevealed(DealReveal)
+    /// Rounds each seated player won in this host's earlier matches (its journals), by
+    /// seat: sent right after `gameStarted`. The table adds this match's wins as they come.
+    case wonCounts([SeatWonCount])
+}
+
+public struct SeatWonCount: Hashable, Sendable {
+    public var seat: Seat
+    public var won: UInt32
+
+    public init(seat: Seat, won: UInt32) {
+        self.seat = seat
+        self.won = won
+    }
+}
+
+/// SHA-256 of a round's `DealReveal.committedBytes`, sent before the deal. It tells
+/// nothing about the seed, and the host cannot find another seed with the same digest.
+public struct DealCommitment: Hashable, Sendable {
+    public static let digestLength = 32
+    public var round: UInt32
+    public var digest: [UInt8]
+
+    public init(round: UInt32, digest: [UInt8]) {
+        precondition(digest.count == Self.digestLength, "a commitment of \(digest.count) bytes")
+        self.round = round
+        self.digest = digest
+    }
+}
+
+/// What a `DealCommitment` committed to: the round's deal seed (the `deal` command's)
+/// and a random salt, so the digest cannot be matched against guessed seeds.
+public struct DealReveal: Hashable, Sendable {
+    public static let saltLength = 16
+    public var round: UInt32
+    public var seed: UInt64
+    public var salt: [UInt8]
+
+    public init(round: UInt32, seed: UInt64, salt: [UInt8]) {
+        precondition(salt.count == Self.saltLength, "a salt of \(salt.count) bytes")
+        self.round = round
+        self.seed = seed
+        self.salt = salt
+    }
+
+    /// What is hashed: the seed (8 bytes, big-endian), then the salt.
+    public var committedBytes: [UInt8] {
+        var writer = ByteWriter(capacity: 8 + Self.saltLength)
+        writer.u64(seed)
+        writer.bytes(salt)
+        return writer.bytes
+    }
 }
 
 public struct HostInfo: Hashable, Sendable {

@@ -18,7 +18,8 @@ public enum WireCodec {
     }
 
     enum HostType: UInt8 {
-        case welcome = 0x81, lobby, gameStarted, events, ping, seatLeft, closing, info, seatAway, watching, snapshot
+        case welcome = 0x81, lobby, gameStarted, events, ping, seatLeft, closing, info, seatAway, watching, snapshot,
+            dealCommitted, dealRevealed, wonCounts
     }
 
     // MARK: - Encoding
@@ -153,6 +154,23 @@ public enum WireCodec {
             writer.u8(info.started ? 1 : 0)
             // Version 3: the join code.
             writer.u8(info.needsCode ? 1 : 0)
+        case .dealCommitted(let commitment):
+            type = .dealCommitted
+            writer.u32(commitment.round)
+            writer.bytes(commitment.digest)
+        case .dealRevealed(let reveal):
+            type = .dealRevealed
+            writer.u32(reveal.round)
+            writer.u64(reveal.seed)
+            writer.bytes(reveal.salt)
+        case .wonCounts(let counts):
+            type = .wonCounts
+            precondition(counts.count <= 4 && Set(counts.map(\.seat)).count == counts.count, "won counts for \(counts)")
+            writer.u8(UInt8(counts.count))
+            for count in counts {
+                writer.u8(count.seat.rawValue)
+                writer.u32(count.won)
+            }
         }
         return Frame(type: type.rawValue, sequence: sequence, payload: writer.bytes)
     }
@@ -308,6 +326,22 @@ public enum WireCodec {
             guard players <= maxPlayers else { throw .tooManyPlayers(players: players, maxPlayers: maxPlayers) }
             message = .info(HostInfo(hostName: hostName, players: players, maxPlayers: maxPlayers, started: started,
                                      needsCode: needsCode))
+        case .dealCommitted:
+            let round = try reader.u32()
+            message = .dealCommitted(DealCommitment(round: round, digest: try reader.bytes(DealCommitment.digestLength)))
+        case .dealRevealed:
+            let round = try reader.u32()
+            let seed = try reader.u64()
+            message = .dealRevealed(DealReveal(round: round, seed: seed, salt: try reader.bytes(DealReveal.saltLength)))
+        case .wonCounts:
+            let count = try reader.count8(.seatedPlayers, in: 0...4)
+            var counts: [SeatWonCount] = []
+            for _ in 0..<count {
+                let seat = try readSeat(&reader)
+                guard !counts.contains(where: { $0.seat == seat }) else { throw .duplicateSeat(seat) }
+                counts.append(SeatWonCount(seat: seat, won: try reader.u32()))
+            }
+            message = .wonCounts(counts)
         }
         try reader.finish()
         return message

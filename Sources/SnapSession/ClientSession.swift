@@ -34,6 +34,14 @@ public struct ClientSession: Sendable {
     public private(set) var awaySince: [Seat: Duration] = [:]
     /// How many are watching the table.
     public private(set) var watchers = 0
+    /// Every round's verdict on the host's deal, in order (the newest last): each reveal
+    /// checked against its commitment and against the cards this client saw.
+    public private(set) var dealVerdicts: [DealVerdict] = []
+    /// Rounds each seat's player won in the host's earlier matches (`wonCounts`); the
+    /// table shows them added to this match's wins.
+    public private(set) var earlierWins: [Seat: Int] = [:]
+    /// The round being witnessed: from the host's commitment until its reveal.
+    var witness: DealWitness?
     /// True for a watcher: a seat-less view of the table.
     public var isWatching: Bool { phase == .playing && seat == nil }
 
@@ -64,6 +72,8 @@ public struct ClientSession: Sendable {
         case .snapshot(let snapshot):
             // Catching up after a rejoin (or watching from mid-game): the table as it stands.
             table = snapshot.table
+            // The round's start was missed: only its commitment can be checked.
+            witness?.complete = false
             seenTurns = snapshot.turnsThisRound
             referenceShownAt = now
             activatedAt = snapshot.table.active == nil ? nil : now
@@ -72,6 +82,7 @@ public struct ClientSession: Sendable {
         case .watching(let count):
             watchers = Int(count)
         case .events(let events):
+            witness?.record(events)
             for event in events {
                 table?.apply(event)
                 switch event {
@@ -98,6 +109,21 @@ public struct ClientSession: Sendable {
             phase = .ended(reason: reason, message: message)
         case .info:
             break
+        case .dealCommitted(let commitment):
+            if let unrevealed = witness, unrevealed.commitment.round != commitment.round {
+                dealVerdicts.append(.mismatch(round: unrevealed.commitment.round, reason: "the deal was never revealed"))
+            }
+            let players = table.map { table in table.seats.filter { table[$0].isPresent } } ?? []
+            witness = DealWitness(commitment: commitment, players: players)
+        case .wonCounts(let counts):
+            earlierWins = Dictionary(counts.map { ($0.seat, Int($0.won)) }, uniquingKeysWith: { $1 })
+        case .dealRevealed(let reveal):
+            guard let witness else {
+                dealVerdicts.append(.mismatch(round: reveal.round, reason: "the host revealed a deal it never committed to"))
+                break
+            }
+            dealVerdicts.append(witness.verdict(reveal))
+            self.witness = nil
         }
         return ([], [])
     }

@@ -57,7 +57,15 @@ public struct HostConfiguration: Sendable {
     /// Computer players seated by the host itself, after everyone who joined.
     public var bots: Int = 0
     public var botLevel: BotLevel = .normal
+    /// Seeds the host's computer players and its tie breaks; with `secretDeals` off, the deals too.
     public var seed: UInt64 = 1
+    /// Each round's deal seed and salt come from the system's secure generator, so no
+    /// revealed deal tells anything about the next. Off (`snap host --seed`): they are
+    /// derived from `seed`, for reproducible tests and simulations, and are not secret.
+    public var secretDeals = true
+    /// Rounds each player name won in this host's earlier matches (read from its
+    /// journals); a name not listed has won none. Sent to everyone as `wonCounts`.
+    public var earlierWins: [String: Int] = [:]
     public var rules: Rules = .original
     /// Play this many rounds, then end the game (nil: until the host quits).
     public var rounds: Int?
@@ -166,6 +174,8 @@ public struct HostSession: Sendable {
     var nonces: SeededRandom
     /// Secret tokens need no replay: they come from the system's generator.
     var tokens = SystemRandomNumberGenerator()
+    /// The current round's seed and salt, from its commitment until its reveal.
+    var dealSecret: DealReveal?
     /// Connections that watch.
     var watchers: Set<ConnectionID> = []
     /// The time of the input being handled (for log entries made without one at hand).
@@ -215,6 +225,7 @@ public struct HostSession: Sendable {
         phase = .playing
         commandsApplied = replay.commands
         roundsWon = replay.winners.count
+        dealSecret = replay.unrevealed
         lastNow = now
         for (index, seated) in start.players.enumerated() {
             var player = Player(id: UInt8(index), name: seated.name, ready: true, token: start.tokens[seated.seat])
@@ -251,6 +262,8 @@ public struct HostSession: Sendable {
             if game.hasTurned { timers[.activateNext] = now + configuration.pacing.nextPlayer * configuration.speed }
             referenceSentAt = Array(repeating: now, count: game.turnsThisRound + 1)
         case .roundOver:
+            // The host crashed between a round's win and its reveal.
+            revealDeal(now: now, &out)
             if let pause = configuration.autoNextRound { timers[.nextRound] = now + pause * configuration.speed }
         }
         if let table = self.game?.table {
@@ -460,7 +473,9 @@ public struct HostSession: Sendable {
         out.append(.log("\(player.name) rejoined from \(id)"))
         guard phase == .playing, let seat = player.seat, let game else { return broadcastLobby(&out) }
         send(id, .gameStarted(gameStart(for: seat)), &out)
+        send(id, .wonCounts(wonCounts), &out)
         send(id, .snapshot(snapshot(of: game)), &out)
+        if let dealSecret { send(id, .dealCommitted(dealSecret.commitment), &out) }
         send(id, .watching(UInt8(clamping: watchers.count)), &out)
         if game.hand(seat).isAbsent {
             timers[.grace(seat)] = nil
@@ -481,7 +496,9 @@ public struct HostSession: Sendable {
         if phase == .lobby { send(id, .lobby(lobby), &out) }
         if phase == .playing, let game {
             send(id, .gameStarted(gameStart(for: nil)), &out)
+            send(id, .wonCounts(wonCounts), &out)
             send(id, .snapshot(snapshot(of: game)), &out)
+            if let dealSecret { send(id, .dealCommitted(dealSecret.commitment), &out) }
         }
         broadcastWatching(&out)
     }
@@ -502,6 +519,18 @@ public struct HostSession: Sendable {
         return GameStart(yourSeat: seat, players: seated, turnLimit: configuration.rules.turnLimit.map(UInt32.init),
                          turnTimeoutMillis: turnTimeoutMillis,
                          graceMillis: UInt32(clamping: configuration.grace.microseconds / 1000))
+    }
+
+    /// Every seated player's rounds won in earlier matches, by seat.
+    private var wonCounts: [SeatWonCount] {
+        players.compactMap { player in
+            player.seat.map { SeatWonCount(seat: $0, won: UInt32(clamping: configuration.earlierWins[player.name] ?? 0)) }
+        }.sorted { $0.seat < $1.seat }
+    }
+
+    /// Earlier matches' wins, read from the journals by the driver (no I/O here).
+    public mutating func setEarlierWins(_ wins: [String: Int]) {
+        configuration.earlierWins = wins
     }
 
     private func snapshot(of game: Game) -> TableSnapshot {
@@ -585,7 +614,7 @@ public struct HostSession: Sendable {
             }
         }
         phase = .playing
-        game = Game(seats: seats, seed: configuration.seed, rules: configuration.rules)
+        game = Game(seats: seats, rules: configuration.rules)
         let seated = gameStart(for: nil).players
         var tokens: [Seat: SeatToken] = [:]
         for player in players { if let seat = player.seat, let token = player.token { tokens[seat] = token } }
@@ -597,15 +626,42 @@ public struct HostSession: Sendable {
         for player in players {
             guard let id = player.connection else { continue }
             send(id, .gameStarted(gameStart(for: player.seat)), &out)
+            send(id, .wonCounts(wonCounts), &out)
         }
-        for id in watchers.sorted() { send(id, .gameStarted(gameStart(for: nil)), &out) }
+        for id in watchers.sorted() {
+            send(id, .gameStarted(gameStart(for: nil)), &out)
+            send(id, .wonCounts(wonCounts), &out)
+        }
         out.append(.log("game started: " + seated.map { "\($0.name) at \($0.seat)" }.joined(separator: ", ")))
         deal(now: now, &out)
     }
 
+    /// Commits to a fresh seed (logged, and announced to everyone at the table), then
+    /// deals from it. The seed and salt are revealed when the round ends.
     private mutating func deal(now: Duration, _ out: inout [HostAction]) {
         timers[.nextRound] = nil
-        apply(.deal, now: now, &out)
+        guard let game else { return }
+        let round = UInt32(clamping: game.round + 1)
+        let secret = configuration.secretDeals ? DealReveal.secret(round: round, using: &tokens)
+            : DealReveal.derived(match: configuration.seed, round: round)
+        // A deal the engine would refuse commits to nothing.
+        var trial = game
+        guard (try? trial.apply(.deal(seed: secret.seed))) != nil else {
+            return apply(.deal(seed: secret.seed), now: now, &out)  // refused and logged
+        }
+        let commitment = secret.commitment
+        record(.committed(commitment, salt: secret.salt), now: now, &out)
+        for id in audience { send(id, .dealCommitted(commitment), &out) }
+        dealSecret = secret
+        apply(.deal(seed: secret.seed), now: now, &out)
+    }
+
+    /// The round is over (or the match ends in it): everyone may now check its deal.
+    private mutating func revealDeal(now: Duration, _ out: inout [HostAction]) {
+        guard let secret = dealSecret else { return }
+        dealSecret = nil
+        record(.revealed(secret), now: now, &out)
+        for id in audience { send(id, .dealRevealed(secret), &out) }
     }
 
     /// Applies a command, sends what it caused, and schedules what follows.
@@ -657,6 +713,7 @@ public struct HostSession: Sendable {
                 calls = []
                 let name = players.first { $0.seat == seat }?.name ?? "\(seat)"
                 out.append(.roundWon(round: game?.round ?? 0, winner: name))
+                revealDeal(now: now, &out)
                 if let rounds = configuration.rounds, roundsWon >= rounds {
                     endGame(.gameFinished, "all \(rounds) rounds played", &out)
                     return
@@ -928,7 +985,10 @@ public struct HostSession: Sendable {
 
     private mutating func endGame(_ reason: CloseReason, _ message: String, _ out: inout [HostAction]) {
         guard phase != .over else { return }
-        if phase == .playing { record(.ended(reason: message), now: lastNow, &out) }
+        if phase == .playing {
+            revealDeal(now: lastNow, &out)
+            record(.ended(reason: message), now: lastNow, &out)
+        }
         phase = .over
         timers = [:]
         for id in links.keys.sorted() { out.append(.close(id, reason, CloseMessage.fitted(message))) }

@@ -1,8 +1,9 @@
 import SnapEngine
 import SnapProtocol
 
-/// A match log folded back into a game: the same engine, the same seed, the same
-/// commands must give exactly the events that were logged. `snap replay --verify`,
+/// A match log folded back into a game: the same engine, the same commands (each deal
+/// with its seed) must give exactly the events that were logged, and every deal must
+/// follow a commitment to its seed that the round's reveal opens. `snap replay --verify`,
 /// resuming a host, and the tests all read a match this way.
 public struct MatchReplay: Sendable {
     public private(set) var start: MatchStart?
@@ -13,6 +14,13 @@ public struct MatchReplay: Sendable {
     public private(set) var ended: String?
     /// Every round's winner by name, in order.
     public private(set) var winners: [String] = []
+    /// Reveals checked against their commitments and deals.
+    public private(set) var reveals = 0
+    /// The current round's seed and salt, committed (and dealt) but not yet revealed:
+    /// what a resumed host reveals when the round ends.
+    public private(set) var unrevealed: DealReveal?
+    /// The latest commitment and its salt, until its deal.
+    private var committed: (commitment: DealCommitment, salt: [UInt8])?
     private var expectedSequence: UInt64 = 0
 
     public init() {}
@@ -27,9 +35,21 @@ public struct MatchReplay: Sendable {
         case .started(let start):
             guard self.start == nil else { throw ReplayMismatch(sequence: record.sequence, "a second start") }
             self.start = start
-            game = Game(seats: start.players.map(\.seat), seed: start.seed, rules: start.rules)
+            game = Game(seats: start.players.map(\.seat), rules: start.rules)
         case .applied(let command, let logged):
             guard var game else { throw ReplayMismatch(sequence: record.sequence, "a command before the start") }
+            if case .deal(let seed) = command {
+                guard let (commitment, salt) = committed else {
+                    throw ReplayMismatch(sequence: record.sequence, "a deal with no commitment before it")
+                }
+                let secret = DealReveal(round: commitment.round, seed: seed, salt: salt)
+                guard secret.opens(commitment), Int(commitment.round) == game.round + 1 else {
+                    throw ReplayMismatch(sequence: record.sequence,
+                                         "the deal of round \(game.round + 1) does not match the commitment to round \(commitment.round)")
+                }
+                committed = nil
+                unrevealed = secret
+            }
             let events: [Event]
             do { events = try game.apply(command) } catch {
                 throw ReplayMismatch(sequence: record.sequence, "\(command) was refused on replay: \(error)")
@@ -53,6 +73,23 @@ public struct MatchReplay: Sendable {
             }
         case .ended(let reason):
             ended = reason
+        case .committed(let commitment, let salt):
+            guard game != nil else { throw ReplayMismatch(sequence: record.sequence, "a commitment before the start") }
+            guard unrevealed == nil else {
+                throw ReplayMismatch(sequence: record.sequence, "a commitment before round \(game?.round ?? 0) was revealed")
+            }
+            // A commitment with no deal after it (the host crashed between them) is superseded.
+            committed = (commitment, salt)
+        case .revealed(let reveal):
+            guard let secret = unrevealed else {
+                throw ReplayMismatch(sequence: record.sequence, "a reveal of round \(reveal.round) with no deal to reveal")
+            }
+            guard reveal == secret, reveal.opens(secret.commitment) else {
+                throw ReplayMismatch(sequence: record.sequence,
+                                     "the reveal of round \(reveal.round) does not match its commitment and deal")
+            }
+            unrevealed = nil
+            reveals += 1
         }
     }
 

@@ -44,7 +44,7 @@ public struct EngineBenchmark {
         let seats = Seat.seating(playerCount: players)
 
         // The moves the engine made, as pile indices (seat * 2 + closed/open), to replay bare.
-        var replay = Game(seats: seats, seed: seed)
+        var replay = Game(seats: seats)
         var moves: [(from: Int, to: Int, toBottom: Bool)] = []
         for command in commands {
             for event in (try? replay.apply(command)) ?? [] { moves += Self.moves(of: event) }
@@ -52,7 +52,7 @@ public struct EngineBenchmark {
 
         var eventCount = 0
         let engineSeconds = Self.measure(atLeast: minimumSeconds) {
-            var game = Game(seats: seats, seed: seed)
+            var game = Game(seats: seats)
             var events = 0
             for command in commands { events += ((try? game.apply(command))?.count ?? 0) }
             eventCount = events

@@ -147,6 +147,9 @@ public struct Simulation {
                         }
                     case .ended:
                         return report
+                    case .committed, .revealed:
+                        // The fair deal's commitment and reveal: `replay.apply` checked them.
+                        break
                     }
                 default:
                     break

@@ -55,7 +55,7 @@ package final class ReplayDriver {
                     roundStarts.append(steps.count)
                 }
                 steps.append((clock, events.map(\.named), command))
-            case .ended: break
+            case .ended, .committed, .revealed: break
             }
         }
         guard let start else { throw ReplayLoadError("the journal has no match in it (no start record)") }
@@ -63,7 +63,7 @@ package final class ReplayDriver {
         self.start = start
         self.steps = steps
         self.roundStarts = roundStarts
-        game = Game(seats: start.players.map(\.seat), seed: start.seed, rules: start.rules)
+        game = Game(seats: start.players.map(\.seat), rules: start.rules)
         position = 0
         model.watching = true
         model.start(seats: game.seats, mySeat: start.players[0].seat, names: names)
@@ -121,7 +121,7 @@ package final class ReplayDriver {
 
     /// Back to before the first record.
     private func restart() {
-        game = Game(seats: start.players.map(\.seat), seed: start.seed, rules: start.rules)
+        game = Game(seats: start.players.map(\.seat), rules: start.rules)
         fed = 0
         position = 0
         model.stop()
@@ -133,7 +133,7 @@ package final class ReplayDriver {
     package func skip(toRound round: Int) {
         guard !roundStarts.isEmpty else { return }
         let target = roundStarts[max(0, min(roundStarts.count - 1, round - 1))]
-        var game = Game(seats: start.players.map(\.seat), seed: start.seed, rules: start.rules)
+        var game = Game(seats: start.players.map(\.seat), rules: start.rules)
         var table = TableView(seats: game.seats)
         for step in steps[..<target] {
             _ = try? game.apply(step.command)

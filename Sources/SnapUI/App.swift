@@ -18,6 +18,7 @@ public struct WindowOptions: Sendable {
     public var position: (x: Int, y: Int)?
     /// The window's size in screen pixels; 1024×768 when nil.
     public var size: (width: Int, height: Int)?
+    public var renderer: RendererChoice = .automatic
 
     public init(screenshot: String? = nil, quitAfter: Double? = nil, muted: Bool = false, hidden: Bool = false,
                 position: (x: Int, y: Int)? = nil, size: (width: Int, height: Int)? = nil) {
@@ -127,7 +128,8 @@ public final class App {
         self.options = options
         self.logger = logger
         graphics = try Graphics(title: "Snap!", hidden: options.hidden, position: options.position, size: options.size,
-                                fonts: try Fonts())
+                                renderer: options.renderer, fonts: try Fonts())
+        logger.info("renderer: \(graphics.rendererName)")
         assets = try Assets(graphics: graphics, directory: directory)
         audio = Audio(directory: directory)
         audio.isMuted = options.muted

@@ -154,9 +154,21 @@ public final class GameClient {
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path)
         // Renaming the lobby opens the same game under the new name (an explicit --socket
         // path gives way to the default one, which is named after the host).
-        client.rehost = { newName, logger in
-            try host(name: newName, bots: bots, level: level, speed: speed, rules: rules, seed: seed, rounds: rounds,
-                     turnTimeout: turnTimeout, socket: nil, listen: listen, joinCode: joinCode, logger: logger)
+        client.rehost = { [weak server] newName, logger in
+            // A fixed port (--listen HOST:7777) is the old game's until it lets go of it;
+            // nobody has joined yet, so it can.
+            let fixedPort = listen.map { $0.port != 0 } ?? false
+            if fixedPort { try server?.stopListeningOnTCP() }
+            do {
+                return try host(name: newName, bots: bots, level: level, speed: speed, rules: rules, seed: seed, rounds: rounds,
+                                turnTimeout: turnTimeout, socket: nil, listen: listen, joinCode: joinCode, logger: logger)
+            } catch {
+                // The rename failed: the game goes on as it was, on its port again.
+                if fixedPort, let listen, let server, let port = try? server.listen(host: listen.host, port: listen.port) {
+                    try? server.announceOnLAN(listeningOn: listen.host, port: port)
+                }
+                throw error
+            }
         }
         return client
     }
@@ -202,6 +214,8 @@ public final class GameClient {
         configuration.speed = speed
         configuration.rules = rules
         configuration.seed = seed ?? UInt64.random(in: 1...UInt64.max)
+        // A given seed makes the game reproducible, deals included: then they are not secret.
+        configuration.secretDeals = seed == nil
         configuration.maxClients = maxClients
         return configuration
     }

@@ -35,6 +35,9 @@ public final class ReplayScene: Scene, TableDrawer {
 
     func revealedTop(_ seat: Seat) -> Card? { driver.revealedTop(seat) }
 
+    /// This match's wins only: the replay shows the match as it was.
+    func earlierWins(_ seat: Seat) -> Int? { nil }
+
     private var buttons: [ReferenceWritableKeyPath<ReplayScene, Button>] {
         [\.exitButton, \.previousButton, \.nextButton, \.pauseButton, \.slowerButton, \.fasterButton]
     }

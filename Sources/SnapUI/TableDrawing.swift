@@ -10,6 +10,8 @@ protocol TableDrawer: AnyObject {
     var roundInPlay: Bool { get }
     /// A closed pile's top card to show face up (a replay shows every card); nil: backs.
     func revealedTop(_ seat: Seat) -> Card?
+    /// Rounds a seat's player won in earlier matches, if known.
+    func earlierWins(_ seat: Seat) -> Int?
 }
 
 /// The live table: its own lines, buttons and the waiting panel around the shared board.
@@ -20,6 +22,8 @@ extension TableScene: TableDrawer {
     }
 
     func revealedTop(_ seat: Seat) -> Card? { nil }
+
+    func earlierWins(_ seat: Seat) -> Int? { client.session.earlierWins[seat] }
 
     func drawTable(_ graphics: Graphics, app: App, now: Double) {
         let assets = app.assets
@@ -40,6 +44,16 @@ extension TableScene: TableDrawer {
         if watchers > 0 || client.session.isWatching {
             let text = client.session.isWatching ? "Watching · \(watchers) watching" : "\(watchers) watching"
             graphics.text(text, at: Point(1004, 36), size: 14, bold: false, color: Self.winsColor, align: .right)
+        }
+        if let notice = dealNotice, notice.until > now {
+            let bad = notice.verdict.isMismatch
+            let text = switch notice.verdict {
+            case .verified: "Deal verified"
+            case .commitmentOnly: "Deal commitment verified"
+            case .mismatch: "Warning: the host's deal does not match its commitment"
+            }
+            graphics.text(text, at: Point(1004, 58), size: bad ? 16 : 14, bold: bad,
+                          color: bad ? Self.statusColors[.bad]! : Self.winsColor, align: .right)
         }
         drawBoard(graphics, assets: assets, seats: table.seats, now: now,
                   statusY: visual.deck > 0 ? TableLayout.statusAboveDeckY : TableLayout.statusCenterY) {
@@ -174,6 +188,8 @@ extension TableDrawer {
         let label = present ? (isMe ? "\(name) (you)" : name) : "\(name) (left)"
         graphics.text(label, at: origin, size: 18, bold: true, color: present ? Self.nameColor : Self.leftColor)
         var line = visual.wins[index] == 1 ? "1 won" : "\(visual.wins[index]) won"
+        // Across matches: the host's journals' count, plus this match's.
+        if let earlier = earlierWins(seat) { line += " · \(earlier + visual.wins[index]) in all" }
         if present, total == 0, visual.round > 0, !visual.cleared, visual.deck == 0, roundInPlay {
             line = "out · " + line
         }

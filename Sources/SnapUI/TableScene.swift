@@ -26,6 +26,10 @@ public final class TableScene: Scene {
     private var titleAlert = false
     private var dealSoundOn = false
     var lastNow = 0.0
+    /// The latest verdict on the host's deal and until when it shows ("deal verified"
+    /// briefly; a mismatch stays up).
+    var dealNotice: (verdict: DealVerdict, until: Double)?
+    private var verdictsShown = 0
 
     public init(app: App, client: GameClient) {
         self.client = client
@@ -97,6 +101,7 @@ public final class TableScene: Scene {
 
     public var isAnimating: Bool {
         model.isAnimating || snapPressedUntil > lastNow || turnCountdown != nil || activeNotice != nil
+            || (dealNotice.map { $0.until.isFinite && $0.until > lastNow } ?? false)  // to take a brief one down
             || !client.session.awaySince.isEmpty
     }
 
@@ -246,6 +251,11 @@ public final class TableScene: Scene {
         let batches = client.poll(now: now)
         if !batches.isEmpty { app.setNeedsRedraw() }
         model.receive(batches, session: client.session, now: now)
+        if let verdict = client.session.dealVerdicts.dropFirst(verdictsShown).last {
+            dealNotice = (verdict, verdict.isMismatch ? .infinity : now + 4)
+            app.setNeedsRedraw()
+        }
+        verdictsShown = client.session.dealVerdicts.count
         model.advance(to: now, play: { app.audio.play($0) })
         updateDealingSound(now: now, audio: app.audio)
         // Nothing moving: the drawn table must be the session's mirror of the host's.

@@ -14,18 +14,27 @@ public struct UIBenchmark {
         public var firstFrameMs: Double
         public var idleCPUPercent: Double
         public var maxResidentMB: Double
+        /// SDL's name for the renderer that drew ("software", "opengl", …).
+        public var renderer: String
+        /// Whether an OpenGL or EGL library got mapped into the process (the software
+        /// renderer must not need one).
+        public var openGLLoaded: Bool
     }
 
     public var frames: Int
+    public var renderer: RendererChoice
 
-    public init(frames: Int = 600) { self.frames = frames }
+    public init(frames: Int = 600, renderer: RendererChoice = .software) {
+        self.frames = frames
+        self.renderer = renderer
+    }
 
     public func run(logger: Logger, processStart: ContinuousClock.Instant) throws(SDLError) -> Result {
-        // Frame times are measured with the software renderer: the same on every machine, no GPU.
-        SDL_SetHint(SDL_HINT_RENDER_DRIVER, "software")
         var firstFrame: Double = 0
         let scene = MovingCardsScene()
-        let app = try App(options: WindowOptions(quitAfter: nil, muted: true), logger: logger) { _ in scene }
+        var options = WindowOptions(quitAfter: nil, muted: true)
+        options.renderer = renderer
+        let app = try App(options: options, logger: logger) { _ in scene }
         app.recordFrameTimes = true
         var remaining = frames
         app.onFrame = { app, _ in
@@ -80,7 +89,21 @@ public struct UIBenchmark {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Result(frames: frames, ours: ours, bare: bare, firstFrameMs: firstFrame, idleCPUPercent: idleCPU,
-                      maxResidentMB: Double(usage.ru_maxrss) / 1_024)
+                      maxResidentMB: Double(usage.ru_maxrss) / 1_024, renderer: app.graphics.rendererName,
+                      openGLLoaded: Self.openGLMapped())
+    }
+}
+
+extension UIBenchmark {
+    static func openGLMapped() -> Bool {
+        guard let maps = fopen("/proc/self/maps", "r") else { return false }
+        defer { fclose(maps) }
+        var line = [CChar](repeating: 0, count: 4096)
+        while fgets(&line, Int32(line.count), maps) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.contains("/libGL") || text.contains("/libEGL") { return true }
+        }
+        return false
     }
 }
 

@@ -42,7 +42,7 @@ struct EngineBench: ParsableCommand {
         print("ratio: one engine command costs \(twoDecimals(result.ratio)) bare moves")
         print("simulation: \(twoDecimals(result.roundsPerSecond)) rounds/s (bots, virtual time, checks after every event)")
         let journal = try JournalBenchmark(commands: result.recorded, seats: Seat.seating(playerCount: 4),
-                                           seed: seed, minimumSeconds: seconds).run()
+                                           minimumSeconds: seconds).run()
         print("with the match journal: \(si(Double(journal.commands) / journal.hotPathSeconds)) commands/s on the game's path "
             + "(record appended; ratio \(twoDecimals(journal.hotPathRatio))x of \(si(journal.engineCommandsPerSecond)) without), "
             + "\(si(journal.journaledCommandsPerSecond)) commands/s until written and synced by its thread "

@@ -89,7 +89,7 @@ struct Host: ParsableCommand {
     @Option(help: "Start once this many players have joined (headless).") var startWhen = 1
     @Option(help: "Rounds to play before the game ends (default: 1 headless; in a window, until the host ends it).")
     var rounds: Int?
-    @Option(help: "Seed for the deal, the host's bots and tie breaks (default: 1 headless; a random deal in a window).")
+    @Option(help: "Seed for the deals, the host's bots and tie breaks, for reproducible games: deals from a seed are not secret (default: each round's deal from the system's secure generator).")
     var seed: UInt64?
     @Option(help: "Multiply every host-side delay (0 removes them; 0.1 is ten times faster).") var speed = 1.0
     @Option(help: "Computer players the host seats after the joined players (default: headless, enough to make 2 players; in a window, 0).")
@@ -168,6 +168,8 @@ struct Host: ParsableCommand {
         var configuration = HostConfiguration(hostName: name)
         configuration.rounds = rounds ?? 1
         configuration.seed = seed ?? 1
+        // A given seed makes the game reproducible, deals included: then they are not secret.
+        configuration.secretDeals = seed == nil
         configuration.speed = speed
         let bots = seatedBots
         configuration.bots = bots
@@ -342,6 +344,10 @@ struct Join: ParsableCommand {
         player.rejoins = !noRejoin
         player.tokenStore = noRejoin ? nil : .default()
         player.onReconnect = { line in say(line) }
+        player.onDealVerdict = { verdict in
+            say(verdict.line)
+            if verdict.isMismatch { printError("warning: \(verdict.line)") }
+        }
         if let record {
             let file = open(record, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             guard file >= 0 else { throw ValidationError("--record: cannot write \(record)") }

@@ -20,7 +20,8 @@ struct Replay: ParsableCommand {
             Without --verify, opens a window that plays the match back as it happened, every \
             card face up: Space pauses, Left/Right skip to the previous/next round, Up/Down \
             change the speed (½×, 1×, 2×, 4×), Esc closes. With --verify (headless), re-runs the \
-            engine from the journal's seed and commands and prints \
+            engine from the journal's commands (each deal with its seed), checks every round's \
+            revealed seed and salt against the commitment announced before its deal, and prints \
             "replay: N commands, R rounds, matches the journal" (exit 0), or the first record \
             where it differs (exit 1). A torn tail (a host killed mid-write) is reported and \
             left out. Journals are in $XDG_STATE_HOME/snap/matches/ (see snap history).
@@ -88,22 +89,10 @@ struct History: ParsableCommand {
 
     func run() throws {
         let folder = directory ?? MatchJournal.directory()
-        let files = MatchJournal.files(in: folder)
         var wins: [String: Int] = [:]
         var shown = 0
-        for path in files {
-            guard let journal = try? MatchJournal.read(path: path) else {
-                say("\(path): not a readable journal")
-                continue
-            }
-            var replay = MatchReplay()
-            var broken: String?
-            for record in journal.records {
-                do { try replay.apply(record) } catch {
-                    broken = "\(error)"
-                    break
-                }
-            }
+        for summary in MatchJournal.summaries(in: folder, unreadable: { say("\($0): not a readable journal") }) {
+            let (replay, broken) = (summary.replay, summary.broken)
             guard let start = replay.start else { continue }
             for winner in replay.winners { wins[winner, default: 0] += 1 }
             let players = start.players.map(\.name).joined(separator: ", ")

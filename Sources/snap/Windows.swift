@@ -234,32 +234,63 @@ let processStart = ContinuousClock.now
 struct UIBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ui",
-        abstract: "Frame time with 52 cards animating (software renderer) against bare SDL; idle CPU; first frame; memory.")
+        abstract: "Frame time with 52 cards animating against bare SDL; idle CPU; first frame; memory — software and accelerated renderers.")
 
     @Option(help: "Frames to measure each way.") var frames = 600
+    @Option(help: "Measure only this renderer: software or accelerated (default: each in its own process).")
+    var renderer: BenchRenderer?
+
+    enum BenchRenderer: String, ExpressibleByArgument, CaseIterable { case software, accelerated }
+
+    func validate() throws {
+        guard frames >= 20 else { throw ValidationError("--frames must be at least 20") }
+    }
 
     func run() throws {
         _ = processStart
         #if DEBUG
         say("warning: a debug build; measure with `swift build -c release`")
         #endif
+        guard let renderer else {
+            // A fresh process each: start-up time and peak memory belong to one renderer.
+            say("snap bench ui: \(frames) frames each way, 52 cards moving and turning")
+            var failed = false
+            for choice in BenchRenderer.allCases {
+                let child = Process()
+                child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
+                child.arguments = ["bench", "ui", "--frames", "\(frames)", "--renderer", choice.rawValue]
+                let pipe = Pipe()
+                child.standardOutput = pipe
+                try child.run()
+                let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                child.waitUntilExit()
+                for line in output.split(separator: "\n") where !line.hasPrefix("warning: a debug build") { say(String(line)) }
+                if child.terminationStatus != 0 { failed = true }
+            }
+            if failed { throw ExitCode(4) }
+            return
+        }
         let result: UIBenchmark.Result
         do {
-            result = try UIBenchmark(frames: frames).run(logger: makeLogger("snap.bench", verbose: false),
-                                                          processStart: processStart)
+            result = try UIBenchmark(frames: frames, renderer: renderer == .software ? .software : .accelerated)
+                .run(logger: makeLogger("snap.bench", verbose: false), processStart: processStart)
         } catch {
-            say("error: \(error)")
+            say("\(renderer.rawValue): error: \(error)")
             throw ExitCode(4)
         }
         func p(_ values: [Double], _ q: Int) -> String { twoDecimals(percentile(values.sorted(), q)) }
-        say("snap bench ui: \(result.frames) frames each, software renderer, 52 cards moving and turning")
-        say("ours (Graphics, as the table draws): p50 \(p(result.ours, 50)) ms, p99 \(p(result.ours, 99)) ms a frame")
-        say("baseline (bare SDL_RenderCopyExF, same sprites): p50 \(p(result.bare, 50)) ms, p99 \(p(result.bare, 99)) ms a frame")
+        if renderer == .accelerated, result.renderer == "software" {
+            say("accelerated renderer: none on this machine (SDL gave the software renderer); figures below are software's")
+        }
+        say("\(renderer.rawValue) renderer (SDL \"\(result.renderer)\"):")
+        say("  ours (Graphics, as the table draws): p50 \(p(result.ours, 50)) ms, p99 \(p(result.ours, 99)) ms a frame")
+        say("  baseline (bare SDL_RenderCopyExF, same sprites): p50 \(p(result.bare, 50)) ms, p99 \(p(result.bare, 99)) ms a frame")
         let ratio = percentile(result.ours.sorted(), 50) / max(0.001, percentile(result.bare.sorted(), 50))
-        say("ratio p50: \(twoDecimals(ratio))x")
-        say("start to first frame: \(twoDecimals(result.firstFrameMs)) ms")
-        say("idle window: \(twoDecimals(result.idleCPUPercent)) % of one core")
-        say("memory: \(twoDecimals(result.maxResidentMB)) MB peak resident")
+        say("  ratio p50: \(twoDecimals(ratio))x")
+        say("  start to first frame: \(twoDecimals(result.firstFrameMs)) ms")
+        say("  idle window: \(twoDecimals(result.idleCPUPercent)) % of one core")
+        say("  memory: \(twoDecimals(result.maxResidentMB)) MB peak resident")
+        say("  OpenGL libraries loaded: \(result.openGLLoaded ? "yes" : "no")")
     }
 }
 #endif

@@ -5,8 +5,8 @@ import Testing
 struct DealTests {
     @Test("four players get 13 cards each, dealt one at a time clockwise from the starting player")
     func fourPlayers() throws {
-        var game = Game(seats: Seat.allCases, seed: 42)
-        let events = try game.apply(.deal)
+        var game = Game(seats: Seat.allCases)
+        let events = try game.apply(.deal(seed: 42))
         guard case .roundStarted(round: 1, let start) = events.first else {
             Issue.record("no roundStarted first: \(events)"); return
         }
@@ -29,8 +29,8 @@ struct DealTests {
 
     @Test("three players: uneven piles, the starting player gets the extra card")
     func threePlayersUneven() {
-        var game = Game(seats: [.bottom, .left, .top], seed: 7)
-        game.must(.deal)
+        var game = Game(seats: [.bottom, .left, .top])
+        game.must(.deal(seed: 7))
         let start = game.startingSeat!
         let order = [Seat.bottom, .left, .top].clockwise(from: start)
         #expect(game.hand(order[0]).closed.count == 18)
@@ -41,8 +41,8 @@ struct DealTests {
 
     @Test("the dealt card lands on top of the closed pile")
     func dealtCardsStack() {
-        var game = Game(seats: [.bottom, .top], seed: 3)
-        let events = game.must(.deal)
+        var game = Game(seats: [.bottom, .top])
+        let events = game.must(.deal(seed: 3))
         var last: [Seat: Card] = [:]
         for case .dealt(let card, let to) in events { last[to] = card }
         #expect(game.hand(.bottom).closed.last == last[.bottom])
@@ -51,14 +51,14 @@ struct DealTests {
 
     @Test("nothing is turned or snapped while dealing; finishDeal activates the starting player")
     func dealingPhase() throws {
-        var game = Game(seats: [.bottom, .top], seed: 9)
-        game.must(.deal)
+        var game = Game(seats: [.bottom, .top])
+        game.must(.deal(seed: 9))
         let start = game.startingSeat!
         let before = game
         #expect(throws: GameError.stillDealing) { try game.apply(.turn(start)) }
         #expect(throws: GameError.stillDealing) { try game.apply(.snap(start)) }
         #expect(throws: GameError.stillDealing) { try game.apply(.activateNext) }
-        #expect(throws: GameError.roundInProgress) { try game.apply(.deal) }
+        #expect(throws: GameError.roundInProgress) { try game.apply(.deal(seed: 9)) }
         #expect(game == before)
         let events = try game.apply(.finishDeal)
         #expect(events == [.dealFinished, .activated(start)])
@@ -70,8 +70,8 @@ struct DealTests {
     func randomFirstStart() {
         var starts = Set<Seat>()
         for seed in 0..<64 as Range<UInt64> {
-            var game = Game(seats: Seat.allCases, seed: seed)
-            game.must(.deal)
+            var game = Game(seats: Seat.allCases)
+            game.must(.deal(seed: seed))
             starts.insert(game.startingSeat!)
         }
         #expect(starts == Set(Seat.allCases))
@@ -83,28 +83,28 @@ struct DealTests {
                                  seats: [.left, .right])
         game.phase = .roundOver(winner: .left)
         game.startingSeat = .left
-        game.must(.deal)
+        game.must(.deal(seed: 1))
         #expect(game.startingSeat == .right)
         game.phase = .roundOver(winner: .left)
-        game.must(.deal)
+        game.must(.deal(seed: 1))
         #expect(game.startingSeat == .left)
         #expect(game.round == 3)
     }
 
     @Test("a deal needs two players")
     func needsTwo() {
-        var game = Game(seats: [.bottom], seed: 1)
-        #expect(throws: GameError.notEnoughPlayers) { try game.apply(.deal) }
-        var two = Game(seats: [.bottom, .top], seed: 1)
+        var game = Game(seats: [.bottom])
+        #expect(throws: GameError.notEnoughPlayers) { try game.apply(.deal(seed: 1)) }
+        var two = Game(seats: [.bottom, .top])
         two.must(.leave(.top))
-        #expect(throws: GameError.notEnoughPlayers) { try two.apply(.deal) }
+        #expect(throws: GameError.notEnoughPlayers) { try two.apply(.deal(seed: 1)) }
     }
 
     @Test("the same seed deals the same cards; another seed deals others")
     func seededDeal() {
         func deal(_ seed: UInt64) -> [Event] {
-            var game = Game(seats: Seat.allCases, seed: seed)
-            return game.must(.deal)
+            var game = Game(seats: Seat.allCases)
+            return game.must(.deal(seed: seed))
         }
         #expect(deal(5) == deal(5))
         #expect(deal(5) != deal(6))
@@ -119,7 +119,7 @@ struct DealTests {
         #expect(events.last == .roundWon(.bottom, wins: 3))
         #expect(game.phase == .roundOver(winner: .bottom))
         #expect(throws: GameError.notPlaying) { try game.apply(.snap(.bottom)) }
-        game.must(.deal)
+        game.must(.deal(seed: 1))
         #expect(game.hand(.bottom).closed.count == 26)
         #expect(game.hand(.top).closed.count == 26)
         #expect(game.hand(.bottom).wins == 3)

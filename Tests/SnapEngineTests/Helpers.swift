@@ -26,8 +26,8 @@ extension Game {
 
     /// A fresh game dealt and ready to play.
     static func started(seats: [Seat], seed: UInt64) -> Game {
-        var game = Game(seats: seats, seed: seed)
-        game.must(.deal)
+        var game = Game(seats: seats)
+        game.must(.deal(seed: seed))
         game.must(.finishDeal)
         return game
     }

@@ -44,7 +44,7 @@ struct LeaveTests {
         #expect(game.hand(.top).cardCount == 52)
         // Left was only out of that round: left and top play the next one.
         #expect(game.presentSeats == [.left, .top])
-        game.must(.deal)
+        game.must(.deal(seed: 1))
         #expect(game.hand(.left).closed.count == 26)
     }
 
@@ -59,17 +59,17 @@ struct LeaveTests {
 
     @Test("leaving between rounds moves nothing; the next deal leaves the seat out")
     func leaveBetweenRounds() throws {
-        var game = Game(seats: [.bottom, .left, .top], seed: 2)
+        var game = Game(seats: [.bottom, .left, .top])
         #expect(try game.apply(.leave(.left)) == [.playerLeft(.left)])
-        game.must(.deal)
+        game.must(.deal(seed: 2))
         #expect(game.hand(.left).closed.isEmpty)
         #expect(game.hand(.bottom).closed.count == 26)
     }
 
     @Test("leaving while the cards are dealt hands them out too")
     func leaveWhileDealing() throws {
-        var game = Game(seats: [.bottom, .left, .top], seed: 2)
-        game.must(.deal)
+        var game = Game(seats: [.bottom, .left, .top])
+        game.must(.deal(seed: 2))
         game.must(.leave(.top))
         #expect(game.hand(.top).closed.isEmpty)
         #expect(game.hand(.bottom).cardCount + game.hand(.left).cardCount == 52)

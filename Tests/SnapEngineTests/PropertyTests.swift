@@ -9,7 +9,7 @@ struct PropertyTests {
         let seat = Seat(rawValue: UInt8(random.below(4)))!
         switch random.below(100) {
         case 0..<2: return leaving ? .leave(seat) : .snap(seat)
-        case 2..<4: return .deal
+        case 2..<4: return .deal(seed: random.next())
         case 4..<6: return .finishDeal
         case 6..<10: return .turn(seat)
         case 10..<25: return .snap(seat)
@@ -19,7 +19,7 @@ struct PropertyTests {
         case 32..<38: return .returned(seat)
         default:
             switch game.phase {
-            case .lobby, .roundOver: return .deal
+            case .lobby, .roundOver: return .deal(seed: random.next())
             case .dealing: return .finishDeal
             case .playing:
                 if let active = game.active, !game.hasTurned { return .turn(active) }
@@ -34,7 +34,7 @@ struct PropertyTests {
         for seed in UInt64(seedBlock * 50)..<UInt64(seedBlock * 50 + 50) {
             var random = SeededRandom(seed: seed &* 7919)
             let playerCount = 2 + random.below(3)
-            var game = Game(seats: Seat.seating(playerCount: playerCount), seed: seed)
+            var game = Game(seats: Seat.seating(playerCount: playerCount))
             var mirror = TableView(seats: game.seats)
             var refused = 0
             for step in 0..<400 {
@@ -64,7 +64,7 @@ struct PropertyTests {
     func deterministic() {
         func play(_ seed: UInt64) -> ([Event], Game) {
             var random = SeededRandom(seed: seed)
-            var game = Game(seats: Seat.allCases, seed: seed)
+            var game = Game(seats: Seat.allCases)
             var all: [Event] = []
             for _ in 0..<2_000 {
                 if let events = try? game.apply(Self.randomCommand(for: game, &random, leaving: false)) {
@@ -84,7 +84,7 @@ struct PropertyTests {
     @Test("no face-down card is ever seen: dealt and paid cards, and closed cards handed out, are hidden")
     func hiddenCards() {
         var random = SeededRandom(seed: 5)
-        var game = Game(seats: Seat.allCases, seed: 5)
+        var game = Game(seats: Seat.allCases)
         var shownUnturned = 0
         for _ in 0..<3_000 {
             guard let events = try? game.apply(Self.randomCommand(for: game, &random)) else { continue }

@@ -110,15 +110,15 @@ struct JournalTests {
     @Test("the journal benchmark replays real commands and writes 1 record per command")
     func journalBenchmark() throws {
         let seats = Seat.seating(playerCount: 3)
-        var game = Game(seats: seats, seed: 5)
+        var game = Game(seats: seats)
         var commands: [Command] = []
         // A deal and a few turns are enough to time.
-        for command in [Command.deal, .finishDeal] { _ = try game.apply(command); commands.append(command) }
+        for command in [Command.deal(seed: 5), .finishDeal] { _ = try game.apply(command); commands.append(command) }
         while commands.count < 40, let seat = game.active {
             _ = try game.apply(.turn(seat)); commands.append(.turn(seat))
             _ = try game.apply(.activateNext); commands.append(.activateNext)
         }
-        let result = try JournalBenchmark(commands: commands, seats: seats, seed: 5, minimumSeconds: 0.05).run()
+        let result = try JournalBenchmark(commands: commands, seats: seats, minimumSeconds: 0.05).run()
         #expect(result.commands == commands.count)
         // One framed record per command: 8 bytes of frame and at least 20 of record each.
         #expect(result.bytes > commands.count * 28)
@@ -137,22 +137,21 @@ struct JournalTests {
 struct MatchLogTests {
     @Test("every record of real games encodes and decodes to itself", arguments: [1, 2, 3] as [UInt64])
     func codecRoundTrip(seed: UInt64) throws {
-        var game = Game(seats: [.bottom, .left, .top], seed: seed, rules: Rules(turnLimit: 300))
+        var game = Game(seats: [.bottom, .left, .top], rules: Rules(turnLimit: 40))
         var records: [MatchRecord] = [MatchRecord(sequence: 0, timeMicros: 5, entry: .started(MatchStart(
-            hostName: "Zoë", seed: seed, rules: Rules(turnLimit: 300),
+            hostName: "Zoë", seed: seed, rules: Rules(turnLimit: 40),
             players: [SeatedPlayer(seat: .bottom, name: "Ann"), SeatedPlayer(seat: .left, name: "Bo"),
                       SeatedPlayer(seat: .top, name: "Cy")], startedAt: 1_790_000_000)))]
         var random = SeededRandom(seed: seed)
-        let commands: [Command] = [.deal, .finishDeal]
-        for command in commands { records.append(record(&game, command, records.count)) }
+        var log = HostLog(game: game, records: records)
+        for command in [Command.deal(seed: seed), .finishDeal] { log.log(command) }
         for _ in 0..<2_000 {
             let seat = [Seat.bottom, .left, .top][random.below(3)]
-            let command: Command = [.turn(seat), .activateNext, .snap(seat), .deal, .finishDeal][random.below(5)]
-            if let events = try? game.apply(command) {
-                records.append(MatchRecord(sequence: UInt64(records.count), timeMicros: UInt64(records.count) * 1000,
-                                           entry: .applied(command, events)))
-            }
+            let command: Command = [.turn(seat), .activateNext, .snap(seat), .deal(seed: random.next()), .finishDeal][random.below(5)]
+            log.log(command)
         }
+        (game, records) = (log.game, log.records)
+        #expect(records.contains { if case .revealed = $0.entry { true } else { false } })
         records.append(MatchRecord(sequence: UInt64(records.count), timeMicros: 1, entry: .ended(reason: "all done")))
         for record in records {
             #expect(try MatchRecordCodec.decode(MatchRecordCodec.encode(record)) == record)
@@ -162,26 +161,91 @@ struct MatchLogTests {
         #expect(replay.ended == "all done")
     }
 
+    /// A match log as the host keeps it: a deal after its commitment, a round's win
+    /// followed by its reveal; a refused command logs nothing.
+    struct HostLog {
+        var game: Game
+        var records: [MatchRecord]
+        var unrevealed: DealReveal?
+
+        mutating func log(_ command: Command) {
+            var trial = game
+            guard let events = try? trial.apply(command) else { return }
+            if case .deal(let seed) = command {
+                let secret = DealReveal(round: UInt32(game.round + 1), seed: seed, salt: Array(repeating: UInt8(game.round), count: 16))
+                append(.committed(secret.commitment, salt: secret.salt))
+                unrevealed = secret
+            }
+            game = trial
+            append(.applied(command, events))
+            if events.contains(where: { if case .roundWon = $0 { true } else { false } }), let secret = unrevealed {
+                append(.revealed(secret))
+                unrevealed = nil
+            }
+        }
+
+        mutating func append(_ entry: MatchRecord.Entry) {
+            records.append(MatchRecord(sequence: UInt64(records.count), timeMicros: UInt64(records.count) * 1000, entry: entry))
+        }
+    }
+
     func record(_ game: inout Game, _ command: Command, _ sequence: Int) -> MatchRecord {
         MatchRecord(sequence: UInt64(sequence), timeMicros: 0, entry: .applied(command, try! game.apply(command)))
     }
 
     @Test("a logged event that the engine does not produce is the first difference")
     func mismatch() throws {
-        var game = Game(seats: [.bottom, .top], seed: 9)
+        var game = Game(seats: [.bottom, .top])
         let start = MatchRecord(sequence: 0, timeMicros: 0, entry: .started(MatchStart(
             hostName: "T", seed: 9, rules: .original,
             players: [SeatedPlayer(seat: .bottom, name: "A"), SeatedPlayer(seat: .top, name: "B")], startedAt: 0)))
-        let deal = record(&game, .deal, 1)
-        let finish = record(&game, .finishDeal, 2)
+        let secret = DealReveal(round: 1, seed: 9, salt: Array(repeating: 7, count: 16))
+        let commit = MatchRecord(sequence: 1, timeMicros: 0, entry: .committed(secret.commitment, salt: secret.salt))
+        let deal = record(&game, .deal(seed: 9), 2)
+        let finish = record(&game, .finishDeal, 3)
         guard case .applied(let command, var events) = finish.entry else { return }
         events[0] = .playerOut(.top)
-        let forged = MatchRecord(sequence: 2, timeMicros: 0, entry: .applied(command, events))
-        #expect(throws: ReplayMismatch.self) { try MatchReplay.fold([start, deal, forged]) }
-        do { _ = try MatchReplay.fold([start, deal, forged]) } catch {
-            #expect(error.sequence == 2)
+        let forged = MatchRecord(sequence: 3, timeMicros: 0, entry: .applied(command, events))
+        #expect(throws: ReplayMismatch.self) { try MatchReplay.fold([start, commit, deal, forged]) }
+        do { _ = try MatchReplay.fold([start, commit, deal, forged]) } catch {
+            #expect(error.sequence == 3)
             #expect(error.description.contains("event 0 replays as dealFinished"))
         }
+        #expect(try MatchReplay.fold([start, commit, deal, finish]).commands == 2)
         #expect(throws: ReplayMismatch.self) { try MatchReplay.fold([start, finish]) }  // a gap in the sequence
+    }
+
+    @Test("a deal whose seed is not the committed one, a deal with no commitment, and a tampered reveal are each caught")
+    func forgedDeals() throws {
+        let start = MatchRecord(sequence: 0, timeMicros: 0, entry: .started(MatchStart(
+            hostName: "T", seed: 9, rules: .original,
+            players: [SeatedPlayer(seat: .bottom, name: "A"), SeatedPlayer(seat: .top, name: "B")], startedAt: 0)))
+        let secret = DealReveal(round: 1, seed: 9, salt: Array(repeating: 7, count: 16))
+        let commit = MatchRecord(sequence: 1, timeMicros: 0, entry: .committed(secret.commitment, salt: secret.salt))
+        // Play a whole round between two of the host's own bots' moves: the simplest is to leave.
+        var game = Game(seats: [.bottom, .top])
+        let deal = record(&game, .deal(seed: 9), 2)
+        let leave = record(&game, .leave(.top), 3)  // the bottom holds all 52: it wins the round
+        let reveal = MatchRecord(sequence: 4, timeMicros: 0, entry: .revealed(secret))
+        let honest = try MatchReplay.fold([start, commit, deal, leave, reveal])
+        #expect(honest.reveals == 1)
+        #expect(honest.unrevealed == nil)
+
+        var other = Game(seats: [.bottom, .top])
+        let otherDeal = record(&other, .deal(seed: 10), 2)
+        #expect(throws: ReplayMismatch.self) { try MatchReplay.fold([start, commit, otherDeal]) }
+        var unannounced = Game(seats: [.bottom, .top])
+        #expect(throws: ReplayMismatch.self) { try MatchReplay.fold([start, record(&unannounced, .deal(seed: 9), 1)]) }
+
+        var salt = secret.salt
+        salt[0] ^= 1
+        let tampered = MatchRecord(sequence: 4, timeMicros: 0, entry: .revealed(DealReveal(round: 1, seed: 9, salt: salt)))
+        do {
+            _ = try MatchReplay.fold([start, commit, deal, leave, tampered])
+            Issue.record("a tampered reveal was accepted")
+        } catch {
+            #expect(error.sequence == 4)
+            #expect(error.description.contains("does not match its commitment"))
+        }
     }
 }

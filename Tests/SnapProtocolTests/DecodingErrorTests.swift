@@ -46,7 +46,7 @@ struct DecodingErrorTests {
         for type: UInt8 in [0x00, 0x08, 0x80, 0x81, 0x88, 0xFF] {
             #expect(throws: ProtocolError.unknownMessageType(type)) { try client(type, []) }
         }
-        for type: UInt8 in [0x00, 0x01, 0x07, 0x80, 0x8C, 0xFF] {
+        for type: UInt8 in [0x00, 0x01, 0x07, 0x80, 0x8F, 0xFF] {
             #expect(throws: ProtocolError.unknownMessageType(type)) { try host(type, []) }
         }
     }

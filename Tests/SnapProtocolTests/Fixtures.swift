@@ -110,6 +110,22 @@ enum Fixtures {
 
     /// Round 2 under way between Ana (bottom, away, 24 closed, 5♣ 7♥ showing) and Bo (top,
     /// 1 win, 25 closed, K♠ showing): Bo to turn, 12 cards turned this round.
+    /// The fair deal's example: round 1's seed 0x0123456789ABCDEF and salt 00 01 … 0F,
+    /// and SHA-256 of the two (SnapSessionTests checks the digest with OpenSSL).
+    static let exampleReveal = DealReveal(round: 1, seed: 0x0123_4567_89AB_CDEF, salt: Array(0..<16))
+    static let exampleDigest: [UInt8] = hexBytes("81cfa61124de41e648cdb01e76138c3fdd6e47bde90f480c500da135ab5e736b")
+
+    static func hexBytes(_ hex: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        return bytes
+    }
+
     static let snapshot: TableSnapshot = {
         var table = TableView(seats: [.bottom, .top])
         table.phase = .playing
@@ -186,6 +202,10 @@ enum Fixtures {
         .host("seatAway", 10, .seatAway(.top, away: true)),
         .host("watching", 11, .watching(2)),
         .host("snapshot", 12, .snapshot(Fixtures.snapshot)),
+        .host("dealCommitted", 13, .dealCommitted(DealCommitment(round: 1, digest: Fixtures.exampleDigest))),
+        .host("dealRevealed", 14, .dealRevealed(Fixtures.exampleReveal)),
+        .host("wonCounts", 15, .wonCounts([SeatWonCount(seat: .bottom, won: 12), SeatWonCount(seat: .left, won: 0),
+                                            SeatWonCount(seat: .top, won: 3)])),
         .host("closing", 8, .closing(.protocolViolation, message: "sequence number 5 where 4 was expected")),
         .host("closing-empty", 9, .closing(.hostQuit, message: "")),
         .host("closing-wrongCode", 0, .closing(.wrongCode, message: "wrong join code")),

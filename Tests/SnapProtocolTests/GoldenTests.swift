@@ -97,8 +97,8 @@ struct GoldenTests {
         #expect(WireCodec.encode(lobby, sequence: 0).count == 282)
         let collected = HostMessage.events([.collected(cards: Card.fullDeck, from: .left, to: .top)])
         #expect(WireCodec.encode(collected, sequence: 0).count == 71)
-        var game = Game(seats: Seat.allCases, seed: 1)
-        let deal = try! game.apply(.deal).map(\.seen)
+        var game = Game(seats: Seat.allCases)
+        let deal = try! game.apply(.deal(seed: 1)).map(\.seen)
         #expect(WireCodec.encode(.events(deal), sequence: 0).count == 177)
     }
 

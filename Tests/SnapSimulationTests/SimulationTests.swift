@@ -53,7 +53,7 @@ struct SimulationTests {
     func replay() throws {
         var simulation = Simulation(SimulationOptions(players: 3, rounds: 2, seed: 12), recording: true)
         let report = simulation.run()
-        var game = Game(seats: Seat.seating(playerCount: 3), seed: 12)
+        var game = Game(seats: Seat.seating(playerCount: 3))
         for command in simulation.recordedRounds.joined() { try game.apply(command) }
         #expect(game.round == 2)
         for seat in game.seats { #expect(game.hand(seat).wins == report.wins[seat] ?? 0) }

@@ -136,6 +136,23 @@ struct InProcessTests {
         GameClient.endHostedGames()
     }
 
+    @Test("renaming an empty lobby that listens on a fixed TCP port reopens it on that port under the new name")
+    func renameFixedPort() throws {
+        // A port free a moment ago (the kernel hands out a fresh one each time).
+        let probeServer = HostServer(HostConfiguration(hostName: "Probe"), loop: GameClient.group.next(), logger: Self.logger)
+        let port = try probeServer.listen(host: "127.0.0.1", port: 0)
+        try probeServer.stopListeningOnTCP()
+        probeServer.shutdown(reason: "done")
+        let old = try GameClient.host(name: "Fixed", listen: (host: "127.0.0.1", port: port), joinCode: "ABCD-EFGH",
+                                      logger: Self.logger)
+        let renamed = try old.hostAgain(as: "Moved", logger: Self.logger)
+        old.leave()
+        let info = try probe(.tcp(host: "127.0.0.1", port: port), loop: GameClient.group.next(), timeout: .seconds(2))
+        #expect(info.hostName == "Moved")
+        renamed.leave()
+        GameClient.endHostedGames()
+    }
+
     @Test("a client whose host left lands on the menu, told why")
     func hostLeftNotice() throws {
         let path = "/tmp/snap-ip-\(getpid())/run/snap/Gone.sock"
@@ -280,6 +297,32 @@ struct InProcessTests {
         return events
     }
 
+    @Test("at a round's end the table shows \"Deal verified\" for a moment (the client checked the reveal)")
+    func dealVerifiedNotice() throws {
+        let path = screenshotPath("deal-verified")
+        var shownAt: Double?
+        let app = try App(options: WindowOptions(screenshot: path, quitAfter: 90, hidden: true), logger: Self.logger) { app in
+            TableScene(app: app, client: GameClient.solo(name: "Vera", opponents: 1, level: .normal, speed: 0.02,
+                                                         logger: app.logger))
+        }
+        app.onFrame = { app, now in
+            guard let table = app.scene as? TableScene else { return }
+            if shownAt == nil, table.dealNotice != nil { shownAt = now }
+            // A few frames later, so the line is drawn in the screenshot.
+            if let shownAt, now > shownAt + 0.3 { app.quit() }
+        }
+        try app.run()
+        let table = try #require(app.scene as? TableScene)
+        #expect(shownAt != nil, "no round ended within 90 s")
+        let verdict = try #require(table.dealNotice?.verdict)
+        #expect(verdict == .verified(round: verdict.round))
+        #expect(table.client.session.dealVerdicts.allSatisfy { if case .verified = $0 { true } else { false } })
+        // The line is drawn at the top right, in the wins colour: light pixels that are not felt.
+        let shot = try Screenshot(path: path)
+        #expect(shot.share(x: 0.85...0.98, y: 0.075...0.1, where: { r, g, b in r > 180 && g > 190 && b > 160 }) > 0.01)
+        table.client.leave()
+    }
+
     @Test("the windowed host honours --seed: the same seed, the same deal and first card")
     func hostSeed() throws {
         let first = try Self.openingEvents(seed: 42, name: "SeedA")
@@ -412,6 +455,26 @@ struct TextFieldTests {
         Self.typed(&field, [.key(.home), .key(.delete)])
         #expect(field.text == "oë Smith")
         #expect(field.caret == 0)
+    }
+}
+#endif
+
+#if GUI
+@Suite("Which renderer a window asks for")
+struct RendererChoiceTests {
+    @Test("automatic: accelerated only with a GPU device; SNAP_RENDERER overrides; explicit choices stand")
+    func choice() {
+        #expect(RendererChoice.automatic.wantsAccelerated(override: nil, machineHasGPU: false) == false)
+        #expect(RendererChoice.automatic.wantsAccelerated(override: nil, machineHasGPU: true) == true)
+        #expect(RendererChoice.automatic.wantsAccelerated(override: "software", machineHasGPU: true) == false)
+        #expect(RendererChoice.automatic.wantsAccelerated(override: "accelerated", machineHasGPU: false) == true)
+        #expect(RendererChoice.software.wantsAccelerated(override: "accelerated", machineHasGPU: true) == false)
+        #expect(RendererChoice.accelerated.wantsAccelerated(override: "software", machineHasGPU: false) == true)
+        let devices = FileManager.default.fileExists(atPath: "/dev/nvidia0")
+            || ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []).contains {
+                $0.hasPrefix("renderD") || $0.hasPrefix("card")
+            }
+        #expect(RendererChoice.machineHasGPU == devices)
     }
 }
 #endif

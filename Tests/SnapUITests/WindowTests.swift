@@ -322,6 +322,17 @@ struct WindowTests {
         #expect(lines.contains("title Your turn - Snap! - Ann urgent 1"), "\(output)")
     }
 
+    @Test("snap bench ui --renderer software: SDL's software renderer, presented without loading OpenGL")
+    func benchSoftware() throws {
+        let (status, output) = try runWindowed(["bench", "ui", "--renderer", "software", "--frames", "30"], timeout: 120)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("software renderer (SDL \"software\"):"), "\(output)")
+        #expect(output.contains("  ours (Graphics, as the table draws): p50 "))
+        #expect(output.contains("  start to first frame: "))
+        // SDL would otherwise load Mesa (and LLVM) to put the software renderer's pixels on screen.
+        #expect(output.contains("  OpenGL libraries loaded: no"), "\(output)")
+    }
+
     @Test("no Assets folder to be found is a clear error, not a crash")
     func missingAssets() throws {
         // A copy of the binary far from any checkout, run from an empty directory.
