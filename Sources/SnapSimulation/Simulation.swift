@@ -69,6 +69,8 @@ public struct Simulation {
         configuration.botLevel = options.level
         configuration.seed = options.seed
         configuration.nonceSeed = options.seed
+        // The same seed plays the same game: deals derived from it, not secret.
+        configuration.secretDeals = false
         configuration.rules = options.rules
         configuration.pacing = options.pacing
         configuration.rounds = options.rounds
