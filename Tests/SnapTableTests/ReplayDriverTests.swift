@@ -10,6 +10,8 @@ func journaledMatch(rounds: Int, seed: UInt64, players: Int = 3) -> [MatchRecord
     configuration.bots = players
     configuration.seed = seed
     configuration.nonceSeed = seed
+    // The same seed deals the same match (not secret: a test's journal).
+    configuration.secretDeals = false
     configuration.rounds = rounds
     configuration.autoNextRound = .seconds(2)
     configuration.turnTimeout = nil

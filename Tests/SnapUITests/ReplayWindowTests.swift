@@ -13,6 +13,8 @@ func writeJournal(rounds: Int, seed: UInt64, in directory: String) throws -> Str
     configuration.bots = 3
     configuration.seed = seed
     configuration.nonceSeed = seed
+    // The same seed deals the same match (not secret: a test's journal).
+    configuration.secretDeals = false
     configuration.rounds = rounds
     configuration.autoNextRound = .seconds(2)
     configuration.turnTimeout = nil
