@@ -37,6 +37,9 @@ let package = Package(
         .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots", "SnapCrypto"]),
         // Games between the host's own computer players in virtual time, on a real HostSession.
         .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots", "SnapProtocol", "SnapSession"]),
+        // The table as a window shows it: events in, piles and card flights out; no SDL, so
+        // it builds and is tested headless. SnapUI draws it; `snap replay` feeds it a journal.
+        .target(name: "SnapTable", dependencies: ["SnapEngine", "SnapProtocol", "SnapSession"]),
         .target(
             name: "SnapNet",
             dependencies: [
@@ -57,16 +60,16 @@ let package = Package(
         .target(
             name: "SnapUI",
             dependencies: [
-                "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots",
+                "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "SnapTable",
                 .target(name: "CSDL2", condition: gui),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: [.swiftLanguageMode(.v5)]
+            ]
         ),
         .executableTarget(
             name: "snap",
             dependencies: [
                 "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal",
+                .target(name: "SnapTable", condition: gui),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui),
@@ -80,10 +83,12 @@ let package = Package(
         .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SnapSessionTests", dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots", "SnapCrypto"]),
         .testTarget(name: "SnapNetTests", dependencies: ["SnapNet"]),
+        .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine"]),
         .testTarget(name: "SnapCLITests", dependencies: ["snap"]),
         .testTarget(
             name: "SnapUITests",
             dependencies: [
+                "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession",
                 .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
                 .target(name: "snap", condition: gui),
             ]

@@ -1,4 +1,5 @@
 #if GUI
+import SnapTable
 import CSDL2
 import Foundation
 import Glibc
@@ -39,7 +40,7 @@ public enum WindowWake {
     private static let state = Pending()
 
     /// When the oldest wake not yet seen by the loop was asked for (nanoseconds, monotonic).
-    private final class Pending: @unchecked Sendable {
+    private final class Pending: @unchecked Sendable {  // `since` is only touched under `lock`
         let lock = NSLock()
         var since: UInt64?
     }
@@ -260,6 +261,8 @@ public final class App {
             switch Int(event.key.keysym.sym) {
             case Int(SDLK_LEFT.rawValue): return .key(shift ? .shiftLeft : .left)
             case Int(SDLK_RIGHT.rawValue): return .key(shift ? .shiftRight : .right)
+            case Int(SDLK_UP.rawValue): return .key(.up)
+            case Int(SDLK_DOWN.rawValue): return .key(.down)
             case Int(SDLK_HOME.rawValue): return .key(.home)
             case Int(SDLK_END.rawValue): return .key(.end)
             case Int(SDLK_DELETE.rawValue): return .key(.delete)

@@ -1,11 +1,12 @@
 #if GUI
+import SnapTable
 import CSDL2
 import Glibc
 
 /// The four sounds. With no sound device (CI, a dummy driver that fails) the game
 /// plays on silently; `played` counts what was really mixed, for tests.
 public final class Audio {
-    public enum Sound: CaseIterable { case deal, flick, correct, wrong }
+    public typealias Sound = TableSound
 
     private var chunks: [Sound: UnsafeMutablePointer<Mix_Chunk>] = [:]
     private var dealChannel: Int32 = -1

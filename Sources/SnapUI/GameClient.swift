@@ -1,4 +1,5 @@
 #if GUI
+import SnapTable
 import Glibc
 import Logging
 import NIOPosix
@@ -7,6 +8,7 @@ import SnapEngine
 import SnapNet
 import SnapProtocol
 import SnapSession
+import Synchronization
 
 /// One window's game: the link to the host and the mirror of what this seat knows.
 /// On the host's window it also owns the `HostServer` (Start, Next Round, End game).
@@ -22,16 +24,20 @@ public final class GameClient {
     public private(set) var isSolo = false
 
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    /// Hosts this process started, so closing the window ends their games (and removes their sockets).
-    nonisolated(unsafe) static var hosted: [HostServer] = []
+    /// Hosts this process started, so closing the window ends their games (and removes their
+    /// sockets). Behind a lock rather than `nonisolated(unsafe)`: a join finishes on its own thread.
+    static let hosted = Mutex<[HostServer]>([])
 
     /// Ends every game this process hosts: the players hear "host quit", the socket files go.
     public static func endHostedGames() {
-        for server in hosted {
+        let servers = hosted.withLock { servers in
+            defer { servers = [] }
+            return servers
+        }
+        for server in servers {
             server.submit(.quit)
             _ = try? server.finished.wait()
         }
-        hosted = []
     }
 
     /// `signedIn`: the link says its own hello (a network link does, to sign in again after a drop).
@@ -108,7 +114,7 @@ public final class GameClient {
     public func leave() {
         if let server {
             server.submit(.quit)
-            Self.hosted.removeAll { $0 === server }
+            Self.hosted.withLock { $0.removeAll { $0 === server } }
         } else {
             link.send(.leave)
             link.close()
@@ -143,7 +149,7 @@ public final class GameClient {
                 logger.warning("not announced on the local network: \(error)")
             }
         }
-        hosted.append(server)
+        hosted.withLock { $0.append(server) }
         journal(server, logger: logger)
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path)
         // Renaming the lobby opens the same game under the new name (an explicit --socket

@@ -1,4 +1,5 @@
 #if GUI
+import SnapTable
 import Foundation
 import SnapBots
 import SnapEngine
@@ -524,7 +525,7 @@ public final class JoinScene: Scene {
 }
 
 /// One join attempt on a background thread; the main thread reads the result.
-final class JoinAttempt: @unchecked Sendable {
+final class JoinAttempt: @unchecked Sendable {  // every stored var is only touched under `lock`
     private let lock = NSLock()
     private var outcome: Result<GameClient, Error>?
     private var cancelled = false
@@ -554,7 +555,7 @@ final class JoinAttempt: @unchecked Sendable {
 /// Looks for hosts on this machine about once a second on its own thread (probing
 /// blocks), and listens for LAN announcements all along (the list is refreshed every
 /// 100 ms from those); the scene takes the newest list in `update`.
-final class HostScanner: @unchecked Sendable {
+final class HostScanner: @unchecked Sendable {  // every stored var is only touched under `lock`
     private let lock = NSLock()
     private var latest: [Listing]?
     private var browser: LANBrowser?

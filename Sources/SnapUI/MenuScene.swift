@@ -1,4 +1,5 @@
 #if GUI
+import SnapTable
 import Glibc
 import SnapBots
 import SnapEngine

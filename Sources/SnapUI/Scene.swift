@@ -1,4 +1,5 @@
 #if GUI
+import SnapTable
 import CSDL2
 import Glibc
 import SnapProtocol
@@ -16,7 +17,7 @@ public enum Input: Equatable {
 
 public enum Key: Equatable {
     case space, s, m, escape, enter, backspace, tab, f11, y, n, other
-    case left, right, shiftLeft, shiftRight, home, end, delete, selectAll, copy
+    case left, right, up, down, shiftLeft, shiftRight, home, end, delete, selectAll, copy
 }
 
 /// What a scene asks the app to do next.

@@ -1,27 +1,41 @@
 #if GUI
+import SnapTable
 import Glibc
 import SnapEngine
 
-/// Drawing the table from the animator's visual model (read-only: nothing here changes state).
-extension TableScene {
-    static let nameColor = Color.white
-    static let leftColor = Color(150, 160, 150)
-    static let winsColor = Color(226, 238, 205)
-    static let statusColors: [TableVisual.Tone: Color] = [
-        .normal: .white, .good: .gold, .bad: Color(255, 150, 130), .mine: Color(180, 255, 170),
-    ]
+/// A scene that draws a `TableModel`: the live table, or a replay.
+protocol TableDrawer: AnyObject {
+    var model: TableModel { get }
+    /// The round is being played (a present seat with no cards is "out").
+    var roundInPlay: Bool { get }
+    /// A closed pile's top card to show face up (a replay shows every card); nil: backs.
+    func revealedTop(_ seat: Seat) -> Card?
+    /// Rounds a seat's player won in earlier matches, if known.
+    func earlierWins(_ seat: Seat) -> Int?
+}
+
+/// The live table: its own lines, buttons and the waiting panel around the shared board.
+extension TableScene: TableDrawer {
+    var roundInPlay: Bool {
+        guard gameOver == nil, case .playing = table?.phase ?? .lobby else { return false }
+        return true
+    }
+
+    func revealedTop(_ seat: Seat) -> Card? { nil }
+
+    func earlierWins(_ seat: Seat) -> Int? { client.session.earlierWins[seat] }
 
     func drawTable(_ graphics: Graphics, app: App, now: Double) {
         let assets = app.assets
         graphics.tile(assets.felt, tileSize: Size(256, 256))
         Self.vignette(graphics)
-        guard started, let table else {
+        guard model.started, let table else {
             drawWaiting(graphics)
             exitButton.draw(graphics, assets: assets)
             if let dialog { MenuKit.drawDialog(graphics, assets, dialog) }
             return
         }
-        let visual = animator.visual
+        let visual = model.visual
         if visual.round > 0 {
             graphics.text("Round \(visual.round)", at: Point(1004, 14), size: 16, bold: true, color: Self.winsColor,
                           align: .right)
@@ -41,22 +55,10 @@ extension TableScene {
             graphics.text(text, at: Point(1004, 58), size: bad ? 16 : 14, bold: bad,
                           color: bad ? Self.statusColors[.bad]! : Self.winsColor, align: .right)
         }
-        for seat in table.seats { drawSeat(seat, graphics, assets: assets) }
-        if visual.deck > 0 { Self.drawStack(graphics, assets: assets, base: TableLayout.deckCenter, count: visual.deck) }
-        drawStatus(graphics, y: visual.deck > 0 ? TableLayout.statusAboveDeckY : TableLayout.statusCenterY)
-
-        for flight in animator.flights.filter(\.began).sorted(by: { $0.start < $1.start }) {
-            let pose = animator.pose(flight, now: now)
-            let width = cardSize.width * pose.scaleX * pose.scale
-            guard width >= 0.5, pose.alpha > 0.01 else { continue }
-            let texture = pose.faceUp ? assets.face(flight.card!) : assets.back
-            if pose.faceUp, let card = flight.card { animator.faceDrawn(card) }
-            graphics.draw(texture, in: Rect(center: pose.center, size: Size(width, cardSize.height * pose.scale)),
-                          degrees: pose.degrees, alpha: pose.alpha)
+        drawBoard(graphics, assets: assets, seats: table.seats, now: now,
+                  statusY: visual.deck > 0 ? TableLayout.statusAboveDeckY : TableLayout.statusCenterY) {
+            drawStatus(graphics, y: $0)
         }
-        // Splashes first: a caller's bubble stays readable on top of their splash.
-        for effect in animator.effects where effect.kind != .bubble { drawEffect(effect, graphics, assets: assets, now: now) }
-        for effect in animator.effects where effect.kind == .bubble { drawEffect(effect, graphics, assets: assets, now: now) }
 
         graphics.text("Space  turn     S  Snap!     M  sound     Esc  exit", at: Point(18, 742), size: 12,
                       color: Color(205, 225, 205, 170), align: .left, shadow: false)
@@ -69,11 +71,72 @@ extension TableScene {
         if let dialog { MenuKit.drawDialog(graphics, assets, dialog) }
     }
 
+    // MARK: - Status, effects, waiting
+
+    private func drawStatus(_ graphics: Graphics, y: Double) {
+        let text = statusLine
+        guard !text.isEmpty else { return }
+        let tone = activeNotice?.tone ?? model.visual.tone
+        Self.drawStatusBand(graphics, text, color: gameOver != nil ? Color.gold : (Self.statusColors[tone] ?? .white), y: y)
+    }
+
+    private func drawWaiting(_ graphics: Graphics) {
+        let players = client.session.lobby
+        let height = players.isEmpty ? 150 : 140 + 30 * Double(min(4, players.count))
+        let panel = Rect(center: Point(512, 372), size: Size(520, height))
+        Self.roundedRect(graphics, panel, Color(0, 0, 0, 90), radius: 18)
+        graphics.text(statusLine, at: Point(512, panel.y + 30), size: 26, bold: true, color: .gold)
+        if players.isEmpty {
+            graphics.text(client.session.phase == .connecting ? "Talking to the host…" : "",
+                          at: Point(512, panel.y + 90), size: 17, color: Self.winsColor)
+        } else {
+            graphics.text("At the table:", at: Point(512, panel.y + 80), size: 16, color: Self.winsColor)
+            for (row, player) in players.prefix(4).enumerated() {
+                let isMe = player.id == client.session.welcome?.playerID
+                graphics.text(player.name + (isMe ? " (you)" : ""), at: Point(512, panel.y + 110 + Double(row) * 30),
+                              size: 20, bold: true, color: .white)
+            }
+        }
+    }
+}
+
+/// The board every table scene shares: seats, deck, flying cards, bubbles and splashes,
+/// drawn from the model (read-only: nothing here changes state).
+extension TableDrawer {
+    static var nameColor: Color { .white }
+    static var leftColor: Color { Color(150, 160, 150) }
+    static var winsColor: Color { Color(226, 238, 205) }
+    static var statusColors: [TableVisual.Tone: Color] {
+        [.normal: .white, .good: .gold, .bad: Color(255, 150, 130), .mine: Color(180, 255, 170)]
+    }
+
+    /// `status` draws the status line at the y it is given, between the piles and the flights.
+    func drawBoard(_ graphics: Graphics, assets: Assets, seats: [Seat], now: Double, statusY: Double,
+                   status: (Double) -> Void) {
+        let visual = model.visual
+        for seat in seats { drawSeat(seat, graphics, assets: assets) }
+        if visual.deck > 0 { Self.drawStack(graphics, assets: assets, base: TableLayout.deckCenter, count: visual.deck) }
+        status(statusY)
+
+        for flight in model.flights.filter(\.began).sorted(by: { $0.start < $1.start }) {
+            let pose = model.pose(flight, now: now)
+            let width = cardSize.width * pose.scaleX * pose.scale
+            guard width >= 0.5, pose.alpha > 0.01 else { continue }
+            let texture = pose.faceUp ? assets.face(flight.card!) : assets.back
+            if pose.faceUp, let card = flight.card { model.faceDrawn(card) }
+            graphics.draw(texture, in: Rect(center: pose.center, size: Size(width, cardSize.height * pose.scale)),
+                          degrees: pose.degrees, alpha: pose.alpha)
+        }
+        // Splashes first: a caller's bubble stays readable on top of their splash.
+        for effect in model.effects where effect.kind != .bubble { drawEffect(effect, graphics, assets: assets, now: now) }
+        for effect in model.effects where effect.kind == .bubble { drawEffect(effect, graphics, assets: assets, now: now) }
+    }
+
     // MARK: - Seats
 
-    private func drawSeat(_ seat: Seat, _ graphics: Graphics, assets: Assets) {
-        let visual = animator.visual
-        let position = animator.screen(seat)
+    func drawSeat(_ seat: Seat, _ graphics: Graphics, assets: Assets) {
+        let visual = model.visual
+        let position = model.screen(seat)
         let index = Int(seat.rawValue)
         let present = visual.present[index]
         if present, visual.active == seat {
@@ -87,6 +150,10 @@ extension TableScene {
             if present { Self.placeholder(graphics, at: closedBase) }
         } else {
             Self.drawStack(graphics, assets: assets, base: closedBase, count: closed)
+            if let top = revealedTop(seat) {
+                let at = TableLayout.closedTop(position, count: closed)
+                graphics.draw(assets.face(top), in: Rect(center: at, size: cardSize))
+            }
         }
 
         // Open pile: faces, each a little off and tilted (cosmetic, seeded by card and round).
@@ -96,9 +163,9 @@ extension TableScene {
             if present { Self.placeholder(graphics, at: openBase) }
         } else {
             Self.roundedRect(graphics, Rect(center: openBase + Point(2, 3), size: cardSize), Color(0, 0, 0, 55), radius: 6)
-            if let top = open.last { animator.faceDrawn(top) }
+            if let top = open.last { model.faceDrawn(top) }
             for card in open.suffix(14) {
-                let jitter = TableAnimator.jitter(card, round: visual.round)
+                let jitter = TableModel.jitter(card, round: visual.round)
                 graphics.draw(assets.face(card), in: Rect(center: openBase + jitter.offset, size: cardSize),
                               degrees: jitter.degrees)
             }
@@ -116,15 +183,14 @@ extension TableScene {
 
         // Name and "N won".
         let origin = TableLayout.nameOrigin(position)
-        let name = animator.name(seat)
-        let isMe = seat == animator.me
+        let name = model.name(seat)
+        let isMe = seat == model.me
         let label = present ? (isMe ? "\(name) (you)" : name) : "\(name) (left)"
         graphics.text(label, at: origin, size: 18, bold: true, color: present ? Self.nameColor : Self.leftColor)
         var line = visual.wins[index] == 1 ? "1 won" : "\(visual.wins[index]) won"
         // Across matches: the host's journals' count, plus this match's.
-        if let earlier = client.session.earlierWins[seat] { line += " · \(earlier + visual.wins[index]) in all" }
-        if present, total == 0, visual.round > 0, !visual.cleared, visual.deck == 0, gameOver == nil,
-           case .playing = table?.phase ?? .lobby {
+        if let earlier = earlierWins(seat) { line += " · \(earlier + visual.wins[index]) in all" }
+        if present, total == 0, visual.round > 0, !visual.cleared, visual.deck == 0, roundInPlay {
             line = "out · " + line
         }
         graphics.text(line, at: origin + Point(0, 23), size: 14, color: present ? Self.winsColor : Self.leftColor)
@@ -149,24 +215,10 @@ extension TableScene {
         graphics.outline(rect.insetBy(3), Color(255, 255, 255, 40), thickness: 1)
     }
 
-    // MARK: - Status, effects, waiting
-
-    private func drawStatus(_ graphics: Graphics, y: Double) {
-        let text = statusLine
-        guard !text.isEmpty else { return }
-        let size = 24
-        let tone = activeNotice?.tone ?? animator.visual.tone
-        let color = gameOver != nil ? Color.gold : (Self.statusColors[tone] ?? .white)
-        let width = graphics.textTexture(text, size: size, bold: true).map { Double($0.pixelWidth) / 2 } ?? 0
-        let band = Rect(center: Point(512, y + 15), size: Size(min(760, width + 56), 44))
-        Self.roundedRect(graphics, band, Color(0, 0, 0, 100), radius: 20)
-        graphics.text(text, at: Point(512, y), size: size, bold: true, color: color)
-    }
-
-    private func drawEffect(_ effect: TableEffect, _ graphics: Graphics, assets: Assets, now: Double) {
+    func drawEffect(_ effect: TableEffect, _ graphics: Graphics, assets: Assets, now: Double) {
         let t = now - effect.start
         guard t >= 0 else { return }
-        let position = animator.screen(effect.seat)
+        let position = model.screen(effect.seat)
         switch effect.kind {
         case .bubble:
             let appear = min(1, t / 0.12)
@@ -194,23 +246,13 @@ extension TableScene {
         }
     }
 
-    private func drawWaiting(_ graphics: Graphics) {
-        let players = client.session.lobby
-        let height = players.isEmpty ? 150 : 140 + 30 * Double(min(4, players.count))
-        let panel = Rect(center: Point(512, 372), size: Size(520, height))
-        Self.roundedRect(graphics, panel, Color(0, 0, 0, 90), radius: 18)
-        graphics.text(statusLine, at: Point(512, panel.y + 30), size: 26, bold: true, color: .gold)
-        if players.isEmpty {
-            graphics.text(client.session.phase == .connecting ? "Talking to the host…" : "",
-                          at: Point(512, panel.y + 90), size: 17, color: Self.winsColor)
-        } else {
-            graphics.text("At the table:", at: Point(512, panel.y + 80), size: 16, color: Self.winsColor)
-            for (row, player) in players.prefix(4).enumerated() {
-                let isMe = player.id == client.session.welcome?.playerID
-                graphics.text(player.name + (isMe ? " (you)" : ""), at: Point(512, panel.y + 110 + Double(row) * 30),
-                              size: 20, bold: true, color: .white)
-            }
-        }
+    /// The status line on its dark band, centred at `y`.
+    static func drawStatusBand(_ graphics: Graphics, _ text: String, color: Color, y: Double) {
+        let size = 24
+        let width = graphics.textTexture(text, size: size, bold: true).map { Double($0.pixelWidth) / 2 } ?? 0
+        let band = Rect(center: Point(512, y + 15), size: Size(min(760, width + 56), 44))
+        roundedRect(graphics, band, Color(0, 0, 0, 100), radius: 20)
+        graphics.text(text, at: Point(512, y), size: size, bold: true, color: color)
     }
 
     // MARK: - Shapes

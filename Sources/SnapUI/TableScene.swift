@@ -1,17 +1,18 @@
 #if GUI
+import SnapTable
 import SnapEngine
 import SnapProtocol
 import SnapSession
 
 /// The game table: every seat's piles, the status line, Snap!, Exit and (on the host)
-/// Next Round. It draws the `GameClient`'s session and sends intents; the host decides
-/// every rule. Events become a timeline of flights and effects (`TableAnimator`), so
-/// the drawn piles lag the session's `TableView` while cards are in the air.
+/// Next Round. Each poll of the `GameClient`'s session goes to the `TableModel` (SnapTable),
+/// which turns events into a timeline of flights and effects, so the drawn piles lag the
+/// session's `TableView` while cards are in the air; this scene draws the model and sends
+/// intents. The host decides every rule.
 public final class TableScene: Scene {
     let client: GameClient
-    let animator = TableAnimator()
-    /// The animator holds this game's table (set on `gameStarted`, or at once if it already came).
-    var started = false
+    /// Everything the table shows and how it moves; this scene draws it and turns clicks into intents.
+    let model = TableModel()
     var exitButton = Button("Exit", center: TableLayout.exitCenter, width: 130)
     var nextRoundButton = Button("Next Round", center: TableLayout.nextRoundCenter, width: 210)
     var snapHeld = false
@@ -21,8 +22,6 @@ public final class TableScene: Scene {
     /// `closing(.gameFinished, message)`: the table stays, with this in the status line.
     var gameOver: String?
     private var endingHandled = false
-    /// My click sent `.turn` at this time; no second one until the host answers.
-    private var turnRequestedAt: Double?
     private var wasMyTurn = false
     private var titleAlert = false
     private var dealSoundOn = false
@@ -34,22 +33,18 @@ public final class TableScene: Scene {
 
     public init(app: App, client: GameClient) {
         self.client = client
-        animator.watching = client.role == .watcher
+        model.watching = client.role == .watcher
         lastNow = app.now
-        let session = client.session
-        if let table = session.table, let seat = session.seat {
-            // The scene before this one already drained the game's start (and perhaps the deal).
-            animator.adopt(table, mySeat: seat, names: session.names, now: lastNow)
-            started = true
-        }
+        // The scene before this one may have drained the game's start (and perhaps the deal).
+        model.receive([], session: client.session, now: lastNow)
         // "Card shown" is when the frame that first drew its face was presented.
         app.afterPresent.append { [weak self] shownAt in self?.reportFacesShown(at: shownAt) }
     }
 
     private func reportFacesShown(at time: Double) {
-        guard !animator.facesDrawn.isEmpty else { return }
-        for turn in animator.facesDrawn { client.referenceShown(turn: turn, at: time) }
-        animator.facesDrawn = []
+        guard !model.facesDrawn.isEmpty else { return }
+        for turn in model.facesDrawn { client.referenceShown(turn: turn, at: time) }
+        model.facesDrawn = []
     }
 
     // MARK: - For tests and scripted play
@@ -68,7 +63,7 @@ public final class TableScene: Scene {
     public var exitButtonFrame: Rect { exitButton.frame }
 
     /// Cards still fly or lines are still queued: the table lags the host.
-    public var isCatchingUp: Bool { !animator.isIdle }
+    public var isCatchingUp: Bool { !model.isIdle }
 
     /// The host's Next Round button, while it is shown.
     public var nextRoundButtonFrame: Rect? { showsNextRound ? nextRoundButton.frame : nil }
@@ -80,15 +75,15 @@ public final class TableScene: Scene {
         case .connecting: return "Connecting…"
         case .lobby: return "Waiting for the host to start…"
         case .playing, .ended:
-            guard started else { return "Waiting for the host to start…" }
+            guard model.started else { return "Waiting for the host to start…" }
             if client.link.reconnecting { return "Connection lost — reconnecting…" }
             if let seat = mySeat, client.session.away.contains(seat), gameOver == nil {
                 return "Away — click your pile to play again"
             }
             if let notice = activeNotice { return notice.text }
             // The turn timer's last seconds: the host turns for whoever lets it run out.
-            if let seconds = turnCountdown { return animator.visual.status + " — \(seconds) s" }
-            return animator.visual.status
+            if let seconds = turnCountdown { return model.visual.status + " — \(seconds) s" }
+            return model.visual.status
         }
     }
 
@@ -105,18 +100,19 @@ public final class TableScene: Scene {
     }
 
     public var isAnimating: Bool {
-        animator.isAnimating || snapPressedUntil > lastNow || turnCountdown != nil || activeNotice != nil
+        model.isAnimating || snapPressedUntil > lastNow || turnCountdown != nil || activeNotice != nil
             || (dealNotice.map { $0.until.isFinite && $0.until > lastNow } ?? false)  // to take a brief one down
             || !client.session.awaySince.isEmpty
     }
 
     /// A notice over the status line ("Too late!"), while it lasts.
     var activeNotice: TableVisual.Notice? {
-        guard let notice = animator.visual.notice, notice.until > lastNow, gameOver == nil else { return nil }
+        guard let notice = model.visual.notice, notice.until > lastNow, gameOver == nil else { return nil }
         return notice
     }
 
-    var table: TableView? { client.session.table }
+    /// The table as the model has it (every event received so far applied); the scene keeps no copy.
+    var table: TableView? { model.table }
 
     private var isPlaying: Bool {
         guard gameOver == nil, client.session.phase == .playing, let table else { return false }
@@ -132,7 +128,7 @@ public final class TableScene: Scene {
     /// The Snap! button shows while I hold cards in a round under way (during the deal too,
     /// though a call only counts once the cards are out).
     var showsSnap: Bool {
-        guard started, gameOver == nil, client.session.phase == .playing, let table, let seat = mySeat else { return false }
+        guard model.started, gameOver == nil, client.session.phase == .playing, let table, let seat = mySeat else { return false }
         if case .roundOver = table.phase { return false }
         return table[seat].isPresent && table[seat].hasCards
     }
@@ -217,12 +213,10 @@ public final class TableScene: Scene {
             client.send(.turn, now: app.now)
             return
         }
-        guard isMyTurn, turnRequestedAt == nil, !animator.isDealing, let table, let seat = mySeat,
+        guard isMyTurn, model.turnRequestedAt == nil, !model.isDealing, let table, let seat = mySeat,
               table[seat].closedCount > 0 else { return }
         client.send(.turn, now: app.now)
-        let now = app.now
-        turnRequestedAt = now
-        animator.beginLocalFlip(now: now)
+        model.requestTurn(now: app.now)
     }
 
     /// Back to the main menu; `leaving`: say goodbye to the host first (a host ends the game).
@@ -230,7 +224,7 @@ public final class TableScene: Scene {
     private func toMenu(app: App, leaving: Bool, notice: (title: String, message: String)? = nil) -> SceneChange {
         if leaving { client.leave() }
         app.audio.stopDealing()
-        animator.stop()
+        model.stop()
         return .show(MenuScene(app: app, notice: notice))
     }
 
@@ -256,83 +250,22 @@ public final class TableScene: Scene {
         lastNow = now
         let batches = client.poll(now: now)
         if !batches.isEmpty { app.setNeedsRedraw() }
-        for (message, events) in batches {
-            switch message {
-            case .gameStarted(let start):
-                // A watcher sees the table from the first seat.
-                animator.start(seats: start.players.map(\.seat), mySeat: start.yourSeat ?? start.players[0].seat,
-                               names: client.session.names)
-                started = true
-            case .events:
-                if started { animator.schedule(events, now: now) }
-            case .snapshot:
-                // Rejoined, or watching from mid-game: the table as it stands, no animation.
-                if let table = client.session.table {
-                    animator.adopt(table, mySeat: mySeat ?? table.seats[0], names: client.session.names, now: now)
-                    started = true
-                }
-            case .seatLeft(let seat, let reason):
-                if started, reason == .dropped { animator.announce("\(animator.name(seat)) lost the connection", now: now) }
-            case .seatAway(let seat, let away):
-                // My own seat says it in the status line instead ("Ann (you)" stays).
-                if seat != mySeat { animator.names[seat] = client.session.displayName(seat) }
-                let name = client.session.names[seat] ?? animator.name(seat)
-                if started {
-                    animator.announce(away ? "\(name) is away: the computer plays for them" : "\(name) is back", now: now)
-                }
-            default:
-                break
-            }
-        }
-        if !started, let table, let seat = mySeat {
-            animator.adopt(table, mySeat: seat, names: client.session.names, now: now)
-            started = true
-        }
+        model.receive(batches, session: client.session, now: now)
         if let verdict = client.session.dealVerdicts.dropFirst(verdictsShown).last {
             dealNotice = (verdict, verdict.isMismatch ? .infinity : now + 4)
             app.setNeedsRedraw()
         }
         verdictsShown = client.session.dealVerdicts.count
-        showReconnecting(now: now)
-        trackMyTurn(now: now)
-        animator.advance(to: now, play: { app.audio.play($0) })
+        model.advance(to: now, play: { app.audio.play($0) })
         updateDealingSound(now: now, audio: app.audio)
-        if started, let table, animator.reconcile(with: table) { app.setNeedsRedraw() }
+        // Nothing moving: the drawn table must be the session's mirror of the host's.
+        if model.started, let truth = client.session.table, model.reconcile(with: truth) { app.setNeedsRedraw() }
         alertIfMyTurn(app: app)
         return checkEnding(app: app)
     }
 
-    /// "Ann — reconnecting… 24 s" under a seat whose connection dropped, counted down.
-    private func showReconnecting(now: Double) {
-        let session = client.session
-        guard let table = session.table else { return }
-        for seat in table.seats where seat != mySeat {
-            let base = session.displayName(seat)
-            if let seconds = session.reconnectCountdown(seat, now: .seconds(now)) {
-                animator.names[seat] = "\(base) — reconnecting… \(seconds) s"
-            } else if animator.names[seat] != base, animator.names[seat]?.contains("reconnecting") == true {
-                animator.names[seat] = base
-            }
-        }
-    }
-
-    /// Ends a pending turn request when the host answers (or never does).
-    private func trackMyTurn(now: Double) {
-        guard let at = turnRequestedAt else { return }
-        guard let table, let seat = mySeat else {
-            turnRequestedAt = nil
-            return
-        }
-        if table.hasTurned && table.active == seat {
-            turnRequestedAt = nil
-        } else if table.active != seat || now - at > 2 || !isPlaying {
-            animator.cancelLocalFlip()
-            turnRequestedAt = nil
-        }
-    }
-
     private func updateDealingSound(now: Double, audio: Audio) {
-        let dealing = animator.flights.contains { $0.kind == .deal && $0.start <= now }
+        let dealing = model.flights.contains { $0.kind == .deal && $0.start <= now }
         if dealing, !audio.isDealing, !audio.isMuted {
             audio.startDealing()
             dealSoundOn = true
@@ -375,8 +308,7 @@ public final class TableScene: Scene {
             return toMenu(app: app, leaving: false, notice: ("Game over", "\(gameName) ended: \(why)."))
         case .gameFinished?:
             gameOver = message.isEmpty ? "the game has ended" : message
-            turnRequestedAt = nil
-            animator.cancelLocalFlip()
+            model.dropTurnRequest()
         case nil:
             app.audio.stopDealing()
             dialog = MenuKit.alert("Disconnected", "\(gameName) ended: the connection was lost (\(MenuKit.shortReason(message))).")

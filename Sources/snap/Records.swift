@@ -4,6 +4,10 @@ import SnapJournal
 import SnapNet
 import SnapProtocol
 import SnapSession
+#if GUI
+import SnapTable
+import SnapUI
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -11,32 +15,41 @@ import Glibc
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check a journaled match against the engine.",
+        abstract: "Play a journaled match back in a window, or check it against the engine.",
         discussion: """
-            With --verify, re-runs the engine from the journal's commands (each deal with its \
-            seed), checks every round's revealed seed and salt against the commitment announced \
-            before its deal, and prints "replay: N commands, R rounds, matches the journal" \
-            (exit 0), or the first record where it differs (exit 1). A torn tail (a host killed mid-write) is reported and \
+            Without --verify, opens a window that plays the match back as it happened, every \
+            card face up: Space pauses, Left/Right skip to the previous/next round, Up/Down \
+            change the speed (½×, 1×, 2×, 4×), Esc closes. With --verify (headless), re-runs the \
+            engine from the journal's commands (each deal with its seed), checks every round's \
+            revealed seed and salt against the commitment announced before its deal, and prints \
+            "replay: N commands, R rounds, matches the journal" (exit 0), or the first record \
+            where it differs (exit 1). A torn tail (a host killed mid-write) is reported and \
             left out. Journals are in $XDG_STATE_HOME/snap/matches/ (see snap history).
             """)
 
     @Argument(help: "A journal file (.snapjournal).") var file: String
     @Flag(help: "Headless: re-run the engine and compare every event.") var verify = false
+    @Option(help: "Start this many seconds into the match (the window).") var startAt: Double?
+    @Flag(help: "Open the window paused (Space plays).") var paused = false
+    #if GUI
+    @OptionGroup var window: WindowFlags
+    #endif
+
+    func validate() throws {
+        if let startAt, !(startAt >= 0) { throw ValidationError("--start-at must be 0 or more seconds") }
+        if verify, startAt != nil || paused { throw ValidationError("--start-at and --paused are for the window, not --verify") }
+    }
 
     func run() throws {
-        guard verify else {
-            // Not built yet: the window that plays a match back (issue "seats that outlive connections").
-            say("error: the replay window is not built yet; use snap replay FILE --verify")
-            throw ExitCode(64)
-        }
         let journal: (records: [MatchRecord], damage: String?, intactLength: Int)
         do { journal = try MatchJournal.read(path: file) } catch {
             say("error: \(error)")
             throw ExitCode(1)
         }
         if let damage = journal.damage {
-            say("journal: \(damage); verified the \(journal.records.count) records before it")
+            say("journal: \(damage); \(verify ? "verified" : "replaying") the \(journal.records.count) records before it")
         }
+        guard verify else { return try openWindow(journal.records) }
         do {
             let replay = try MatchReplay.fold(journal.records)
             guard replay.start != nil else {
@@ -48,6 +61,22 @@ struct Replay: ParsableCommand {
             say("replay: differs from the journal at \(error)")
             throw ExitCode(1)
         }
+    }
+
+    private func openWindow(_ records: [MatchRecord]) throws {
+        #if GUI
+        let driver: ReplayDriver
+        do { driver = try ReplayDriver(records: records) } catch {
+            say("error: \(file): \(error)")
+            throw ExitCode(1)
+        }
+        if let startAt { driver.seek(to: startAt) }
+        driver.isPaused = paused
+        try runWindow(window) { app in ReplayScene(app: app, driver: driver) }
+        #else
+        say("error: this snap was built without windows; use snap replay FILE --verify")
+        throw ExitCode(64)
+        #endif
     }
 }
 

@@ -8,6 +8,7 @@ import SnapProtocol
 import SnapSession
 import Testing
 @testable import SnapUI
+import SnapTable
 
 /// Windows run inside the test process (SDL's offscreen driver), so a test can push
 /// scripted events and read what the scene decided. One at a time: SDL has one event queue.
@@ -212,7 +213,7 @@ struct InProcessTests {
             return TableScene(app: app, client: host)
         }
         let table = try #require(app.scene as? TableScene)
-        table.animator.animated = animated
+        table.model.animated = animated
         let client = table.client
         // The seat that turned the round's first card, once this window knows it.
         func firstTurner() -> Seat? {
@@ -454,61 +455,6 @@ struct TextFieldTests {
         Self.typed(&field, [.key(.home), .key(.delete)])
         #expect(field.text == "oë Smith")
         #expect(field.caret == 0)
-    }
-}
-#endif
-
-#if GUI
-@Suite("The table's lines")
-struct TableLinesTests {
-    static func animator() -> TableAnimator {
-        let animator = TableAnimator()
-        animator.start(seats: [.bottom, .top], mySeat: .bottom, names: [.bottom: "Ann", .top: "Ray"])
-        return animator
-    }
-
-    @Test("a Snap! that came too late says so for a moment to the caller, and to the others; whose turn it is stays")
-    func tooLate() {
-        let mine = Self.animator()
-        mine.schedule([.activated(.top)], now: 1)
-        mine.schedule([.snapTooLate(.bottom)], now: 2)
-        mine.advance(to: 2, play: { _ in })
-        #expect(mine.visual.notice == TableVisual.Notice(text: "Too late!", tone: .bad, until: 2 + TableAnimator.noticeDuration))
-        #expect(mine.visual.status == "Ray's turn")
-        #expect(mine.effects.contains { $0.kind == .bubble && $0.seat == .bottom })
-        let theirs = Self.animator()
-        theirs.schedule([.snapTooLate(.top)], now: 1)
-        theirs.advance(to: 1, play: { _ in })
-        #expect(theirs.visual.notice?.text == "Ray was too late")
-    }
-
-    @Test("a round won outright: \"You win!\" on the winner's screen, \"Ray wins\" on the others'")
-    func outright() {
-        let loser = Self.animator()
-        loser.schedule([.roundWon(.top, wins: 1)], now: 1)
-        loser.advance(to: 10, play: { _ in })
-        #expect(loser.visual.status == "Ray wins")
-        let winner = Self.animator()
-        winner.schedule([.roundWon(.bottom, wins: 1)], now: 1)
-        winner.advance(to: 10, play: { _ in })
-        #expect(winner.visual.status == "You win!")
-    }
-
-    @Test("the turn limit explains the win, then names the winner as each screen sees it")
-    func turnLimit() {
-        let loser = Self.animator()
-        loser.schedule([.turnLimitReached, .roundWon(.top, wins: 1)], now: 1)
-        loser.advance(to: 1, play: { _ in })
-        #expect(loser.visual.status == "Turn limit reached: Ray holds the most cards")
-        loser.advance(to: 10, play: { _ in })
-        #expect(loser.visual.status == "Ray wins: the most cards at the turn limit")
-        #expect(loser.visual.wins[Int(Seat.top.rawValue)] == 1)
-        let winner = Self.animator()
-        winner.schedule([.turnLimitReached, .roundWon(.bottom, wins: 2)], now: 1)
-        winner.advance(to: 1, play: { _ in })
-        #expect(winner.visual.status == "Turn limit reached: you hold the most cards")
-        winner.advance(to: 10, play: { _ in })
-        #expect(winner.visual.status == "You win: the most cards at the turn limit")
     }
 }
 #endif

@@ -1,4 +1,3 @@
-#if GUI
 /// A point in logical pixels (the 1024×768 table, whatever the window's real size).
 public struct Point: Hashable, Sendable {
     public var x: Double
@@ -29,19 +28,7 @@ public struct Rect: Hashable, Sendable {
     public func scaled(_ k: Double) -> Rect { Rect(center: center, size: Size(width * k, height * k)) }
 }
 
-public struct Color: Hashable, Sendable {
-    public var r: UInt8, g: UInt8, b: UInt8, a: UInt8
-    public init(_ r: UInt8, _ g: UInt8, _ b: UInt8, _ a: UInt8 = 255) { self.r = r; self.g = g; self.b = b; self.a = a }
-    public static let white = Color(255, 255, 255)
-    public static let black = Color(0, 0, 0)
-    public static let shadow = Color(0, 0, 0, 110)
-    public static let ink = Color(30, 30, 30)
-    public static let gold = Color(255, 214, 90)
-    public static let dim = Color(0, 0, 0, 150)
-}
-
 /// The logical size every scene draws in; SDL letterboxes it into the window.
 public let logicalSize = Size(1024, 768)
 /// A card's logical size; assets are rendered at twice this.
 public let cardSize = Size(67, 99)
-#endif

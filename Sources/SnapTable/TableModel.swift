@@ -1,49 +1,61 @@
-#if GUI
+#if canImport(Glibc)
 import Glibc
+#endif
 import SnapEngine
+import SnapProtocol
+import SnapSession
+
+/// A sound the table asks for; the window plays it (or not, muted or without audio).
+public enum TableSound: CaseIterable, Sendable { case deal, flick, correct, wrong }
 
 /// The table as it is *drawn*: it lags the session's `TableView` while cards are in the
 /// air. A card leaves its pile here when its flight begins and joins the next pile when
 /// it lands, so no card is ever drawn twice.
-struct TableVisual: Equatable {
-    enum Tone: Equatable { case normal, good, bad, mine }
+package struct TableVisual: Equatable {
+    package enum Tone: Equatable { case normal, good, bad, mine }
 
-    var closed = [Int](repeating: 0, count: 4)
+    package var closed = [Int](repeating: 0, count: 4)
     /// Bottom first, as in `TableView.Place.open`.
-    var open = [[Card]](repeating: [], count: 4)
-    var wins = [Int](repeating: 0, count: 4)
-    var present = [Bool](repeating: false, count: 4)
-    var deck = 0
-    var active: Seat?
-    var round = 0
-    var status = ""
-    var tone = Tone.normal
+    package var open = [[Card]](repeating: [], count: 4)
+    package var wins = [Int](repeating: 0, count: 4)
+    package var present = [Bool](repeating: false, count: 4)
+    package var deck = 0
+    package var active: Seat?
+    package var round = 0
+    package var status = ""
+    package var tone = Tone.normal
     /// The round is over and its cards have slid off the table.
-    var cleared = false
+    package var cleared = false
     /// A short line shown over the status until a time ("Too late!"), leaving the status as it is.
-    var notice: Notice?
+    package var notice: Notice?
 
-    struct Notice: Equatable {
-        var text: String
-        var tone: Tone
-        var until: Double
+    package struct Notice: Equatable {
+        package var text: String
+        package var tone: Tone
+        package var until: Double
+
+        package init(text: String, tone: Tone, until: Double) {
+            self.text = text
+            self.tone = tone
+            self.until = until
+        }
     }
 
-    subscript(closed seat: Seat) -> Int {
+    package subscript(closed seat: Seat) -> Int {
         get { closed[Int(seat.rawValue)] }
         set { closed[Int(seat.rawValue)] = newValue }
     }
 
-    subscript(open seat: Seat) -> [Card] {
+    package subscript(open seat: Seat) -> [Card] {
         get { open[Int(seat.rawValue)] }
         set { open[Int(seat.rawValue)] = newValue }
     }
 
-    func cardCount(_ seat: Seat) -> Int { max(0, self[closed: seat]) + self[open: seat].count }
+    package func cardCount(_ seat: Seat) -> Int { max(0, self[closed: seat]) + self[open: seat].count }
 }
 
 /// One step of the timeline: a change to what is drawn, or a sound or effect.
-enum VisualChange: Equatable {
+package enum VisualChange: Equatable {
     case addClosed(Seat, Int)
     case pushOpen(Seat, Card)
     case popOpen(Seat, count: Int)
@@ -57,14 +69,14 @@ enum VisualChange: Equatable {
     case cleared(Bool)
     /// Empty every pile (a new round gathers the cards into the deck).
     case resetPiles
-    case sound(Audio.Sound)
+    case sound(TableSound)
     case bubble(Seat)
     case splash(Seat, correct: Bool)
     case notice(TableVisual.Notice)
 }
 
 /// Where a flying card starts or ends.
-enum PileRef: Equatable {
+package enum PileRef: Equatable {
     /// The top of a closed pile (dealt and turned cards come from or go to it).
     case closedTop(Seat)
     /// The bottom of a closed pile: collected, paid and handed-out cards slide under it.
@@ -77,121 +89,132 @@ enum PileRef: Equatable {
 
 /// One card (or, when the table is cleared, a chunk of a pile) moving between piles,
 /// with its own start time so moves can be staggered.
-struct Flight {
-    enum Kind: Equatable { case deal, turn, move, clear }
+package struct Flight {
+    package enum Kind: Equatable { case deal, turn, move, clear }
 
-    var kind: Kind
+    package var kind: Kind
     /// The face, once known (a face-down card never has one).
-    var card: Card?
-    var faceUpAtStart: Bool
-    var faceUpAtEnd: Bool
-    var from: PileRef
-    var to: PileRef
-    var start: Double
-    var duration: Double
-    var begin: [VisualChange]
-    var land: [VisualChange]
-    var fades = false
+    package var card: Card?
+    package var faceUpAtStart: Bool
+    package var faceUpAtEnd: Bool
+    package var from: PileRef
+    package var to: PileRef
+    package var start: Double
+    package var duration: Double
+    package var begin: [VisualChange]
+    package var land: [VisualChange]
+    package var fades = false
     /// How high the card arcs, in logical pixels.
-    var lift = 10.0
+    package var lift = 10.0
     /// My own turn, started on the click: it waits at half-flip until the host says which card it is.
-    var awaitingFace = false
+    package var awaitingFace = false
 
-    var began = false
-    var fromPoint = Point(0, 0)
-    var fromAngle = 0.0
+    package var began = false
+    package var fromPoint = Point(0, 0)
+    package var fromAngle = 0.0
 
-    var end: Double { start + duration }
-    var flips: Bool { faceUpAtStart != faceUpAtEnd }
+    package var end: Double { start + duration }
+    package var flips: Bool { faceUpAtStart != faceUpAtEnd }
 }
 
 /// A speech bubble or a splash at a seat.
-struct TableEffect {
-    enum Kind: Equatable { case bubble, smiley, wrong }
-    var kind: Kind
-    var seat: Seat
-    var start: Double
+package struct TableEffect {
+    package enum Kind: Equatable { case bubble, smiley, wrong }
+    package var kind: Kind
+    package var seat: Seat
+    package var start: Double
 
-    static let bubbleDuration = 1.0
-    static let popDuration = 0.1
-    static let splashHold = 1.0
-    static let splashFade = 0.35
+    package static let bubbleDuration = 1.0
+    package static let popDuration = 0.1
+    package static let splashHold = 1.0
+    package static let splashFade = 0.35
 
-    var duration: Double { kind == .bubble ? Self.bubbleDuration : Self.popDuration + Self.splashHold + Self.splashFade }
+    package var duration: Double { kind == .bubble ? Self.bubbleDuration : Self.popDuration + Self.splashHold + Self.splashFade }
 }
 
 /// Turns the session's events into a timeline of card flights, status lines, sounds and
 /// effects, and plays it. It never decides a rule: it only replays, at a watchable pace,
-/// what the host already decided (mirrored in `projected`, a `TableView` that has applied
+/// what the host already decided (mirrored in `table`, a `TableView` that has applied
 /// every event scheduled so far).
-final class TableAnimator {
-    private(set) var visual = TableVisual()
-    private(set) var flights: [Flight] = []
-    private(set) var effects: [TableEffect] = []
+package final class TableModel {
+    package init() {}
+
+    package private(set) var visual = TableVisual()
+    package private(set) var flights: [Flight] = []
+    package private(set) var effects: [TableEffect] = []
     private var cues: [(time: Double, change: VisualChange)] = []
     /// The table once everything scheduled has played.
-    private(set) var projected: TableView?
+    package private(set) var table: TableView?
     /// When the timeline is free for the next step.
-    private(set) var cursor = 0.0
+    package private(set) var cursor = 0.0
     private var clearScheduled = false
     /// This batch's round ended on the turn limit.
     private var turnLimitEnded = false
     /// Off: every card lands at once (no flights to watch), as with reduced motion.
-    var animated = true
+    package var animated = true
     /// Cards turned this round, counted as `ClientSession.seenTurns` counts them.
     private var turnsScheduled: UInt32 = 0
     /// Turned cards whose face has not been drawn yet → which reference they are.
-    private(set) var unseenFaces: [Card: UInt32] = [:]
+    package private(set) var unseenFaces: [Card: UInt32] = [:]
     /// References whose face was drawn in the frame being drawn (reported after it is presented).
-    var facesDrawn: [UInt32] = []
+    package var facesDrawn: [UInt32] = []
 
-    var mySeat: Seat = .bottom
+    /// The model holds this game's table (set on `gameStarted`, a snapshot, or adopted).
+    package private(set) var started = false
+    /// My click turned my card at this time; no second one until the host answers.
+    package internal(set) var turnRequestedAt: Double?
+
+    package var mySeat: Seat = .bottom
     /// A watcher sees the table from `mySeat` but is nobody at it: no "you", no "your turn".
-    var watching = false
+    package var watching = false
     /// The seat that is me, if I play.
-    var me: Seat? { watching ? nil : mySeat }
-    var names: [Seat: String] = [:]
+    package var me: Seat? { watching ? nil : mySeat }
+    package var names: [Seat: String] = [:]
 
     /// Animation timings (seconds), as RULES.md gives them.
-    static let dealFlight = 0.2
-    static let dealSpacing = 0.1
-    static let turnFlight = 0.3
-    static let moveFlight = 0.4
-    static let paySpacing = 0.3
+    package static let dealFlight = 0.2
+    package static let dealSpacing = 0.1
+    package static let turnFlight = 0.3
+    package static let moveFlight = 0.4
+    package static let paySpacing = 0.3
     /// After a snap's splash pops, before the cards move.
-    static let snapBeat = 0.45
+    package static let snapBeat = 0.45
     /// How long the won pile stays before the table is cleared.
-    static let winPause = 1.3
+    package static let winPause = 1.3
     /// How long a notice ("Too late!") stays over the status line.
-    static let noticeDuration = 1.5
+    package static let noticeDuration = 1.5
     /// When the timeline falls this far behind the host, it jumps to the present.
-    static let maxBacklog = 2.5
+    package static let maxBacklog = 2.5
 
-    var isIdle: Bool { flights.isEmpty && cues.isEmpty }
-    var isAnimating: Bool { !isIdle || !effects.isEmpty }
-    var isDealing: Bool { flights.contains { $0.kind == .deal } }
-    var hasLocalFlip: Bool { flights.contains { $0.awaitingFace } }
+    package var isIdle: Bool { flights.isEmpty && cues.isEmpty }
+    package var isAnimating: Bool { !isIdle || !effects.isEmpty }
+    package var isDealing: Bool { flights.contains { $0.kind == .deal } }
+    package var hasLocalFlip: Bool { flights.contains { $0.awaitingFace } }
 
-    func name(_ seat: Seat) -> String { names[seat] ?? "\(seat)".capitalized }
+    package func name(_ seat: Seat) -> String { names[seat] ?? { let raw = "\(seat)"; return raw.prefix(1).uppercased() + raw.dropFirst() }() }
 
     // MARK: - Starting
 
     /// The game started: an empty table for these seats.
-    func start(seats: [Seat], mySeat: Seat, names: [Seat: String]) {
+    package func start(seats: [Seat], mySeat: Seat, names: [Seat: String]) {
         self.mySeat = mySeat
         self.names = names
-        projected = TableView(seats: seats)
+        self.table = TableView(seats: seats)
         visual = TableVisual()
         for seat in seats { visual.present[Int(seat.rawValue)] = true }
         flights = []
         cues = []
         effects = []
         clearScheduled = false
+        turnLimitEnded = false
+        // A replay may start a table again at an earlier time.
+        cursor = 0
+        started = true
     }
 
     /// Takes over a table already under way (the scene before this one drained the
     /// session): a deal in progress is animated from the start; anything else is shown as it is.
-    func adopt(_ table: TableView, mySeat: Seat, names: [Seat: String], now: Double) {
+    package func adopt(_ table: TableView, mySeat: Seat, names: [Seat: String], now: Double) {
         start(seats: table.seats, mySeat: mySeat, names: names)
         if table.phase == .dealing {
             let dealt = table.seats.reduce(0) { $0 + table[$1].closedCount }
@@ -225,11 +248,11 @@ final class TableAnimator {
                 visual.tone = tone
             }
         }
-        projected = table
+        self.table = table
     }
 
     /// What a table looks like with nothing moving.
-    static func snapshot(_ table: TableView, cleared: Bool, status: String, tone: TableVisual.Tone) -> TableVisual {
+    package static func snapshot(_ table: TableView, cleared: Bool, status: String, tone: TableVisual.Tone) -> TableVisual {
         var v = TableVisual()
         let empty: Bool
         if cleared, case .roundOver = table.phase { empty = true } else { empty = false }
@@ -252,13 +275,13 @@ final class TableAnimator {
     /// With nothing moving, the drawn table must equal the session's: fix any drift
     /// (a refused turn, a jump to the present). Returns true if something changed.
     @discardableResult
-    func reconcile(with table: TableView) -> Bool {
+    package func reconcile(with table: TableView) -> Bool {
         guard isIdle else { return false }
         var truth = Self.snapshot(table, cleared: visual.cleared, status: visual.status, tone: visual.tone)
         truth.notice = visual.notice
         guard truth != visual else { return false }
         visual = truth
-        projected = table
+        self.table = table
         return true
     }
 
@@ -272,11 +295,11 @@ final class TableAnimator {
 
     /// "You win!" on the winner's own screen, "Lucy wins" on the others'; when the turn
     /// limit decided it, the line says so for as long as it stays up.
-    func winLine(_ seat: Seat, byTurnLimit: Bool = false) -> String {
+    package func winLine(_ seat: Seat, byTurnLimit: Bool = false) -> String {
         if byTurnLimit {
-            return (seat == mySeat ? "You win" : "\(name(seat)) wins") + ": the most cards at the turn limit"
+            return (seat == me ? "You win" : "\(name(seat)) wins") + ": the most cards at the turn limit"
         }
-        return seat == mySeat ? "You win!" : "\(name(seat)) wins"
+        return seat == me ? "You win!" : "\(name(seat)) wins"
     }
 
     private func turnStatus(_ seat: Seat) -> VisualChange {
@@ -284,8 +307,8 @@ final class TableAnimator {
     }
 
     /// Queues the animations for one batch of events (everything one host command caused).
-    func schedule(_ events: [SeatEvent], now: Double) {
-        guard projected != nil else { return }
+    package func schedule(_ events: [SeatEvent], now: Double) {
+        guard self.table != nil else { return }
         if cursor - now > Self.maxBacklog { fastForward(now: now) }
         cursor = max(cursor, now)
         // Behind the host (a fast game): play new steps at double speed; no animations: at once.
@@ -298,8 +321,8 @@ final class TableAnimator {
         var turnStatusStale = false
 
         for event in events {
-            let before = projected!
-            projected!.apply(event)
+            let before = self.table!
+            self.table!.apply(event)
             switch event {
             case .roundStarted(let round, _):
                 turnsScheduled = 0
@@ -400,8 +423,8 @@ final class TableAnimator {
             case .snapTooLate(let caller):
                 // The call came after another had already won the match: say so for a moment,
                 // on every screen, over whatever the status line says.
-                let text = caller == mySeat ? "Too late!" : "\(name(caller)) was too late"
-                cue(now, .bubble(caller), .notice(TableVisual.Notice(text: text, tone: caller == mySeat ? .bad : .normal,
+                let text = caller == me ? "Too late!" : "\(name(caller)) was too late"
+                cue(now, .bubble(caller), .notice(TableVisual.Notice(text: text, tone: caller == me ? .bad : .normal,
                                                                       until: now + Self.noticeDuration)))
 
             case .playerOut:
@@ -435,7 +458,7 @@ final class TableAnimator {
                 let holder = events.lazy.compactMap { event -> Seat? in
                     if case .roundWon(let seat, _) = event { return seat } else { return nil }
                 }.first
-                let who = holder.map { $0 == mySeat ? "you hold" : "\(name($0)) holds" }
+                let who = holder.map { $0 == me ? "you hold" : "\(name($0)) holds" }
                 cue(cursor, status("Turn limit reached" + (who.map { ": \($0) the most cards" } ?? ""), .good))
                 turnLimitEnded = true
 
@@ -463,19 +486,19 @@ final class TableAnimator {
                     cue(now, winner)
                 }
                 cue(cursor, .wins(seat, wins), .active(nil), winner)
-                scheduleClear(projected!, at: cursor + Self.winPause)
+                scheduleClear(self.table!, at: cursor + Self.winPause)
                 clearScheduled = true
             }
         }
         // Cards moved while someone was still to turn (a snap, a leaver): once they land,
         // say again whose turn it is.
-        if turnStatusStale, let table = projected, table.phase == .playing, let active = table.active, !table.hasTurned {
+        if turnStatusStale, let table = self.table, table.phase == .playing, let active = table.active, !table.hasTurned {
             cue(cursor, .active(active), turnStatus(active))
         }
     }
 
     /// A line for the status, in turn with what is already queued.
-    func announce(_ text: String, now: Double) {
+    package func announce(_ text: String, now: Double) {
         cursor = max(cursor, now)
         cue(cursor, status(text))
     }
@@ -530,14 +553,14 @@ final class TableAnimator {
     // MARK: - My own turn
 
     /// The click on my pile: the first half of the flip starts now, before the host answers.
-    func beginLocalFlip(now: Double) {
+    package func beginLocalFlip(now: Double) {
         flights.append(Flight(kind: .turn, card: nil, faceUpAtStart: false, faceUpAtEnd: true, from: .closedTop(mySeat),
                               to: .open(mySeat), start: now, duration: animated ? Self.turnFlight : 0,
                               begin: [.addClosed(mySeat, -1), .sound(.flick)], land: [], lift: 14, awaitingFace: true))
     }
 
     /// The host never turned my card (refused, or the game moved on): put it back.
-    func cancelLocalFlip() {
+    package func cancelLocalFlip() {
         guard let index = flights.firstIndex(where: { $0.awaitingFace }) else { return }
         if flights[index].began { apply(.addClosed(mySeat, 1), now: 0, play: { _ in }) }
         flights.remove(at: index)
@@ -546,7 +569,7 @@ final class TableAnimator {
     // MARK: - Playing
 
     /// Plays everything due by `now`, in time order (`quiet`: without bubbles and splashes).
-    func advance(to now: Double, play: (Audio.Sound) -> Void, quiet: Bool = false) {
+    package func advance(to now: Double, play: (TableSound) -> Void, quiet: Bool = false) {
         while true {
             var best: (time: Double, cue: Int?, flight: Int?)?
             for (index, cue) in cues.enumerated() where cue.time <= now {
@@ -576,7 +599,7 @@ final class TableAnimator {
         if !quiet { effects.removeAll { now - $0.start > $0.duration } }
     }
 
-    private func beginFlight(_ index: Int, now: Double, play: (Audio.Sound) -> Void) {
+    private func beginFlight(_ index: Int, now: Double, play: (TableSound) -> Void) {
         let flight = flights[index]
         let (point, angle) = anchor(flight.from, card: flight.card, landing: false)
         flights[index].fromPoint = point
@@ -591,7 +614,7 @@ final class TableAnimator {
         cursor = now
     }
 
-    private func apply(_ change: VisualChange, now: Double, play: (Audio.Sound) -> Void) {
+    private func apply(_ change: VisualChange, now: Double, play: (TableSound) -> Void) {
         switch change {
         case .addClosed(let seat, let n): visual[closed: seat] += n
         case .pushOpen(let seat, let card): visual[open: seat].append(card)
@@ -619,13 +642,13 @@ final class TableAnimator {
     }
 
     /// The table is drawing `card` face up: the first time, note which reference it is.
-    func faceDrawn(_ card: Card) {
+    package func faceDrawn(_ card: Card) {
         guard let turn = unseenFaces.removeValue(forKey: card) else { return }
         facesDrawn.append(turn)
     }
 
     /// Game over or a new scene: stop everything.
-    func stop() {
+    package func stop() {
         flights = []
         cues = []
         effects = []
@@ -633,11 +656,11 @@ final class TableAnimator {
 
     // MARK: - Geometry
 
-    func screen(_ seat: Seat) -> Seat { seat.onScreen(of: mySeat) }
+    package func screen(_ seat: Seat) -> Seat { seat.onScreen(of: mySeat) }
 
     /// A card's cosmetic jitter on an open pile: a few pixels off and slightly turned. Its own
     /// generator, seeded by the card and the round, never the game's.
-    static func jitter(_ card: Card, round: Int) -> (offset: Point, degrees: Double) {
+    package static func jitter(_ card: Card, round: Int) -> (offset: Point, degrees: Double) {
         var random = SeededRandom(seed: UInt64(card.id) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: round))
         let dx = (random.unit() - 0.5) * 8
         let dy = (random.unit() - 0.5) * 8
@@ -646,7 +669,7 @@ final class TableAnimator {
     }
 
     /// Where a card sits at a pile, and its tilt.
-    func anchor(_ ref: PileRef, card: Card?, landing: Bool) -> (Point, Double) {
+    package func anchor(_ ref: PileRef, card: Card?, landing: Bool) -> (Point, Double) {
         switch ref {
         case .closedTop(let seat):
             let count = max(0, visual[closed: seat]) + (landing ? 1 : 0)
@@ -665,7 +688,7 @@ final class TableAnimator {
     }
 
     /// Where a flying card is at `now`.
-    func pose(_ flight: Flight, now: Double) -> (center: Point, degrees: Double, scaleX: Double, scale: Double,
+    package func pose(_ flight: Flight, now: Double) -> (center: Point, degrees: Double, scaleX: Double, scale: Double,
                                                    faceUp: Bool, alpha: Double) {
         var p = flight.duration > 0 ? (now - flight.start) / flight.duration : 1
         p = max(0, min(1, p))
@@ -683,4 +706,3 @@ final class TableAnimator {
         return (center, degrees, scaleX, scale, faceUp && flight.card != nil, alpha)
     }
 }
-#endif
