@@ -3,7 +3,7 @@ import Testing
 
 @Suite("snap bench attack, as a process")
 struct AttackBenchTests {
-    @Test("prints a row with parseable numbers per attack and exits 0", .timeLimit(.minutes(1)))
+    @Test("prints a row with parseable numbers per attack and exits 0", .timeLimit(.minutes(5)))
     func quickRows() throws {
         let attacks = ["quiet", "churn", "snap-flood"]
         let run = try runSnap(["bench", "attack", "--quick", "--seconds", "1.5", "--only", attacks.joined(separator: ",")])
@@ -25,7 +25,7 @@ struct AttackBenchTests {
         #expect(Double(flood[6].split(separator: " ").first ?? "") != nil, "\(flood)")
     }
 
-    @Test("over TCP the bench's host is open (no join code), so the honest game runs", .timeLimit(.minutes(1)))
+    @Test("over TCP the bench's host is open (no join code), so the honest game runs", .timeLimit(.minutes(5)))
     func tcpQuiet() throws {
         let run = try runSnap(["bench", "attack", "--quick", "--seconds", "1.5", "--only", "quiet", "--transport", "tcp"])
         #expect(run.status == 0, "\(run.error)")

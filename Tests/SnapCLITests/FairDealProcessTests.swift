@@ -11,7 +11,7 @@ import Testing
 @Suite("the provably fair deal, as processes", .serialized)
 struct FairDealProcessTests {
     @Test("bots against an honest host print \"round N: deal verified\" for every round; replay checks the reveals",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(5)))
     func honestHost() throws {
         let directory = makeRuntimeDirectory()
         let host = try SnapProcess(["host", "--headless", "--name", "Table", "--start-when", "2", "--rounds", "2",
@@ -33,7 +33,7 @@ struct FairDealProcessTests {
         #expect(try MatchReplay.fold(MatchJournal.read(path: path).records).reveals == 2)
     }
 
-    @Test("a journal whose reveal was changed fails --verify at that record (exit 1)", .timeLimit(.minutes(2)))
+    @Test("a journal whose reveal was changed fails --verify at that record (exit 1)", .timeLimit(.minutes(5)))
     func tamperedReveal() throws {
         let directory = makeRuntimeDirectory()
         let host = try SnapProcess(["host", "--headless", "--name", "Table", "--start-when", "2", "--rounds", "1",
@@ -59,7 +59,7 @@ struct FairDealProcessTests {
             + "the reveal of round 1 does not match its commitment"), "\(verify.output)")
     }
 
-    @Test("a host that commits to one seed and deals from another: snap join --bot warns loudly", .timeLimit(.minutes(2)))
+    @Test("a host that commits to one seed and deals from another: snap join --bot warns loudly", .timeLimit(.minutes(5)))
     func cheatingHost() throws {
         let directory = makeRuntimeDirectory()
         let socketPath = directory + "/cheat.sock"
@@ -158,7 +158,7 @@ final class CheatingHost: @unchecked Sendable {
 @Suite("won counts across matches, as processes", .serialized)
 struct WonCountProcessTests {
     @Test("two matches in a row with the same names: the second one's clients receive the first one's wins",
-          .timeLimit(.minutes(3)))
+          .timeLimit(.minutes(5)))
     func secondMatchKnowsTheFirst() throws {
         let directory = makeRuntimeDirectory()
         func match(recording: String? = nil) throws -> [String: Int] {

@@ -4,7 +4,7 @@ import Testing
 /// `snap host --headless` with no options is a game, not a usage error.
 @Suite("snap host's defaults", .serialized)
 struct HostDefaultsTests {
-    @Test("with no options, a headless host seats one computer player and plays one joined player", .timeLimit(.minutes(2)))
+    @Test("with no options, a headless host seats one computer player and plays one joined player", .timeLimit(.minutes(5)))
     func noOptions() throws {
         let directory = makeRuntimeDirectory()
         let host = try SnapProcess(["host", "--headless", "--name", "Plain", "--speed", "0.01", "--turn-limit", "150"],

@@ -22,7 +22,7 @@ struct JournalCommandTests {
         return path
     }
 
-    @Test("a finished match's journal replays exactly; snap history lists it", .timeLimit(.minutes(2)))
+    @Test("a finished match's journal replays exactly; snap history lists it", .timeLimit(.minutes(5)))
     func verifyAndHistory() throws {
         let directory = makeRuntimeDirectory()
         let path = try playedMatch(in: directory, rounds: 2)
@@ -40,7 +40,7 @@ struct JournalCommandTests {
         #expect(history.lines.last?.hasPrefix("rounds won: ") == true)
     }
 
-    @Test("a journal whose events were changed is caught at the first differing record (exit 1)", .timeLimit(.minutes(2)))
+    @Test("a journal whose events were changed is caught at the first differing record (exit 1)", .timeLimit(.minutes(5)))
     func tamperedJournal() throws {
         let directory = makeRuntimeDirectory()
         let path = try playedMatch(in: directory)
@@ -63,7 +63,7 @@ struct JournalCommandTests {
     }
 
     @Test("kill -9 mid-round: the journal up to the kill replays; a torn last record is reported and left out",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(5)))
     func killedHost() throws {
         let directory = makeRuntimeDirectory()
         let host = try SnapProcess(["host", "--headless", "--name", "Table", "--start-when", "2", "--rounds", "5",
@@ -92,7 +92,7 @@ struct JournalCommandTests {
         }
     }
 
-    @Test("an unwritable journal directory is a warning; the game goes on", .timeLimit(.minutes(2)))
+    @Test("an unwritable journal directory is a warning; the game goes on", .timeLimit(.minutes(5)))
     func unwritableJournal() throws {
         let directory = makeRuntimeDirectory()
         let host = try SnapProcess(["host", "--headless", "--name", "Table", "--start-when", "2", "--speed", "0.01",

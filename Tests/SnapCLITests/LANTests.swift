@@ -28,7 +28,7 @@ struct LANTests {
     }
 
     @Test("a TCP host with a code: refused without it or with a wrong one (exit 1, naming the code); with it, a full round",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(5)))
     func joinCode() throws {
         let directory = makeRuntimeDirectory()
         let (host, address, code) = try tcpHost(["--rounds", "1", "--start-when", "1", "--bots", "1"], in: directory)
@@ -51,7 +51,7 @@ struct LANTests {
     }
 
     @Test("info before hello over TCP reveals only the name and the need for a code; the Unix socket tells the lobby",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func withheldInfo() throws {
         let directory = makeRuntimeDirectory()
         let (host, address, _) = try tcpHost(["--start-when", "2", "--bots", "1"], in: directory)
@@ -67,7 +67,7 @@ struct LANTests {
         #expect(overUnix == [.info(HostInfo(hostName: "Table", players: 1, maxPlayers: 4, started: false, needsCode: false))])
     }
 
-    @Test("--open: no code on TCP; a bad --code is a usage error (exit 64)", .timeLimit(.minutes(1)))
+    @Test("--open: no code on TCP; a bad --code is a usage error (exit 64)", .timeLimit(.minutes(5)))
     func openAndBadCodes() throws {
         let directory = makeRuntimeDirectory()
         let (host, address, code) = try tcpHost(["--open", "--rounds", "1", "--start-when", "1", "--bots", "1"], in: directory)
@@ -126,7 +126,7 @@ struct LANTests {
     }
 
     @Test("a host announced in a namespace shows in snap list --lan within 2 s, and drops out within 5 s of kill -9",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func discovery() throws {
         let (made, why) = Namespace.make()
         guard let namespace = made else {

@@ -17,7 +17,7 @@ struct NetworkCommandTests {
         try SnapProcess(["join", "--bot", "--name", name] + Self.fast + extra, runtimeDirectory: directory)
     }
 
-    @Test("a host and three bots play two rounds over a Unix socket", .timeLimit(.minutes(2)))
+    @Test("a host and three bots play two rounds over a Unix socket", .timeLimit(.minutes(5)))
     func unixSocket() throws {
         let directory = makeRuntimeDirectory()
         let host = try host(["--rounds", "2", "--start-when", "3"], in: directory)
@@ -38,7 +38,7 @@ struct NetworkCommandTests {
         #expect(!FileManager.default.fileExists(atPath: "\(directory)/snap/Table.sock"))
     }
 
-    @Test("the same over TCP on 127.0.0.1, port chosen by the system", .timeLimit(.minutes(2)))
+    @Test("the same over TCP on 127.0.0.1, port chosen by the system", .timeLimit(.minutes(5)))
     func tcp() throws {
         let directory = makeRuntimeDirectory()
         let host = try host(["--rounds", "1", "--start-when", "3", "--listen", "127.0.0.1:0", "--open"], in: directory)
@@ -51,7 +51,7 @@ struct NetworkCommandTests {
     }
 
     @Test("kill -9 a bot mid-round: its seat waits out the grace period, then its cards are handed out and the round finishes",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(5)))
     func killBot() throws {
         let directory = makeRuntimeDirectory()
         let host = try host(["--rounds", "1", "--start-when", "3", "--grace", "1"], in: directory)
@@ -69,7 +69,7 @@ struct NetworkCommandTests {
         #expect(bots[2].exitStatus() == 0)
     }
 
-    @Test("kill -9 the host: every client says connection dropped, at once", .timeLimit(.minutes(1)))
+    @Test("kill -9 the host: every client says connection dropped, at once", .timeLimit(.minutes(5)))
     func killHost() throws {
         let directory = makeRuntimeDirectory()
         let host = try host(["--rounds", "5", "--start-when", "2"], in: directory)
@@ -86,7 +86,7 @@ struct NetworkCommandTests {
     }
 
     @Test("Ctrl-C on the host ends the game on purpose: clients hear host quit and exit 0; the socket goes",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func interruptedHost() throws {
         let directory = makeRuntimeDirectory()
         let host = try host(["--rounds", "5", "--start-when", "2"], in: directory)
@@ -103,7 +103,7 @@ struct NetworkCommandTests {
         #expect(!FileManager.default.fileExists(atPath: "\(directory)/snap/Table.sock"))
     }
 
-    @Test("a host that hangs (SIGSTOP): clients give up within the 5 s keepalive bound", .timeLimit(.minutes(1)))
+    @Test("a host that hangs (SIGSTOP): clients give up within the 5 s keepalive bound", .timeLimit(.minutes(5)))
     func hungHost() throws {
         let directory = makeRuntimeDirectory()
         let host = try host(["--rounds", "5", "--start-when", "2"], in: directory)
@@ -122,7 +122,7 @@ struct NetworkCommandTests {
     }
 
     @Test("garbage, an oversized frame, turns out of turn and a snap flood: each raw connection is cut, the game plays on",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(5)))
     func hostileClients() throws {
         let directory = makeRuntimeDirectory()
         let host = try host(["--rounds", "1", "--start-when", "3"], in: directory)
@@ -171,7 +171,7 @@ struct NetworkCommandTests {
     }
 
     @Test("hidden information: over a whole round, no byte sent to a player names a face-down card",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(5)))
     func hiddenInformation() throws {
         let directory = makeRuntimeDirectory()
         let record = directory + "/ann.bytes"
@@ -199,7 +199,7 @@ struct NetworkCommandTests {
     }
 
     @Test("snap list shows live hosts and skips a stale socket; a new host replaces the stale file",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func discoveryAndStaleSockets() throws {
         let directory = makeRuntimeDirectory()
         // A socket file nobody listens on: what a crashed host leaves behind.
@@ -230,7 +230,7 @@ struct NetworkCommandTests {
     }
 
     @Test("a Unix socket whose queue stays full: snap join --bot retries for about 5 s, then says host busy and exits 3",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func busyHost() throws {
         let directory = makeRuntimeDirectory()
         let busy = try #require(BusyListener(path: directory + "/busy.sock"))
@@ -259,7 +259,7 @@ struct NetworkCommandTests {
         } == 0
     }
 
-    @Test("the address of an IPv6 listener is printed in brackets, and a bot joins at it", .timeLimit(.minutes(1)),
+    @Test("the address of an IPv6 listener is printed in brackets, and a bot joins at it", .timeLimit(.minutes(5)),
           .enabled(if: ipv6LoopbackAvailable(), "no ::1 on this machine"))
     func ipv6Listener() throws {
         let directory = makeRuntimeDirectory()
@@ -290,7 +290,7 @@ struct NetworkCommandTests {
         }
     }
 
-    @Test("listening where another host listens: plain words, exit 3", .timeLimit(.minutes(1)))
+    @Test("listening where another host listens: plain words, exit 3", .timeLimit(.minutes(5)))
     func addressInUse() throws {
         let directory = makeRuntimeDirectory()
         let first = try host(["--start-when", "2", "--listen", "127.0.0.1:0"], in: directory, name: "First")
@@ -304,7 +304,7 @@ struct NetworkCommandTests {
     }
 
     @Test("a socket directory that is not private: the host warns on stderr and falls back; snap list finds it there",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func socketDirectoryFallback() throws {
         let directory = makeRuntimeDirectory()
         let home = directory + "/home"

@@ -20,7 +20,7 @@ struct RejoinTests {
     }
 
     @Test("kill -9 a bot mid-round and start it again within the grace: seat back, same hand, round finishes",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(5)))
     func rejoinAfterCrash() throws {
         let directory = makeRuntimeDirectory()
         let host = try host(["--start-when", "3", "--grace", "20"], in: directory)
@@ -58,7 +58,7 @@ struct RejoinTests {
     }
 
     @Test("with --no-rejoin the restarted bot signs in fresh, and is refused: the game has started",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(5)))
     func noRejoin() throws {
         let directory = makeRuntimeDirectory()
         let host = try host(["--start-when", "3", "--grace", "2"], in: directory)
@@ -73,7 +73,7 @@ struct RejoinTests {
         #expect(host.lines.contains { $0.hasSuffix(": Bob left") })
     }
 
-    @Test("a wrong token is refused with badToken, never someone else's seat", .timeLimit(.minutes(1)))
+    @Test("a wrong token is refused with badToken, never someone else's seat", .timeLimit(.minutes(5)))
     func wrongToken() throws {
         let directory = makeRuntimeDirectory()
         let host = try host(["--start-when", "2"], in: directory)
@@ -92,7 +92,7 @@ struct RejoinTests {
     }
 
     @Test("a watcher joining mid-round sees the table at once, never a face-down card, and cannot act",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(5)))
     func watcherMidRound() throws {
         let directory = makeRuntimeDirectory()
         let record = directory + "/watcher.bytes"
@@ -142,7 +142,7 @@ struct RejoinTests {
 @Suite("resuming a crashed host, as processes", .serialized)
 struct ResumeTests {
     @Test("kill -9 the host mid-round, snap host --resume: the bots reattach, the match finishes, the journal verifies",
-          .timeLimit(.minutes(3)))
+          .timeLimit(.minutes(5)))
     func resumeAfterCrash() throws {
         let directory = makeRuntimeDirectory()
         let first = try SnapProcess(["host", "--headless", "--name", "Table", "--start-when", "2", "--rounds", "2",
@@ -177,7 +177,7 @@ struct ResumeTests {
         #expect(try MatchJournal.read(path: journal).records.count > before)
     }
 
-    @Test("--resume with nothing to resume, or a finished match, is a clear error", .timeLimit(.minutes(1)))
+    @Test("--resume with nothing to resume, or a finished match, is a clear error", .timeLimit(.minutes(5)))
     func nothingToResume() throws {
         let directory = makeRuntimeDirectory()
         let none = try SnapProcess(["host", "--headless", "--name", "Nobody", "--resume"], runtimeDirectory: directory)
@@ -194,7 +194,7 @@ struct ResumeTests {
 
 @Suite("snap bench rejoin")
 struct RejoinBenchTests {
-    @Test("prints the rejoin and sign-in figures and their ratio", .timeLimit(.minutes(3)))
+    @Test("prints the rejoin and sign-in figures and their ratio", .timeLimit(.minutes(5)))
     func smoke() throws {
         let bench = try SnapProcess(["bench", "rejoin", "--trials", "5"], runtimeDirectory: makeRuntimeDirectory())
         #expect(bench.exitStatus(timeout: 170) == 0, "\(bench.output)\(bench.errors)")
@@ -207,7 +207,7 @@ struct RejoinBenchTests {
 
 @Suite("snap bench engine and net: the journal's cost beside them")
 struct JournalOverheadBenchTests {
-    @Test("bench engine prints the journal line with both rates and the ratio", .timeLimit(.minutes(1)))
+    @Test("bench engine prints the journal line with both rates and the ratio", .timeLimit(.minutes(5)))
     func engine() throws {
         let run = try runSnap(["bench", "engine", "--rounds", "2", "--seconds", "0.05"])
         #expect(run.status == 0, "\(run.output)\(run.error)")
@@ -216,7 +216,7 @@ struct JournalOverheadBenchTests {
         #expect(line.contains(" bytes per command"))
     }
 
-    @Test("bench net times verdicts with the journal written, beside those without", .timeLimit(.minutes(2)))
+    @Test("bench net times verdicts with the journal written, beside those without", .timeLimit(.minutes(5)))
     func net() throws {
         let run = try runSnap(["bench", "net", "--samples", "30"])
         #expect(run.status == 0, "\(run.output)\(run.error)")

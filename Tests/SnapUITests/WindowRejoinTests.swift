@@ -40,7 +40,7 @@ struct WindowRejoinTests {
         deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
     }
 
-    @Test("kill -9 a window mid-game, open it again: its seat is back", .timeLimit(.minutes(3)))
+    @Test("kill -9 a window mid-game, open it again: its seat is back", .timeLimit(.minutes(5)))
     func crashedWindowRejoins() throws {
         let base = NSTemporaryDirectory() + "snap-rejoin-\(getpid())"
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)

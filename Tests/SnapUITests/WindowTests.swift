@@ -102,7 +102,7 @@ struct WindowTests {
     }
 
     @Test("a whole round played by scripted clicks against computer players, to the right winner",
-          .timeLimit(.minutes(3)))
+          .timeLimit(.minutes(5)))
     func playThrough() throws {
         let run = try runWindowed(["solo", "--opponents", "1", "--seed", "2", "--speed", "0.05", "--turn-limit", "120",
                                    "--autoplay", "--quit-when-won", "--name", "Tess", "--mute"], timeout: 170)
@@ -116,7 +116,7 @@ struct WindowTests {
     }
 
     @Test("a round the turn limit decides says so, then names the winner; the saved name is the player's",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(5)))
     func turnLimitRound() throws {
         let config = NSTemporaryDirectory() + "snap-ui-limit-config-\(getpid())"
         try FileManager.default.createDirectory(atPath: config + "/snap", withIntermediateDirectories: true)
@@ -212,7 +212,7 @@ struct WindowTests {
     }
 
     @Test("on a real X server: snap play tiles four windows, xdotool finds each by name, F11 covers the screen and back",
-          .enabled(if: haveTools(["xvfb-run", "xdotool", "xwininfo", "xprop"])), .timeLimit(.minutes(2)))
+          .enabled(if: haveTools(["xvfb-run", "xdotool", "xwininfo", "xprop"])), .timeLimit(.minutes(5)))
     func underX() throws {
         let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         var binary = products.appendingPathComponent("snap").path
@@ -279,7 +279,7 @@ struct WindowTests {
     }
 
     @Test("on a real X server: an unfocused window says \"Your turn\" in its title and asks for attention (urgency hint)",
-          .enabled(if: haveTools(["xvfb-run", "xdotool", "xprop"])), .timeLimit(.minutes(2)))
+          .enabled(if: haveTools(["xvfb-run", "xdotool", "xprop"])), .timeLimit(.minutes(5)))
     func yourTurnWhileUnfocused() throws {
         let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         var binary = products.appendingPathComponent("snap").path
