@@ -22,6 +22,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "SnapEngine"),
+        // Story, the turn-based second game: its rules import nothing but Swift.
+        .target(name: "StoryEngine"),
         .target(name: "SnapBots", dependencies: ["SnapEngine"]),
                 .target(name: "SnapProtocol", dependencies: ["SnapEngine"]),
         // Append-only checksummed record files; knows no game.
@@ -67,6 +69,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
+        .testTarget(name: "StoryEngineTests", dependencies: ["StoryEngine"]),
         .testTarget(name: "SnapBotsTests", dependencies: ["SnapBots", "SnapEngine"]),
         .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
         .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),
