@@ -41,6 +41,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The story service: its messages, journal records, server and client.
+        .target(
+            name: "StoryService",
+            dependencies: [
+                "StoryEngine", "SnapProtocol", "SnapJournal", "SnapNet",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .systemLibrary(
             name: "CSDL2",
             path: "CSDL2",
@@ -51,7 +61,7 @@ let package = Package(
         .target(
             name: "SnapUI",
             dependencies: [
-                "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots",
+                "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "StoryEngine", "StoryService",
                 .target(name: "CSDL2", condition: gui),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -61,6 +71,7 @@ let package = Package(
             name: "snap",
             dependencies: [
                 "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal",
+                "StoryEngine", "StoryService",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui),
@@ -70,6 +81,7 @@ let package = Package(
         ),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
         .testTarget(name: "StoryEngineTests", dependencies: ["StoryEngine"]),
+        .testTarget(name: "StoryServiceTests", dependencies: ["StoryService", "StoryEngine", "SnapProtocol"]),
         .testTarget(name: "SnapBotsTests", dependencies: ["SnapBots", "SnapEngine"]),
         .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
         .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),
