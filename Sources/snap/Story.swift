@@ -8,6 +8,9 @@ import SnapNet
 import SnapProtocol
 import StoryEngine
 import StoryService
+#if GUI
+import SnapUI
+#endif
 
 /// `snap story`: the turn-based second game. With no command: the window.
 struct Story: ParsableCommand {
@@ -280,12 +283,24 @@ struct StoryServe: ParsableCommand {
 #if GUI
 /// `snap story` alone: the window.
 struct StoryWindow: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "window", abstract: "Open the Story window (what `snap story` alone does).")
+    static let configuration = CommandConfiguration(
+        commandName: "window", abstract: "Open the Story window (what `snap story` alone does).")
     @OptionGroup var player: StoryPlayerOptions
+    @Option(help: "Open this match's view instead of the list (for screenshots and tests).") var open: String?
+    @Flag(help: "Print the view's status as it changes (\"match 1, 3 turns: Waiting for Bob\"), notices and refusals.")
+    var printStatus = false
+    @OptionGroup var window: WindowFlags
 
     func run() throws {
-        printError("error: the Story window is not built yet; use the headless commands (snap story --help)")
-        throw ExitCode(1)
+        // The window falls back to the login name, as the other windows do.
+        let name = player.name ?? savedPlayerName()
+        let match = try open.map(parseMatchID)
+        let endpoint = try player.endpoint()
+        try runWindow(window) { app in
+            let scene = StoryScene(app: app, endpoint: endpoint, name: name, open: match)
+            if printStatus { scene.onStatus = { say($0) } }
+            return scene
+        }
     }
 }
 #endif
