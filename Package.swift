@@ -81,7 +81,13 @@ let package = Package(
         ),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
         .testTarget(name: "StoryEngineTests", dependencies: ["StoryEngine"]),
-        .testTarget(name: "StoryServiceTests", dependencies: ["StoryService", "StoryEngine", "SnapProtocol"]),
+        .testTarget(
+            name: "StoryServiceTests",
+            dependencies: [
+                "StoryService", "StoryEngine", "SnapProtocol",
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "SnapBotsTests", dependencies: ["SnapBots", "SnapEngine"]),
         .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
         .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),

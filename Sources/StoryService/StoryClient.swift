@@ -79,6 +79,8 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
     public func hangUp() { shutdown(descriptor, Int32(SHUT_RDWR)) }
 
     public func send(_ request: StoryRequest) throws {
+        // What cannot go on the wire is refused here, in the service's words where it has them.
+        if let problem = request.problem { throw StoryClientError.refused(problem.refusal, problem.message) }
         let bytes = writeLock.locked { request.encode(sequence: outSequence.next()) }
         var offset = 0
         while offset < bytes.count {

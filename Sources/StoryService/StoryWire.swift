@@ -50,6 +50,25 @@ public enum StoryRequest: Hashable, Sendable {
         }
     }
 
+    /// Why this request cannot be encoded (a field too long for its length prefix), if it cannot.
+    public var problem: StoryRequestError? {
+        switch self {
+        case .hello(_, let name, _, let joinCode):
+            if name.utf8.count > 255 || joinCode.utf8.count > 255 { return .init(.signIn, "the name or join code is too long") }
+        case .create(let others, let title):
+            let scalars = title.unicodeScalars.count
+            if title.utf8.count > 255 || scalars > StoryRules.maxTitleScalars { return .init(.badRequest, StoryError.titleTooLong(scalars: scalars).description) }
+            if others.count + 1 > StoryRules.participants.upperBound { return .init(.badRequest, StoryError.participantCount(others.count + 1).description) }
+            if let long = others.first(where: { $0.utf8.count > 255 }) { return .init(.badRequest, "not a usable name: \(long.prefix(20))…") }
+        case .turn(_, let text):
+            if text.utf8.count > StoryWire.maxTurnBytes || text.unicodeScalars.count > StoryRules.maxTurnScalars {
+                return .init(.tooLong, StoryError.tooLong(scalars: text.unicodeScalars.count).description)
+            }
+        default: break
+        }
+        return nil
+    }
+
     public func encode(sequence: UInt32) -> [UInt8] {
         var writer = ByteWriter()
         switch self {
