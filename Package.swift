@@ -22,6 +22,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "SnapEngine"),
+        // Story, the turn-based second game: its rules import nothing but Swift.
+        .target(name: "StoryEngine"),
         .target(name: "SnapBots", dependencies: ["SnapEngine"]),
         .target(name: "SnapProtocol", dependencies: ["SnapEngine"]),
         // Append-only checksummed record files; knows no game.
@@ -50,6 +52,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The story service: its messages, journal records, server and client.
+        .target(
+            name: "StoryService",
+            dependencies: [
+                "StoryEngine", "SnapProtocol", "SnapJournal", "SnapNet",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .systemLibrary(
             name: "CSDL2",
             path: "CSDL2",
@@ -60,7 +72,7 @@ let package = Package(
         .target(
             name: "SnapUI",
             dependencies: [
-                "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "SnapTable",
+                "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "SnapTable", "StoryEngine", "StoryService",
                 .target(name: "CSDL2", condition: gui),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -70,6 +82,7 @@ let package = Package(
             dependencies: [
                 "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal",
                 .target(name: "SnapTable", condition: gui),
+                "StoryEngine", "StoryService",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui),
@@ -78,6 +91,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
+        .testTarget(name: "StoryEngineTests", dependencies: ["StoryEngine"]),
+        .testTarget(
+            name: "StoryServiceTests",
+            dependencies: [
+                "StoryService", "StoryEngine", "SnapProtocol",
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "SnapBotsTests", dependencies: ["SnapBots", "SnapEngine"]),
         .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
         .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),

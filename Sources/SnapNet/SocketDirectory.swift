@@ -195,7 +195,7 @@ public struct SocketDirectory: Sendable, Equatable {
 
 /// `mkdir -p` with mode 0700 for every directory it creates; nil on success, else the
 /// directory it could not create and why (errno).
-func makePrivateDirectories(_ path: String) -> (directory: String, errno: Int32)? {
+public func makePrivateDirectories(_ path: String) -> (directory: String, errno: Int32)? {
     var current = ""
     for component in path.split(separator: "/") {
         current += "/" + component

@@ -1,34 +1,34 @@
 /// Appends big-endian integers and length-prefixed strings.
-struct ByteWriter {
-    private(set) var bytes: [UInt8] = []
+public struct ByteWriter {  // public for the story service's messages
+    public private(set) var bytes: [UInt8] = []
 
-    init(capacity: Int = 64) {
+    public init(capacity: Int = 64) {
         bytes.reserveCapacity(capacity)
     }
 
-    mutating func u8(_ value: UInt8) { bytes.append(value) }
+    public mutating func u8(_ value: UInt8) { bytes.append(value) }
 
-    mutating func u16(_ value: UInt16) {
+    public mutating func u16(_ value: UInt16) {
         bytes.append(UInt8(truncatingIfNeeded: value >> 8))
         bytes.append(UInt8(truncatingIfNeeded: value))
     }
 
-    mutating func u32(_ value: UInt32) {
+    public mutating func u32(_ value: UInt32) {
         for shift in stride(from: 24, through: 0, by: -8) {
             bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift)))
         }
     }
 
-    mutating func u64(_ value: UInt64) {
+    public mutating func u64(_ value: UInt64) {
         for shift in stride(from: 56, through: 0, by: -8) {
             bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
         }
     }
 
-    mutating func bytes(_ more: some Collection<UInt8>) { bytes.append(contentsOf: more) }
+    public mutating func bytes(_ more: some Collection<UInt8>) { bytes.append(contentsOf: more) }
 
     /// u8 byte length, then the UTF-8 bytes. The caller has checked the length.
-    mutating func string(_ text: String) {
+    public mutating func string(_ text: String) {
         let utf8 = text.utf8
         precondition(utf8.count <= Int(UInt8.max), "string of \(utf8.count) bytes is too long for the wire")
         u8(UInt8(utf8.count))
@@ -39,20 +39,20 @@ struct ByteWriter {
 /// Reads big-endian fields from one message payload. Every read checks the bytes are
 /// there first and throws `.truncatedPayload` otherwise, so no claimed length is
 /// trusted before it is checked against what actually arrived.
-struct ByteReader {
+public struct ByteReader {  // public for the story service's messages
     private let bytes: [UInt8]
     private var index = 0
     /// The message type, for error messages.
-    let type: UInt8
+    public let type: UInt8
 
-    init(_ bytes: [UInt8], type: UInt8) {
+    public init(_ bytes: [UInt8], type: UInt8) {
         self.bytes = bytes
         self.type = type
     }
 
-    var remaining: Int { bytes.count - index }
+    public var remaining: Int { bytes.count - index }
 
-    mutating func bytes(_ count: Int) throws(ProtocolError) -> [UInt8] { Array(try take(count)) }
+    public mutating func bytes(_ count: Int) throws(ProtocolError) -> [UInt8] { Array(try take(count)) }
 
     private mutating func take(_ count: Int) throws(ProtocolError) -> ArraySlice<UInt8> {
         guard count <= remaining else { throw .truncatedPayload(type: type) }
@@ -60,26 +60,26 @@ struct ByteReader {
         return bytes[index..<(index + count)]
     }
 
-    mutating func u8() throws(ProtocolError) -> UInt8 {
+    public mutating func u8() throws(ProtocolError) -> UInt8 {
         guard remaining >= 1 else { throw .truncatedPayload(type: type) }
         defer { index += 1 }
         return bytes[index]
     }
 
-    mutating func u16() throws(ProtocolError) -> UInt16 {
+    public mutating func u16() throws(ProtocolError) -> UInt16 {
         try take(2).reduce(0) { $0 << 8 | UInt16($1) }
     }
 
-    mutating func u32() throws(ProtocolError) -> UInt32 {
+    public mutating func u32() throws(ProtocolError) -> UInt32 {
         try take(4).reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    mutating func u64() throws(ProtocolError) -> UInt64 {
+    public mutating func u64() throws(ProtocolError) -> UInt64 {
         try take(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// u8 byte length, then that many bytes of valid UTF-8.
-    mutating func string() throws(ProtocolError) -> String {
+    public mutating func string() throws(ProtocolError) -> String {
         let length = Int(try u8())
         let utf8 = try take(length)
         guard let text = String(validating: utf8, as: UTF8.self) else { throw .invalidUTF8 }
@@ -87,27 +87,27 @@ struct ByteReader {
     }
 
     /// A string whose byte length is checked against `allowed` before its bytes are read.
-    mutating func string(_ what: ProtocolError.Counted, in allowed: ClosedRange<Int>) throws(ProtocolError) -> String {
+    public mutating func string(_ what: ProtocolError.Counted, in allowed: ClosedRange<Int>) throws(ProtocolError) -> String {
         let length = try count8(what, in: allowed)
         guard let text = String(validating: try take(length), as: UTF8.self) else { throw .invalidUTF8 }
         return text
     }
 
     /// A count byte (or two) checked against its range before anything is read for it.
-    mutating func count8(_ what: ProtocolError.Counted, in allowed: ClosedRange<Int>) throws(ProtocolError) -> Int {
+    public mutating func count8(_ what: ProtocolError.Counted, in allowed: ClosedRange<Int>) throws(ProtocolError) -> Int {
         let count = Int(try u8())
         guard allowed.contains(count) else { throw .countOutOfRange(what, count: count, allowed: allowed) }
         return count
     }
 
-    mutating func count16(_ what: ProtocolError.Counted, in allowed: ClosedRange<Int>) throws(ProtocolError) -> Int {
+    public mutating func count16(_ what: ProtocolError.Counted, in allowed: ClosedRange<Int>) throws(ProtocolError) -> Int {
         let count = Int(try u16())
         guard allowed.contains(count) else { throw .countOutOfRange(what, count: count, allowed: allowed) }
         return count
     }
 
     /// Throws `.trailingBytes` unless the whole payload has been read.
-    func finish() throws(ProtocolError) {
+    public func finish() throws(ProtocolError) {
         guard remaining == 0 else { throw .trailingBytes(type: type, count: remaining) }
     }
 }

@@ -30,10 +30,14 @@ public struct Frame: Hashable, Sendable {
 
     /// The complete frame as sent: length prefix, magic, type, sequence, payload.
     /// A payload over `maxPayloadLength` is a programming error.
-    public var bytes: [UInt8] {
+    public var bytes: [UInt8] { bytes(maxBodyLength: Self.maxBodyLength) }
+
+    /// The complete frame for a stream whose bodies may be up to `maxBodyLength` bytes
+    /// (the story service's are longer than Snap!'s: a story is up to 4096 bytes itself).
+    public func bytes(maxBodyLength: Int) -> [UInt8] {
         precondition(
-            payload.count <= Self.maxPayloadLength,
-            "frame payload of \(payload.count) bytes is over the limit of \(Self.maxPayloadLength)")
+            payload.count <= maxBodyLength - Self.minBodyLength,
+            "frame payload of \(payload.count) bytes is over the limit of \(maxBodyLength - Self.minBodyLength)")
         var writer = ByteWriter(capacity: Self.prefixLength + Self.minBodyLength + payload.count)
         writer.u32(UInt32(Self.minBodyLength + payload.count))
         writer.bytes(Self.magic)
@@ -64,7 +68,12 @@ public struct FrameDecoder: Sendable {
     /// half the buffer), so the amortized cost per byte stays constant.
     private static let compactionThreshold = 4096
 
-    public init() {}
+    /// The largest body accepted: `Frame.maxBodyLength` for Snap!, more for the story service.
+    private let maxBodyLength: Int
+
+    public init(maxBodyLength: Int = Frame.maxBodyLength) {
+        self.maxBodyLength = maxBodyLength
+    }
 
     /// Bytes received but not yet returned as frames.
     public var bufferedByteCount: Int { buffer.count - readIndex }
@@ -103,7 +112,7 @@ public struct FrameDecoder: Sendable {
         guard available >= Frame.prefixLength else { return nil }
         let length = UInt32(buffer[readIndex]) << 24 | UInt32(buffer[readIndex + 1]) << 16
             | UInt32(buffer[readIndex + 2]) << 8 | UInt32(buffer[readIndex + 3])
-        guard length <= UInt32(Frame.maxBodyLength) else { throw .frameTooLong(length: length) }
+        guard length <= UInt32(maxBodyLength) else { throw .frameTooLong(length: length) }
         guard length >= UInt32(Frame.minBodyLength) else { throw .frameTooShort(length: length) }
 
         let bodyStart = readIndex + Frame.prefixLength

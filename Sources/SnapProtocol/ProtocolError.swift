@@ -77,6 +77,9 @@ public enum ProtocolError: Error, Hashable, Sendable {
         case collectedCards = "collected card count"
         case maxPlayers = "table size"
         case joinCodeBytes = "join code length in bytes"
+        // The story service (docs/PROTOCOL.md, "The story service").
+        case storyParticipants = "story participant count"
+        case storyTextBytes = "story text length in bytes"
     }
 
     /// Why a player name was refused (see `PlayerName`).

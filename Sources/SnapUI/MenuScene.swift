@@ -7,9 +7,9 @@ import SnapNet
 import SnapProtocol
 
 /// The main menu: the title cards S, N, A, P and the Joker fly in and settle, then
-/// Host Game, Join Game and Single Player appear. Esc (or Quit) quits.
+/// Host Game, Join Game, Single Player and Story appear. Esc (or Quit) quits.
 public final class MenuScene: Scene {
-    enum Action: Hashable { case host, join, solo, quit }
+    enum Action: Hashable { case host, join, solo, story, quit }
 
     /// The title animation, in seconds from the scene's start.
     static let firstCardAt = 0.1
@@ -59,10 +59,11 @@ public final class MenuScene: Scene {
             landed = Self.titleCards.count
         }
         let x = 512.0
-        buttons.add(.host, Button("Host Game", center: Point(x, 400), width: 280))
-        buttons.add(.join, Button("Join Game", center: Point(x, 462), width: 280))
-        buttons.add(.solo, Button("Single Player", center: Point(x, 524), width: 280))
-        buttons.add(.quit, Button("Quit", center: Point(x, 610), width: 150))
+        buttons.add(.host, Button("Host Game", center: Point(x, 390), width: 280))
+        buttons.add(.join, Button("Join Game", center: Point(x, 446), width: 280))
+        buttons.add(.solo, Button("Single Player", center: Point(x, 502), width: 280))
+        buttons.add(.story, Button("Story", center: Point(x, 558), width: 280))
+        buttons.add(.quit, Button("Quit", center: Point(x, 622), width: 150))
     }
 
     private var elapsed: Double { skipped ? .infinity : now - start }
@@ -118,6 +119,7 @@ public final class MenuScene: Scene {
             }
         case .join: return .show(JoinScene(app: app))
         case .solo: return .show(SoloSetupScene(app: app))
+        case .story: return .show(StoryScene(app: app, name: Settings.load().name))
         case .quit: return .quit
         }
     }
@@ -168,7 +170,7 @@ public final class MenuScene: Scene {
         if fade < 1 {
             // Buttons slide up a little as they fade in.
             let lift = (1 - fade) * 16
-            for id in [Action.host, .join, .solo, .quit] {
+            for id in [Action.host, .join, .solo, .story, .quit] {
                 var button = buttons[id]
                 button.frame.y += lift
                 graphics.draw(app.assets.button, in: button.frame, alpha: fade)

@@ -5,9 +5,9 @@ import SnapSimulation
 
 struct Bench: ParsableCommand {
     #if GUI
-    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, AttackBench.self, RejoinBench.self, UIBench.self]
+    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, AttackBench.self, RejoinBench.self, StoryBench.self, UIBench.self]
     #else
-    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, AttackBench.self, RejoinBench.self]
+    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, AttackBench.self, RejoinBench.self, StoryBench.self]
     #endif
     static let configuration = CommandConfiguration(
         abstract: "Measure speed against baselines measured in the same run (use a release build).",

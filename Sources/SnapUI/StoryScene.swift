@@ -1,0 +1,389 @@
+#if GUI
+import Foundation
+import Glibc
+import SnapNet
+import SnapProtocol
+import StoryEngine
+import StoryService
+
+/// The story service as the window sees it: one signed-in, watching connection whose
+/// messages a reader thread collects; the scene drains them every frame (woken by
+/// `WindowWake`), so a turn taken elsewhere shows at once.
+public final class StoryLink: @unchecked Sendable {  // `inbox` is guarded by `lock`; `client` writes are locked inside
+    public let client: StoryClient
+    private let lock = NSLock()
+    private var inbox: [StoryReply] = []
+    private var failure: String?
+
+    public init(endpoint: StoryEndpoint, name: String) throws {
+        let key = try StoryKeyStore.default().key(for: name)
+        client = try StoryClient(endpoint: endpoint, name: name, key: key, timeoutSeconds: 0)
+        try client.send(.watch)
+        try client.send(.list)
+        let thread = Thread { [self] in
+            while true {
+                do {
+                    let reply = try client.next()
+                    lock.withLock { inbox.append(reply) }
+                } catch {
+                    lock.withLock { failure = "\(error)" }
+                    WindowWake.wake()
+                    return
+                }
+                WindowWake.wake()
+            }
+        }
+        thread.start()
+    }
+
+    /// What arrived since the last call, and why the connection ended if it did.
+    func drain() -> (replies: [StoryReply], failure: String?) {
+        lock.withLock {
+            defer { inbox = [] }
+            return (inbox, failure)
+        }
+    }
+
+    func send(_ request: StoryRequest) {
+        do { try client.send(request) } catch {
+            lock.withLock { failure = "\(error)" }
+        }
+    }
+
+    deinit { client.hangUp() }
+}
+
+/// Story's window: the list of your matches (Your turn / Their turn / Ended), and a match
+/// view with the story, a text field with how many characters are left, End Turn and Quit.
+public final class StoryScene: Scene {
+    enum Action: Hashable { case back, automatch, invite, endTurn, quit, listMatch(StoryMatchID) }
+
+    private let link: StoryLink?
+    private let name: String
+    private var matches: [StoryMatchID: StoryMatch] = [:]
+    private var loaded = false
+    /// The match shown, nil for the list.
+    private(set) var viewing: StoryMatchID?
+    private var field: TextField
+    private var invite: TextField
+    /// The text of a turn sent and not yet answered (put back if refused).
+    private var sentText: String?
+    private var notice: (text: String, until: Double)?
+    private var problem: String?
+    private var buttons = ButtonSet<Action>()
+    private var rows: [(Rect, StoryMatchID)] = []
+    var dialog: Dialog?
+    private var now = 0.0
+    /// Told each new status line of the view ("Waiting for Bob", "Your turn", "ended"), each
+    /// notice and each refusal: `snap story window --print-status` prints them for tests.
+    public var onStatus: ((String) -> Void)?
+    private var lastStatus: String?
+
+    /// Connects as `name`; a service that cannot be reached is said in the window.
+    public init(app: App, endpoint: StoryEndpoint? = nil, name: String, open: StoryMatchID? = nil) {
+        self.name = name
+        field = TextField(text: "", frame: Rect(x: 72, y: 560, width: 880, height: 96), maxLength: StoryRules.maxTurnScalars) { scalar in
+            scalar.value >= 0x20 && !(0x7F...0x9F).contains(scalar.value)
+        }
+        invite = TextField(text: "", frame: Rect(x: 356, y: 668, width: 336, height: 40), maxLength: 120)
+        do {
+            let target = try endpoint ?? .unix(defaultStorySocketPath(create: false))
+            link = try StoryLink(endpoint: target, name: name)
+        } catch {
+            link = nil
+            problem = "\(error)"
+        }
+        viewing = open
+        field.isFocused = open != nil
+        now = app.now
+    }
+
+    public var isAnimating: Bool { field.isFocused || invite.isFocused || notice != nil }
+    public var title: String { viewing.flatMap { matches[$0] }.map { "Story — \($0.heading())" } ?? "Story" }
+
+    // MARK: - Model
+
+    public func update(now: Double, app: App) -> SceneChange? {
+        self.now = now
+        if let until = notice?.until, now > until { notice = nil; app.setNeedsRedraw() }
+        guard let link else { return nil }
+        let (replies, failure) = link.drain()
+        for reply in replies { receive(reply, app: app) }
+        if let failure, problem == nil {
+            problem = "The story service connection ended: \(failure)"
+            app.setNeedsRedraw()
+        }
+        if !replies.isEmpty { app.setNeedsRedraw() }
+        if let onStatus, let status = statusLine, status != lastStatus {
+            lastStatus = status
+            onStatus(status)
+        }
+        return nil
+    }
+
+    private func receive(_ reply: StoryReply, app: App) {
+        switch reply {
+        case .match(let match):
+            if sentText != nil, match.id == viewing { sentText = nil }
+            matches[match.id] = match
+        case .update(let match):
+            let before = matches[match.id]
+            matches[match.id] = match
+            // Another match became yours: say so without leaving what you are doing.
+            if match.currentName == name, before?.currentName != name, match.id != viewing {
+                notice = ("Your turn in '\(match.heading(length: 16))'", now + 6)
+                onStatus?("notice: \(notice!.text)")
+                if !app.graphics.hasFocus { app.graphics.flash() }
+            }
+        case .listed:
+            loaded = true
+        case .refused(_, let message):
+            if let sentText {
+                field.set(sentText)
+                self.sentText = nil
+            }
+            dialog = MenuKit.alert("Not taken", message)
+            onStatus?("refused: \(message)")
+        case .welcome, .pong:
+            break
+        }
+    }
+
+    private var mine: [StoryMatch] { matches.values.sorted { ($0.lastTurnAt ?? $0.createdAt, $0.id) > ($1.lastTurnAt ?? $1.createdAt, $1.id) } }
+
+    // MARK: - Input
+
+    public func handle(_ input: Input, app: App) -> SceneChange? {
+        if var shown = dialog {
+            dialog = shown.handle(input) == nil ? shown : nil
+            return nil
+        }
+        if viewing != nil, isMyTurn {
+            if input == .key(.enter) { return perform(.endTurn, app: app) }
+            if field.handle(input) { app.setNeedsRedraw() }
+        }
+        if viewing == nil, invite.handle(input) { app.setNeedsRedraw() }
+        switch input {
+        case .press(let point):
+            if !buttons.press(point), viewing == nil, let row = rows.first(where: { $0.0.contains(point) }) {
+                return perform(.listMatch(row.1), app: app)
+            }
+        case .release(let point):
+            if let action = buttons.release(point) { return perform(action, app: app) }
+        case .key(.escape):
+            return perform(.back, app: app)
+        case .key(.enter) where viewing == nil && invite.isFocused:
+            return perform(.invite, app: app)
+        default:
+            break
+        }
+        return nil
+    }
+
+    private var viewed: StoryMatch? { viewing.flatMap { matches[$0] } }
+    private var isMyTurn: Bool { viewed?.currentName == name && link != nil }
+
+    private func perform(_ action: Action, app: App) -> SceneChange? {
+        app.setNeedsRedraw()
+        switch action {
+        case .back:
+            guard viewing != nil else { return .show(MenuScene(app: app)) }
+            viewing = nil
+            field.set("")
+        case .automatch:
+            link?.send(.automatch)
+        case .invite:
+            let names = invite.text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !names.isEmpty else {
+                dialog = MenuKit.alert("Whom to invite?", "Type the other players' names, separated by commas.")
+                return nil
+            }
+            link?.send(.create(others: names, title: ""))
+            invite.set("")
+        case .endTurn:
+            guard let viewed, isMyTurn, !field.text.isEmpty else { return nil }
+            sentText = field.text
+            link?.send(.turn(viewed.id, text: field.text))
+            field.set("")
+        case .quit:
+            guard let viewed else { return nil }
+            link?.send(.quit(viewed.id))
+        case .listMatch(let id):
+            viewing = id
+            field.set("")
+            field.isFocused = true
+            if matches[id]?.currentName == name, notice?.text.contains(matches[id]!.heading(length: 16)) == true { notice = nil }
+        }
+        return nil
+    }
+
+    // MARK: - Drawing
+
+    public func draw(_ graphics: Graphics, app: App) {
+        MenuKit.background(graphics, app.assets)
+        // The buttons are laid out afresh each frame; a press held across frames stays pressed.
+        let previous = buttons
+        buttons = ButtonSet<Action>()
+        rows = []
+        defer {
+            for id in buttons.order where previous.order.contains(id) { buttons[id].isPressed = previous[id].isPressed }
+        }
+        if let problem, link == nil || matches.isEmpty {
+            MenuKit.heading(graphics, "Story")
+            MenuKit.paragraph(graphics, problem, at: Point(512, 260), width: 760, size: 18, color: MenuKit.errorColor, maxLines: 5)
+            graphics.text("Start the service with:  snap story serve", at: Point(512, 400), size: 18, color: MenuKit.hintColor)
+            buttons.add(.back, Button("Back", center: Point(512, 680), width: 150))
+        } else if let viewed {
+            drawMatch(viewed, graphics, app: app)
+        } else {
+            drawList(graphics, app: app)
+        }
+        buttons.draw(graphics, app.assets)
+        if let notice {
+            // Over the footer: seen, without covering the story or the buttons.
+            let box = Rect(x: 262, y: 726, width: 500, height: 36)
+            MenuKit.panel(graphics, box, Color(255, 214, 90, 245), radius: 10)
+            graphics.text(notice.text, at: Point(512, 733), size: 17, bold: true, color: .ink, shadow: false)
+        }
+        if let dialog { MenuKit.drawDialog(graphics, app.assets, dialog) }
+    }
+
+    private func ago(_ seconds: UInt64?) -> String {
+        guard let seconds else { return "no turn yet" }
+        let elapsed = max(0, Int(time(nil)) - Int(seconds))
+        if elapsed < 60 { return "just now" }
+        if elapsed < 3600 { return "\(elapsed / 60) min ago" }
+        if elapsed < 86_400 { return "\(elapsed / 3600) h ago" }
+        return "\(elapsed / 86_400) d ago"
+    }
+
+    private func drawList(_ graphics: Graphics, app: App) {
+        MenuKit.heading(graphics, "Story")
+        graphics.text("Writing as \(name)", at: Point(512, 84), size: 15, color: MenuKit.hintColor)
+        let groups: [(String, [StoryMatch])] = [
+            ("Your turn", mine.filter { $0.currentName == name }),
+            ("Their turn", mine.filter { !$0.ended && $0.currentName != name }),
+            ("Ended", mine.filter(\.ended)),
+        ]
+        var y = 116.0
+        for (label, group) in groups {
+            MenuKit.label(graphics, "\(label)  (\(group.count))", at: Point(72, y))
+            y += 28
+            if group.isEmpty {
+                graphics.text(loaded ? "none" : "…", at: Point(92, y), size: 15, color: MenuKit.hintColor, align: .left)
+                y += 30
+            }
+            for match in group.prefix(label == "Ended" ? 3 : 4) {
+                let row = Rect(x: 72, y: y, width: 880, height: 50)
+                MenuKit.panel(graphics, row, MenuKit.rowColor, radius: 8)
+                graphics.text(match.heading(length: 40), at: Point(86, y + 5), size: 17, bold: true, color: .white, align: .left)
+                let names = match.participants.map { $0.quit ? "\($0.name) (quit)" : $0.name }.joined(separator: ", ")
+                graphics.text(names, at: Point(86, y + 28), size: 13, color: MenuKit.hintColor, align: .left)
+                let whose = match.ended ? "ended" : match.currentName == name ? "your turn" : "\(match.currentName!)'s turn"
+                graphics.text(whose, at: Point(936, y + 5), size: 15, bold: true, color: match.currentName == name ? .gold : .white, align: .right)
+                graphics.text(ago(match.lastTurnAt), at: Point(936, y + 28), size: 13, color: MenuKit.hintColor, align: .right)
+                rows.append((row, match.id))
+                y += 56
+            }
+            if group.count > (label == "Ended" ? 3 : 4) {
+                graphics.text("and \(group.count - (label == "Ended" ? 3 : 4)) more", at: Point(92, y - 2), size: 13, color: MenuKit.hintColor, align: .left)
+                y += 18
+            }
+            y += 6
+        }
+        buttons.add(.automatch, Button("Automatch", center: Point(168, 688), width: 190))
+        MenuKit.label(graphics, "Invite:", at: Point(282, 678))
+        invite.draw(graphics, now: now)
+        buttons.add(.invite, Button("New Match", center: Point(788, 688), width: 170))
+        buttons.add(.back, Button("Back", center: Point(940, 688), width: 110))
+        MenuKit.footer(graphics, "Click a match to read it     Esc  back")
+    }
+
+    private func drawMatch(_ match: StoryMatch, _ graphics: Graphics, app: App) {
+        MenuKit.heading(graphics, match.heading(length: 36), y: 22)
+        // The participants in order, whoever writes now in gold.
+        var x = 72.0
+        for (index, participant) in match.participants.enumerated() {
+            let current = index == match.current
+            let label = participant.quit ? "\(participant.name) (quit)" : participant.name
+            let size = graphics.text(label, at: Point(x, 78), size: 16, bold: current,
+                                     color: current ? .gold : participant.quit ? Color(170, 170, 170) : .white, align: .left)
+            x += size.width + 22
+        }
+        let box = Rect(x: 56, y: 108, width: 912, height: isMyTurn ? 430 : 520)
+        MenuKit.panel(graphics, box, Color(250, 246, 236, 240), radius: 10)
+        // The end of the story when it does not all fit: the newest text matters most.
+        let lineHeight = 16.0 * 1.35
+        var lines = MenuKit.wrap(graphics, match.text.isEmpty ? "(The story has not started yet.)" : match.text, width: box.width - 32, size: 16)
+        let fits = Int((box.height - 24) / lineHeight)
+        if lines.count > fits { lines = ["…"] + lines.suffix(fits - 1) }
+        for (index, line) in lines.enumerated() {
+            graphics.text(line, at: Point(box.x + 16, box.y + 12 + Double(index) * lineHeight), size: 16,
+                          color: match.text.isEmpty ? Color(120, 120, 120) : .ink, align: .left, shadow: false)
+        }
+        let status = status(of: match)
+        graphics.text(status, at: Point(72, box.y + box.height + 8), size: 17, bold: true,
+                      color: isMyTurn ? .gold : .white, align: .left)
+        if isMyTurn {
+            drawTurnField(graphics)
+            buttons.add(.endTurn, Button("End Turn", center: Point(620, 700), width: 180))
+        }
+        if !match.ended, match.participants.first(where: { $0.name == name })?.quit == false {
+            buttons.add(.quit, Button("Quit", center: Point(800, 700), width: 130))
+        }
+        buttons.add(.back, Button("Back", center: Point(940, 700), width: 110))
+        if isMyTurn { buttons[.endTurn].isEnabled = !field.text.isEmpty && sentText == nil }
+        MenuKit.footer(graphics, isMyTurn ? "Enter  end turn     Esc  back to the list" : "Esc  back to the list")
+    }
+
+    /// What the view says under the story.
+    private func status(of match: StoryMatch) -> String {
+        var status: String
+        if match.ended {
+            status = match.textBytes > StoryRules.finishBytes ? "The story is finished" : "This match has ended"
+        } else if match.currentName == name {
+            status = "Your turn"
+        } else {
+            status = "Waiting for \(match.currentName!)"
+        }
+        if let left = match.lettersLeft { status += "  —  about \(left) letters left" }
+        return status
+    }
+
+    /// The view's state in one line: the match shown, its turns and status; or the list's counts.
+    private var statusLine: String? {
+        if let viewed { return "match \(viewed.id), \(viewed.turnsTaken) turns: \(status(of: viewed))" }
+        guard loaded else { return nil }
+        let all = Array(matches.values)
+        return "list: \(all.count { $0.currentName == name }) your turn, "
+            + "\(all.count { !$0.ended && $0.currentName != name }) their turn, \(all.count(where: \.ended)) ended"
+    }
+
+    /// The turn's text, wrapped over the box's lines, with how many characters are left.
+    private func drawTurnField(_ graphics: Graphics) {
+        let frame = Rect(x: 56, y: 578, width: 912, height: 92)
+        field.frame = frame
+        graphics.fill(frame, Color(255, 255, 255, field.isFocused ? 240 : 200))
+        graphics.outline(frame, field.isFocused ? .gold : Color(0, 0, 0, 120))
+        let width = frame.width - 110
+        let lines = MenuKit.wrap(graphics, field.text, width: width, size: 16)
+        for (index, line) in lines.suffix(3).enumerated() {
+            graphics.text(line, at: Point(frame.x + 10, frame.y + 8 + Double(index) * 21), size: 16, color: .ink, align: .left, shadow: false)
+        }
+        if field.isFocused, MenuKit.caretPhase(now) == 0 {
+            // The caret after the text before it (the wrap of the prefix ends where the caret is).
+            let before = MenuKit.wrap(graphics, String(field.text.prefix(field.caret)), width: width, size: 16)
+            let row = min(2, max(0, before.count - 1) - max(0, lines.count - 3))
+            let x = MenuKit.width(graphics, before.last ?? "", size: 16)
+            graphics.fill(Rect(x: frame.x + 10 + x, y: frame.y + 8 + Double(max(0, row)) * 21, width: 2, height: 20), .ink)
+        }
+        let left = StoryRules.maxTurnScalars - field.count
+        graphics.text("\(left) left", at: Point(frame.x + frame.width - 10, frame.y + frame.height - 22), size: 14, bold: left == 0,
+                      color: left == 0 ? Color(200, 60, 40) : Color(110, 110, 110), align: .right, shadow: false)
+        if field.text.isEmpty, !field.isFocused {
+            graphics.text("Click here and write your part (up to \(StoryRules.maxTurnScalars) characters).",
+                          at: Point(frame.x + 10, frame.y + 8), size: 16, color: Color(140, 140, 140), align: .left, shadow: false)
+        }
+    }
+}
+#endif

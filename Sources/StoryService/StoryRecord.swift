@@ -1,0 +1,90 @@
+import SnapJournal
+import SnapProtocol
+import StoryEngine
+
+/// One journal record of the story service: a name's key registered, or a command that
+/// was applied. Replaying them in order rebuilds every match and every identity.
+///
+///     register  = 1, name, 16-byte key
+///     create    = 2, u64 at, starter, title, u8 count, names
+///     automatch = 3, u64 at, name
+///     turn      = 4, u64 at, u32 match, name, u16 length, text
+///     quit      = 5, u64 at, u32 match, name
+///
+/// Strings are u8 length + UTF-8, integers big-endian (docs/JOURNAL.md).
+public enum StoryRecord: Hashable, Sendable {
+    case register(name: String, key: SeatToken)
+    case command(StoryCommand)
+
+    /// The journal's kind, in its header.
+    public static let journalKind = "snap-story"
+
+    public var bytes: [UInt8] {
+        var writer = ByteWriter()
+        switch self {
+        case .register(let name, let key):
+            writer.u8(1)
+            writer.string(name)
+            writer.bytes(key.bytes)
+        case .command(.create(let starter, let others, let title, let at)):
+            writer.u8(2)
+            writer.u64(at)
+            writer.string(starter)
+            writer.string(title)
+            writer.u8(UInt8(others.count))
+            for name in others { writer.string(name) }
+        case .command(.automatch(let name, let at)):
+            writer.u8(3)
+            writer.u64(at)
+            writer.string(name)
+        case .command(.turn(let id, let name, let text, let at)):
+            writer.u8(4)
+            writer.u64(at)
+            writer.u32(id.value)
+            writer.string(name)
+            writer.u16(UInt16(text.utf8.count))
+            writer.bytes(text.utf8)
+        case .command(.quit(let id, let name, let at)):
+            writer.u8(5)
+            writer.u64(at)
+            writer.u32(id.value)
+            writer.string(name)
+        }
+        return writer.bytes
+    }
+
+    public init(_ bytes: [UInt8]) throws(ProtocolError) {
+        var reader = ByteReader(bytes, type: 0)
+        switch try reader.u8() {
+        case 1:
+            let name = try reader.string()
+            guard let key = SeatToken(bytes: try reader.bytes(16)) else { throw .truncatedPayload(type: 1) }
+            self = .register(name: name, key: key)
+        case 2:
+            let at = try reader.u64()
+            let starter = try reader.string()
+            let title = try reader.string()
+            let count = try reader.count8(.storyParticipants, in: 0...StoryRules.participants.upperBound)
+            var others: [String] = []
+            for _ in 0..<count { others.append(try reader.string()) }
+            self = .command(.create(starter: starter, others: others, title: title, at: at))
+        case 3:
+            let at = try reader.u64()
+            self = .command(.automatch(name: try reader.string(), at: at))
+        case 4:
+            let at = try reader.u64()
+            let id = StoryMatchID(try reader.u32())
+            let name = try reader.string()
+            let length = try reader.count16(.storyTextBytes, in: 0...StoryWire.maxTurnBytes)
+            guard let text = String(validating: try reader.bytes(length), as: UTF8.self) else { throw .invalidUTF8 }
+            self = .command(.turn(id, name: name, text: text, at: at))
+        case 5:
+            let at = try reader.u64()
+            let id = StoryMatchID(try reader.u32())
+            self = .command(.quit(id, name: try reader.string(), at: at))
+        case let tag:
+            throw .unknownEventTag(tag)
+        }
+        try reader.finish()
+    }
+}

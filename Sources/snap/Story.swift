@@ -1,0 +1,306 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SnapNet
+import SnapProtocol
+import StoryEngine
+import StoryService
+#if GUI
+import SnapUI
+#endif
+
+/// `snap story`: the turn-based second game. With no command: the window.
+struct Story: ParsableCommand {
+    #if GUI
+    static let subcommands: [ParsableCommand.Type] = [
+        StoryWindow.self, StoryServe.self, StoryNew.self, StoryAutomatch.self, StoryList.self, StoryShow.self, StoryTurn.self, StoryQuit.self,
+    ]
+    static let configuration = CommandConfiguration(
+        commandName: "story",
+        abstract: "Story: write a story together, one turn at a time (docs/STORY.md). With no command: the window.",
+        subcommands: subcommands, defaultSubcommand: StoryWindow.self)
+    #else
+    static let configuration = CommandConfiguration(
+        commandName: "story",
+        abstract: "Story: write a story together, one turn at a time (docs/STORY.md).",
+        subcommands: [StoryServe.self, StoryNew.self, StoryAutomatch.self, StoryList.self, StoryShow.self, StoryTurn.self, StoryQuit.self])
+    #endif
+}
+
+/// The name saved by the window's settings (`$XDG_CONFIG_HOME/snap/settings`, `name=`),
+/// read here without SnapUI so that the headless build has it too. Unlike the window it
+/// does not fall back to the login name: an identity is for days, so it is never guessed.
+func storySavedName(environment: [String: String] = currentEnvironment()) -> String? {
+    let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        ?? (environment["HOME"] ?? "/nonexistent") + "/.config"
+    guard let text = try? String(contentsOfFile: config + "/snap/settings", encoding: .utf8) else { return nil }
+    for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("name=") {
+        let name = String(line.dropFirst(5))
+        if PlayerName.isValid(name) { return name }
+    }
+    return nil
+}
+
+/// How every player command reaches the service and who it is.
+struct StoryPlayerOptions: ParsableArguments {
+    @Option(help: "Your name (default: the one saved in the window's settings).") var name: String?
+    @Option(help: "The service's Unix socket (default: story.socket in $XDG_RUNTIME_DIR/snap).") var socket: String?
+    @Option(help: "Reach the service over TCP instead, e.g. 192.168.1.20:7788.") var connect: String?
+    @Option(help: "The service's join code (over TCP).") var code: String?
+
+    func validate() throws {
+        if let name { _ = try validName(name, option: "--name") }
+        if let connect { _ = try validAddress(connect, option: "--connect", use: .connect) }
+        if socket != nil, connect != nil { throw ValidationError("give --socket or --connect, not both") }
+        if let code, let problem = JoinCode.problem(code) { throw ValidationError("--code: \(problem)") }
+    }
+
+    func playerName() throws -> String {
+        if let name { return name }
+        guard let saved = storySavedName() else {
+            printError("error: no name: pass --name NAME (or save one in the window: snap, then Join or Story)")
+            throw ExitCode(64)
+        }
+        return saved
+    }
+
+    func endpoint() throws -> StoryEndpoint {
+        if let connect {
+            let address = try validAddress(connect, option: "--connect", use: .connect)
+            return .tcp(host: address.host, port: address.port)
+        }
+        return .unix(try socket ?? defaultStorySocketPath(create: false))
+    }
+
+    /// Signs in; a refusal or an unreachable service is a clear error, exit 1 or 3.
+    func client() throws -> StoryClient {
+        let name = try playerName()
+        do {
+            let key = try StoryKeyStore.default().key(for: name)
+            return try StoryClient(endpoint: try endpoint(), name: name, key: key, joinCode: code.flatMap(JoinCode.normalized) ?? "")
+        } catch {
+            throw storyFailure(error)
+        }
+    }
+}
+
+/// Prints the error in plain words; exit 3 when the service cannot be reached, else 1.
+func storyFailure(_ error: Error) -> Error {
+    if error is ValidationError || error is ExitCode { return error }
+    printError("error: \(error)")
+    if case StoryClientError.cannotConnect = error { return ExitCode(3) }
+    if error is NetError { return ExitCode(3) }
+    return ExitCode(1)
+}
+
+func withStoryClient<T>(_ options: StoryPlayerOptions, _ body: (StoryClient) throws -> T) throws -> T {
+    let client = try options.client()
+    do { return try body(client) } catch { throw storyFailure(error) }
+}
+
+func parseMatchID(_ text: String) throws -> StoryMatchID {
+    guard let value = UInt32(text), value > 0 else { throw ValidationError("a match ID is a number like 7, not \"\(text)\"") }
+    return StoryMatchID(value)
+}
+
+struct StoryNew: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "new", abstract: "Start a match with the named players (you write first); prints \"match ID\".")
+    @Option(help: "The other participants, in turn order, e.g. Ann,Bob.") var with: String
+    @Option(help: "A title (default: the opening of the story).") var title = ""
+    @OptionGroup var player: StoryPlayerOptions
+
+    func run() throws {
+        let others = with.split(separator: ",").map { String($0) }
+        try withStoryClient(player) { client in
+            say("match \(try client.match(.create(others: others, title: title)).id)")
+        }
+    }
+}
+
+struct StoryAutomatch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "automatch",
+        abstract: "Join the oldest open match with a free place, or open a new one; prints \"match ID\".")
+    @OptionGroup var player: StoryPlayerOptions
+
+    func run() throws {
+        try withStoryClient(player) { client in say("match \(try client.match(.automatch).id)") }
+    }
+}
+
+/// "turn: Bob" or "ended".
+func storyStatusLine(_ match: StoryMatch) -> String {
+    match.currentName.map { "turn: \($0)" } ?? "ended"
+}
+
+struct StoryList: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "Your matches, one line each: ID, your turn / their turn / ended, whose turn, participants, the opening.")
+    @OptionGroup var player: StoryPlayerOptions
+
+    func run() throws {
+        try withStoryClient(player) { client in
+            let matches = try client.list()
+            if matches.isEmpty { say("no matches yet: snap story new --with NAME, or snap story automatch") }
+            for match in matches {
+                let group = match.ended ? "ended" : match.currentName == client.name ? "your turn" : "their turn"
+                let names = match.participants.map { $0.quit ? $0.name + " (quit)" : $0.name }.joined(separator: ",")
+                say("\(match.id)\t\(group)\t\(storyStatusLine(match))\t\(names)\t\(match.heading())")
+            }
+        }
+    }
+}
+
+struct StoryShow: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Print a match's story, then \"turn: NAME\" or \"ended\".")
+    @Argument(help: "The match ID.") var id: String
+    @OptionGroup var player: StoryPlayerOptions
+
+    func run() throws {
+        let matchID = try parseMatchID(id)
+        try withStoryClient(player) { client in
+            let match = try client.match(.show(matchID))
+            if !match.text.isEmpty { say(match.text) }
+            if match.ended, match.textBytes > StoryRules.finishBytes { say("The story is finished") }
+            if let left = match.lettersLeft { say("about \(left) letters left") }
+            say(storyStatusLine(match))
+        }
+    }
+}
+
+struct StoryTurn: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "turn",
+        abstract: "Add up to \(StoryRules.maxTurnScalars) characters to the story; prints \"turn passed to NAME\" or \"story finished\".")
+    @Argument(help: "The match ID.") var id: String
+    @Argument(help: "Your text.") var text: String
+    @OptionGroup var player: StoryPlayerOptions
+
+    func run() throws {
+        let matchID = try parseMatchID(id)
+        try withStoryClient(player) { client in
+            let match = try client.match(.turn(matchID, text: text))
+            say(match.currentName.map { "turn passed to \($0)" } ?? "story finished")
+        }
+    }
+}
+
+struct StoryQuit: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "quit", abstract: "Leave a match for good.")
+    @Argument(help: "The match ID.") var id: String
+    @OptionGroup var player: StoryPlayerOptions
+
+    func run() throws {
+        let matchID = try parseMatchID(id)
+        try withStoryClient(player) { client in
+            let match = try client.match(.quit(matchID))
+            say("quit match \(match.id); " + (match.currentName.map { "turn: \($0)" } ?? "the match has ended"))
+        }
+    }
+}
+
+struct StoryServe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the story service (headless, until stopped); every match is journalled.",
+        discussion: """
+            Listens on story.socket in $XDG_RUNTIME_DIR/snap (or --socket), and on TCP with --listen \
+            (players give the printed join code). Keeps every match in \
+            $XDG_STATE_HOME/snap/story/story.journal; started again (even after kill -9) it goes on \
+            from there. Prints "restored N matches", "listening on …" and, on TCP, "join code: …". \
+            docs/STORY.md shows how to run it as a systemd user service.
+            """)
+    @Option(help: "Listen on this Unix socket path instead of the default.") var socket: String?
+    @Option(help: "Also listen on TCP, e.g. 0.0.0.0:7788 (port 0 picks a free one).") var listen: String?
+    @Option(help: "The join code TCP players must give (default: a random one).") var code: String?
+    @Flag(help: "No join code on TCP: for a trusted network only.") var open = false
+    @Option(help: "The journal file (default: $XDG_STATE_HOME/snap/story/story.journal).") var journal: String?
+    @Flag(help: "Log connections and refusals to standard error.") var verbose = false
+
+    func validate() throws {
+        if let listen { _ = try validAddress(listen, option: "--listen", use: .listen) }
+        if let code, let problem = JoinCode.problem(code) { throw ValidationError("--code: \(problem)") }
+    }
+
+    func run() throws {
+        let logger = makeLogger("snap.story", verbose: verbose)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let warn: @Sendable (String) -> Void = { printError("warning: \($0)") }
+        let server: StoryServer
+        do {
+            let path: String
+            if let journal {
+                path = journal
+            } else {
+                try makePrivateDirectoriesOrThrow(storyStateDirectory())
+                path = storyStateDirectory() + "/story.journal"
+            }
+            let started = ContinuousClock.now
+            server = try StoryServer(journalPath: path, loop: group.next(), logger: logger, onWarning: warn)
+            let restored = server.restored
+            if let damage = restored.damage { warn("the journal's tail was cut: \(damage)") }
+            for problem in restored.problems { warn("journal \(problem) was skipped") }
+            let millis = Double((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000) / 1000
+                + Double((ContinuousClock.now - started).components.seconds) * 1000
+            say("restored \(restored.matches) matches from \(path) in \(String(format: "%.1f", millis)) ms")
+            let socketPath = try socket ?? defaultStorySocketPath(create: true)
+            do { try server.listen(unixPath: socketPath) } catch NetError.hostNameTaken {
+                throw NetError.noHost("a story service is already running at \(socketPath)")
+            }
+            say("listening on unix:\(socketPath)")
+            if let listen {
+                let address = try validAddress(listen, option: "--listen", use: .listen)
+                server.joinCode = open ? nil : code.flatMap(JoinCode.normalized) ?? JoinCode.random()
+                let port = try server.listen(host: address.host, port: address.port)
+                say("listening on tcp:" + formatHostPort(address.host, port))
+                say(server.joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone who can reach the port may play)")
+            }
+        } catch {
+            throw storyFailure(error)
+        }
+        let stopped = DispatchSemaphore(value: 0)
+        let signals = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stopped.signal() }
+            source.resume()
+            return source
+        }
+        stopped.wait()
+        signals.forEach { $0.cancel() }
+        server.shutdown()
+        say("stopped")
+    }
+}
+
+#if GUI
+/// `snap story` alone: the window.
+struct StoryWindow: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "window", abstract: "Open the Story window (what `snap story` alone does).")
+    @OptionGroup var player: StoryPlayerOptions
+    @Option(help: "Open this match's view instead of the list (for screenshots and tests).") var open: String?
+    @Flag(help: "Print the view's status as it changes (\"match 1, 3 turns: Waiting for Bob\"), notices and refusals.")
+    var printStatus = false
+    @OptionGroup var window: WindowFlags
+
+    func run() throws {
+        // The window falls back to the login name, as the other windows do.
+        let name = player.name ?? savedPlayerName()
+        let match = try open.map(parseMatchID)
+        let endpoint = try player.endpoint()
+        try runWindow(window) { app in
+            let scene = StoryScene(app: app, endpoint: endpoint, name: name, open: match)
+            if printStatus { scene.onStatus = { say($0) } }
+            return scene
+        }
+    }
+}
+#endif

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+/// `snap story` with real processes: the service, and one process per player command.
+@Suite("Story over real processes", .serialized)
+struct StoryTests {
+    let directory = makeRuntimeDirectory()
+
+    func serve() throws -> SnapProcess {
+        let service = try SnapProcess(["story", "serve"], runtimeDirectory: directory)
+        guard service.line(startingWith: "listening on unix:", timeout: 30) != nil else {
+            throw StoryTestFailure("the service did not start: \(service.errors)")
+        }
+        return service
+    }
+
+    /// Runs one player command to the end: its status, standard output lines and errors.
+    func story(_ arguments: [String]) throws -> (status: Int32?, lines: [String], errors: String) {
+        let process = try SnapProcess(["story"] + arguments, runtimeDirectory: directory)
+        let status = process.exitStatus(timeout: 60)
+        return (status, process.lines, process.errors)
+    }
+
+    var journalPath: String { directory + "/state/snap/story/story.journal" }
+
+    @Test("three players take 40 turns in two matches while the service is killed with -9 and restarted; nothing is lost, the order is right")
+    func fortyTurnsThroughCrashes() throws {
+        var service = try serve()
+        let first = try story(["new", "--with", "Bob,Cy", "--title", "The dragon", "--name", "Ann"])
+        #expect(first.status == 0 && first.lines == ["match 1"], "\(first)")
+        let second = try story(["new", "--with", "Cy,Ann", "--name", "Bob"])
+        #expect(second.status == 0 && second.lines == ["match 2"], "\(second)")
+        let orders = [["Ann", "Bob", "Cy"], ["Bob", "Cy", "Ann"]]
+        var texts: [[String]] = [[], []]
+        for turn in 0..<40 {
+            let match = turn % 2
+            let writer = orders[match][(turn / 2) % 3]
+            let next = orders[match][(turn / 2 + 1) % 3]
+            let text = "\(writer) wrote turn \(turn) in match \(match + 1) ü."
+            let result = try story(["turn", String(match + 1), text, "--name", writer])
+            #expect(result.status == 0 && result.lines == ["turn passed to \(next)"], "turn \(turn): \(result)")
+            texts[match].append(text)
+            if turn % 10 == 9 {
+                // A crash between turns; once also with half a record torn off the journal's end.
+                service.signal(SIGKILL)
+                _ = service.exitStatus(timeout: 10)
+                if turn == 19, let handle = FileHandle(forWritingAtPath: journalPath) {
+                    handle.seekToEndOfFile()
+                    handle.write(Data([0, 0, 0, 40, 1, 2, 3]))
+                    handle.closeFile()
+                }
+                service = try serve()
+                let restored = service.lines.first { $0.hasPrefix("restored ") } ?? ""
+                #expect(restored.hasPrefix("restored 2 matches"), "\(service.lines)")
+                if turn == 19 { #expect(service.errors.contains("the journal's tail was cut")) }
+            }
+        }
+        for match in 0..<2 {
+            let shown = try story(["show", String(match + 1), "--name", "Cy"])
+            #expect(shown.status == 0)
+            #expect(shown.lines == [texts[match].joined(separator: " "), "turn: \(orders[match][20 % 3])"], "\(shown)")
+        }
+        let list = try story(["list", "--name", "Ann"])
+        #expect(list.lines.count == 2, "\(list)")
+        #expect(list.lines.contains { $0.hasPrefix("1\t") && $0.contains("The dragon") })
+        service.signal(SIGTERM)
+        #expect(service.exitStatus(timeout: 20) == 0)
+    }
+
+    @Test("refusals exit non-zero with a clear message: not your turn, too long, match over, unknown match, quit participant, wrong key")
+    func refusals() throws {
+        let service = try serve()
+        #expect(try story(["new", "--with", "Bob,Cy", "--name", "Ann"]).lines == ["match 1"])
+        func refused(_ arguments: [String], _ words: String, status: Int32 = 1) throws {
+            let result = try story(arguments)
+            #expect(result.status == status, "\(arguments): \(result)")
+            #expect(result.errors.contains(words), "\(arguments): \(result.errors)")
+            #expect(result.lines.isEmpty, "\(arguments): \(result.lines)")
+        }
+        try refused(["turn", "1", "Hello", "--name", "Bob"], "it is not your turn in match 1: it is Ann's")
+        try refused(["turn", "1", String(repeating: "ü", count: 251), "--name", "Ann"], "too long: 251 characters, at most 250")
+        try refused(["show", "7", "--name", "Ann"], "there is no match 7")
+        try refused(["turn", "7", "x", "--name", "Ann"], "there is no match 7")
+        try refused(["turn", "1", "x", "--name", "Dora"], "Dora does not take part in match 1")
+        #expect(try story(["turn", "1", String(repeating: "ü", count: 250), "--name", "Ann"]).lines == ["turn passed to Bob"])
+        #expect(try story(["quit", "1", "--name", "Cy"]).status == 0)  // out of turn: Bob keeps it
+        try refused(["turn", "1", "x", "--name", "Cy"], "Cy has quit match 1")
+        #expect(try story(["show", "1", "--name", "Ann"]).lines.last == "turn: Bob")
+        #expect(try story(["quit", "1", "--name", "Bob"]).status == 0)  // fewer than two left: over
+        try refused(["turn", "1", "x", "--name", "Ann"], "match 1 is over")
+        #expect(try story(["show", "1", "--name", "Ann"]).lines.last == "ended")
+        // Another person's key for Ann: their state directory holds a different key.
+        let stranger = try SnapProcess(["story", "list", "--name", "Ann"], runtimeDirectory: directory,
+                                       environment: ["XDG_STATE_HOME": directory + "/stranger"])
+        #expect(stranger.exitStatus() == 1)
+        #expect(stranger.errors.contains("the name Ann belongs to someone else"), "\(stranger.errors)")
+        try refused(["turn", "x1", "x", "--name", "Ann"], "a match ID is a number", status: 64)
+        try refused(["list", "--name", "Ann", "--socket", directory + "/nothing.socket"], "cannot reach the story service", status: 3)
+        // A peer sending garbage is cut; the service goes on.
+        let raw = RawSocket(unixPath: directory + "/snap/story.socket")
+        raw?.send([0, 0, 0, 9, 0x53, 0x4E, 0x41, 0x50, 0x01, 0, 0, 0, 0])
+        #expect(raw?.readUntilClosed().closed == true)
+        #expect(try story(["show", "1", "--name", "Bob"]).status == 0)
+        #expect(service.process.isRunning)
+    }
+}
+
+struct StoryTestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,118 @@
+#if GUI
+import CSDL2
+import Foundation
+import Testing
+
+/// The Story window against a real `snap story serve`, players' turns taken by other processes.
+@Suite("Story window", .serialized)
+struct StoryWindowTests {
+    let root: String = {
+        var template = Array("/tmp/snapsw-XXXXXX".utf8CString)
+        return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    }()
+
+    final class Running: @unchecked Sendable {  // `data` is guarded by `lock`
+        let process = Process()
+        let lock = NSLock()
+        var data = Data()
+        var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+
+        func waitFor(_ line: String, timeout: Double = 30) -> Bool {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if text.split(separator: "\n").contains(where: { $0 == line }) { return true }
+                usleep(20_000)
+            }
+            return false
+        }
+    }
+
+    func start(_ arguments: [String]) throws -> Running {
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var binary = products.appendingPathComponent("snap")
+        if !FileManager.default.fileExists(atPath: binary.path) {
+            binary = products.deletingLastPathComponent().appendingPathComponent("snap")
+        }
+        let running = Running()
+        running.process.executableURL = binary
+        running.process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["SDL_VIDEODRIVER"] = "offscreen"
+        environment["SDL_AUDIODRIVER"] = "dummy"
+        environment["XDG_RUNTIME_DIR"] = root
+        environment["XDG_STATE_HOME"] = root + "/state"
+        environment["XDG_CONFIG_HOME"] = root + "/config"
+        running.process.environment = environment
+        let pipe = Pipe()
+        running.process.standardOutput = pipe
+        running.process.standardError = pipe
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            running.lock.withLock { running.data.append(data) }
+        }
+        try running.process.run()
+        return running
+    }
+
+    func run(_ arguments: [String]) throws -> String {
+        let running = try start(arguments)
+        running.process.waitUntilExit()
+        usleep(50_000)
+        return running.text
+    }
+
+    @Test("a match view updates in place when another player takes a turn; another match becoming yours shows a notice")
+    func updatesInPlace() throws {
+        let service = try start(["story", "serve"])
+        defer { service.process.terminate() }
+        #expect(service.waitFor("listening on unix:\(root)/snap/story.socket"), "\(service.text)")
+        #expect(try run(["story", "new", "--with", "Bob,Cy", "--title", "The dragon", "--name", "Ann"]) == "match 1\n")
+        #expect(try run(["story", "turn", "1", "Once there was a dragon.", "--name", "Ann"]) == "turn passed to Bob\n")
+        #expect(try run(["story", "new", "--with", "Ann", "--name", "Cy"]) == "match 2\n")
+
+        let window = try start(["story", "window", "--name", "Ann", "--open", "1", "--print-status", "--quit-after", "60"])
+        #expect(window.waitFor("match 1, 1 turns: Waiting for Bob"), "\(window.text)")
+        #expect(try run(["story", "turn", "1", "It slept.", "--name", "Bob"]) == "turn passed to Cy\n")
+        #expect(window.waitFor("match 1, 2 turns: Waiting for Cy"), "\(window.text)")
+        #expect(try run(["story", "turn", "2", "A ship sailed.", "--name", "Cy"]) == "turn passed to Ann\n")
+        #expect(window.waitFor("notice: Your turn in 'A ship sailed.'"), "\(window.text)")
+        // The view stays where it was: the notice does not take Ann away from match 1.
+        #expect(!window.text.contains("match 2,"))
+        kill(window.process.processIdentifier, SIGKILL)  // done; no need to wait out --quit-after
+        window.process.waitUntilExit()
+    }
+
+    @Test("the list and a match view, screenshotted: the story panel, the list rows and the felt show")
+    func screenshots() throws {
+        let service = try start(["story", "serve"])
+        defer { service.process.terminate() }
+        #expect(service.waitFor("listening on unix:\(root)/snap/story.socket"), "\(service.text)")
+        _ = try run(["story", "new", "--with", "Bob", "--title", "The dragon", "--name", "Ann"])
+        _ = try run(["story", "turn", "1", "Once there was a dragon who slept under the hill.", "--name", "Ann"])
+        _ = try run(["story", "new", "--with", "Ann", "--name", "Bob"])
+
+        let list = root + "/story-list.png"
+        let listRun = try start(["story", "--name", "Ann", "--quit-after", "3", "--screenshot", list])
+        listRun.process.waitUntilExit()
+        #expect(listRun.process.terminationStatus == 0, "\(listRun.text)")
+        let listShot = try Screenshot(path: list)
+        #expect(listShot.share(x: 0.1...0.9, y: 0.9...1, where: isFelt) > 0.3)
+        // Rows are lighter bands over the felt in the upper half.
+        #expect(listShot.colourVariety > 20)
+
+        let match = root + "/story-match.png"
+        let matchRun = try start(["story", "window", "--name", "Ann", "--open", "2", "--quit-after", "3", "--screenshot", match])
+        matchRun.process.waitUntilExit()
+        #expect(matchRun.process.terminationStatus == 0, "\(matchRun.text)")
+        let matchShot = try Screenshot(path: match)
+        // The cream story panel fills the middle.
+        #expect(matchShot.share(x: 0.2...0.8, y: 0.3...0.6) { r, g, b in r > 225 && g > 225 && b > 210 } > 0.9)
+        if let keep = ProcessInfo.processInfo.environment["SNAP_SCREENSHOTS"] {
+            try? FileManager.default.removeItem(atPath: keep + "/story-list.png")
+            try? FileManager.default.removeItem(atPath: keep + "/story-match.png")
+            try FileManager.default.copyItem(atPath: list, toPath: keep + "/story-list.png")
+            try FileManager.default.copyItem(atPath: match, toPath: keep + "/story-match.png")
+        }
+    }
+}
+#endif
