@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import SnapNet
 import SnapProtocol
+import SnapTable
 import StoryEngine
 import StoryService
 

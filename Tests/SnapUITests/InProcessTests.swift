@@ -302,8 +302,10 @@ struct InProcessTests {
         let path = screenshotPath("deal-verified")
         var shownAt: Double?
         let app = try App(options: WindowOptions(screenshot: path, quitAfter: 90, hidden: true), logger: Self.logger) { app in
+            // A turn limit ends the round within seconds whatever the deal (an open-ended
+            // round at this speed once outlasted 90 s).
             TableScene(app: app, client: GameClient.solo(name: "Vera", opponents: 1, level: .normal, speed: 0.02,
-                                                         logger: app.logger))
+                                                         rules: Rules(turnLimit: 40), logger: app.logger))
         }
         app.onFrame = { app, now in
             guard let table = app.scene as? TableScene else { return }
