@@ -229,6 +229,17 @@ struct StoryServe: ParsableCommand {
     }
 
     func run() throws {
+        // Ctrl-C and SIGTERM stop the service. Caught before it listens: whoever sees
+        // "listening on" and then sends SIGTERM must not find it ignored and lost (a
+        // benchmark that did so waited for ever).
+        let stopped = DispatchSemaphore(value: 0)
+        let signals = [SIGINT, SIGTERM].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stopped.signal() }
+            source.resume()
+            signal(number, SIG_IGN)
+            return source
+        }
         let logger = makeLogger("snap.story", verbose: verbose)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
@@ -264,14 +275,6 @@ struct StoryServe: ParsableCommand {
             }
         } catch {
             throw storyFailure(error)
-        }
-        let stopped = DispatchSemaphore(value: 0)
-        let signals = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stopped.signal() }
-            source.resume()
-            return source
         }
         stopped.wait()
         signals.forEach { $0.cancel() }
