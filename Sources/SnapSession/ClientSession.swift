@@ -134,12 +134,13 @@ public struct ClientSession: Sendable {
         phase = .ended(reason: nil, message: message)
     }
 
-    /// The window says when reference `turn` (the `turn`-th card turned this round, as
-    /// counted by `seenTurns`) first became visible on this player's screen: from then on a
-    /// Snap! measures its reaction from `time` instead of from when the message arrived.
-    /// A report for any other reference than the current one is ignored.
-    public mutating func referenceShown(turn: UInt32, at time: Duration) {
-        guard turn == seenTurns, turn > 0, referenceShownAt != nil else { return }
+    /// The window says when round `round`'s reference `turn` (the `turn`-th card turned
+    /// that round, as counted by `seenTurns`; 0 for the finished deal) first became visible
+    /// on this player's screen: from then on a Snap! measures its reaction from `time`
+    /// instead of from when the message arrived. A report for any other reference than the
+    /// current one (an older card, or the same count in an earlier round) is ignored.
+    public mutating func referenceShown(round: Int, turn: UInt32, at time: Duration) {
+        guard round == table?.round, turn == seenTurns, referenceShownAt != nil else { return }
         referenceShownAt = time
     }
 

@@ -73,6 +73,16 @@ package enum VisualChange: Equatable {
     case bubble(Seat)
     case splash(Seat, correct: Bool)
     case notice(TableVisual.Notice)
+    /// The deal has landed: what a Snap! before the first turn measures from is on screen.
+    case dealShown(round: Int)
+}
+
+/// A Snap!'s reference: the `turn`-th card turned in `round` (0: the finished deal), as
+/// `ClientSession.seenTurns` counts them.
+package struct Reference: Hashable, Sendable {
+    package var round: Int
+    package var turn: UInt32
+    package init(round: Int, turn: UInt32) { self.round = round; self.turn = turn }
 }
 
 /// Where a flying card starts or ends.
@@ -155,9 +165,9 @@ package final class TableModel {
     /// Cards turned this round, counted as `ClientSession.seenTurns` counts them.
     private var turnsScheduled: UInt32 = 0
     /// Turned cards whose face has not been drawn yet → which reference they are.
-    package private(set) var unseenFaces: [Card: UInt32] = [:]
-    /// References whose face was drawn in the frame being drawn (reported after it is presented).
-    package var facesDrawn: [UInt32] = []
+    package private(set) var unseenFaces: [Card: Reference] = [:]
+    /// References drawn in the frame being drawn: reported once it is presented.
+    package var referencesDrawn: [Reference] = []
 
     /// The model holds this game's table (set on `gameStarted`, a snapshot, or adopted).
     package private(set) var started = false
@@ -346,6 +356,7 @@ package final class TableModel {
 
             case .dealFinished:
                 compressDeal(now: now)
+                cue(cursor, .dealShown(round: self.table!.round))
 
             case .activated(let seat):
                 cue(cursor, .active(seat), turnStatus(seat))
@@ -353,7 +364,7 @@ package final class TableModel {
 
             case .turned(let seat, let card):
                 turnsScheduled += 1
-                unseenFaces[card] = turnsScheduled
+                unseenFaces[card] = Reference(round: self.table!.round, turn: turnsScheduled)
                 if seat == mySeat, let index = flights.firstIndex(where: { $0.awaitingFace }) {
                     // My own click already started the flip: now it knows the face.
                     flights[index].card = card
@@ -635,6 +646,7 @@ package final class TableModel {
             effects.removeAll { $0.kind == .bubble && $0.seat == seat }
             effects.append(TableEffect(kind: .bubble, seat: seat, start: now))
         case .notice(let notice): visual.notice = notice
+        case .dealShown(let round): referencesDrawn.append(Reference(round: round, turn: 0))
         case .splash(let seat, let correct):
             effects.removeAll { $0.kind != .bubble && $0.seat == seat }
             effects.append(TableEffect(kind: correct ? .smiley : .wrong, seat: seat, start: now))
@@ -643,8 +655,8 @@ package final class TableModel {
 
     /// The table is drawing `card` face up: the first time, note which reference it is.
     package func faceDrawn(_ card: Card) {
-        guard let turn = unseenFaces.removeValue(forKey: card) else { return }
-        facesDrawn.append(turn)
+        guard let reference = unseenFaces.removeValue(forKey: card) else { return }
+        referencesDrawn.append(reference)
     }
 
     /// Game over or a new scene: stop everything.

@@ -102,9 +102,10 @@ public final class GameClient {
     /// The last Snap! this window sent (tests).
     private(set) var lastSnap: SnapCall?
 
-    /// The window drew and presented reference `turn`'s card at `time` (the app's clock).
-    public func referenceShown(turn: UInt32, at time: Double) {
-        session.referenceShown(turn: turn, at: .seconds(time))
+    /// The window drew and presented round `round`'s reference `turn` (its card, or the
+    /// finished deal for 0) at `time` (the app's clock).
+    public func referenceShown(round: Int, turn: UInt32, at time: Double) {
+        session.referenceShown(round: round, turn: turn, at: .seconds(time))
     }
 
     public func start() { server?.submit(.start) }

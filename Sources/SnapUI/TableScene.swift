@@ -42,9 +42,11 @@ public final class TableScene: Scene {
     }
 
     private func reportFacesShown(at time: Double) {
-        guard !model.facesDrawn.isEmpty else { return }
-        for turn in model.facesDrawn { client.referenceShown(turn: turn, at: time) }
-        model.facesDrawn = []
+        guard !model.referencesDrawn.isEmpty else { return }
+        for reference in model.referencesDrawn {
+            client.referenceShown(round: reference.round, turn: reference.turn, at: time)
+        }
+        model.referencesDrawn = []
     }
 
     // MARK: - For tests and scripted play

@@ -50,6 +50,29 @@ struct TableModelSessionTests {
         #expect(window.model.table == window.session.table)
     }
 
+    @Test("the finished deal is a reference once its last card has landed, with animations on and off",
+          arguments: [true, false])
+    func dealReference(animated: Bool) {
+        let window = Window()
+        window.model.animated = animated
+        window.poll([Self.start, .events(Self.dealt())], now: 0)
+        if animated {
+            #expect(window.model.isDealing)
+            #expect(window.model.referencesDrawn.isEmpty, "the deal is still flying")
+            // Advance frame by frame, as the window does, until the deal is reported.
+            var now = 0.0
+            while window.model.referencesDrawn.isEmpty, now < 5 {
+                now += 1.0 / 60
+                window.poll([], now: now)
+            }
+            #expect(window.model.referencesDrawn == [Reference(round: 1, turn: 0)])
+            #expect(!window.model.isDealing, "reported while a dealt card was still in the air")
+            #expect(window.model.visual[closed: .bottom] == 26 && window.model.visual[closed: .top] == 26)
+        } else {
+            #expect(window.model.referencesDrawn == [Reference(round: 1, turn: 0)])
+        }
+    }
+
     @Test("my turn: the flip starts on the click, ends when the host turns my card; unanswered, it is put back after 2 s")
     func myTurn() {
         let window = Window()
