@@ -48,6 +48,7 @@ public final class GameClient {
         self.server = server
         self.socketPath = socketPath
         self.role = role
+        self.joinCode = joinCode
         // The window sleeps until input: every message from the host wakes it.
         link.onDelivery = { WindowWake.wake() }
         if !signedIn { link.send(.hello(Hello(name: name, joinCode: joinCode, role: role))) }
@@ -56,6 +57,10 @@ public final class GameClient {
 
     /// A watcher never acts: the host would cut it for trying.
     public let role: Hello.Role
+    /// Where a joined window's host is, and the code it gave (nil for a host's own window
+    /// and single player): enough to join again under another name.
+    public private(set) var endpoint: Endpoint?
+    public let joinCode: String
 
     public var isHost: Bool { server != nil }
 
@@ -228,8 +233,10 @@ public final class GameClient {
                             role: Hello.Role = .player) throws -> GameClient {
         let link = try connectLink(to: endpoint, on: group.next(), hello: Hello(name: name, joinCode: joinCode, role: role),
                                    tokens: .default())
-        return GameClient(link: link, name: name, joinCode: joinCode, server: nil, socketPath: nil, role: role,
-                          signedIn: true)
+        let client = GameClient(link: link, name: name, joinCode: joinCode, server: nil, socketPath: nil, role: role,
+                                signedIn: true)
+        client.endpoint = endpoint
+        return client
     }
 }
 #endif

@@ -19,6 +19,8 @@ public final class TableScene: Scene {
     var snapPressedUntil = -1.0
     var dialog: Dialog?
     private var dialogGoesToMenu = false
+    /// "Name taken — join as Ann 2?": the name a Yes joins again with.
+    private var retryName: String?
     /// `closing(.gameFinished, message)`: the table stays, with this in the status line.
     var gameOver: String?
     private var endingHandled = false
@@ -153,6 +155,10 @@ public final class TableScene: Scene {
                 return nil
             }
             dialog = nil
+            if let variant = retryName {
+                retryName = nil
+                if choice == .yes { return joinAgain(as: variant, app: app) }
+            }
             if dialogGoesToMenu { return toMenu(app: app, leaving: false) }
             return choice == .yes ? toMenu(app: app, leaving: true) : nil
         }
@@ -315,12 +321,34 @@ public final class TableScene: Scene {
             app.audio.stopDealing()
             dialog = MenuKit.alert("Disconnected", "\(gameName) ended: the connection was lost (\(MenuKit.shortReason(message))).")
             dialogGoesToMenu = true
+        case .nameTaken? where client.endpoint != nil:
+            // `snap join` from a shell, or a second window with the same saved name: offer
+            // the next free variant rather than a dead end.
+            let variant = MenuKit.nextVariant(of: client.name)
+            dialog = MenuKit.confirm("Name taken", "Someone called \(client.name) has already joined \(client.session.welcome.map { "\($0.hostName)'s game" } ?? "this game"). Join as \(variant)?",
+                                     yes: "Join as \(variant)", no: "Menu")
+            retryName = variant
+            dialogGoesToMenu = true
         case let other?:
             app.audio.stopDealing()
             dialog = MenuKit.alert(Self.closeTitle(other), message.isEmpty ? "The host closed the connection." : message)
             dialogGoesToMenu = true
         }
         return nil
+    }
+
+    /// The same host, the same code, another name: a fresh table (the old link is closed).
+    private func joinAgain(as name: String, app: App) -> SceneChange {
+        guard let endpoint = client.endpoint else { return toMenu(app: app, leaving: false) }
+        client.leave()
+        model.stop()
+        do {
+            let again = try GameClient.join(endpoint, name: name, joinCode: client.joinCode, role: client.role)
+            return .show(TableScene(app: app, client: again))
+        } catch {
+            let (title, message) = MenuKit.describe(error)
+            return toMenu(app: app, leaving: false, notice: (title, message))
+        }
     }
 
     static func closeTitle(_ reason: CloseReason) -> String {

@@ -153,6 +153,41 @@ struct InProcessTests {
         GameClient.endHostedGames()
     }
 
+    @Test("`snap join` with a taken name offers the next variant on the table screen; Yes joins as it")
+    func tableNameTaken() throws {
+        let path = "/tmp/snap-ip-\(getpid())/run/snap/Taken.sock"
+        let host = try GameClient.host(name: "Taken", socket: path, logger: Self.logger)
+        let ray = try Self.rawJoin(path, name: "Ray")
+        // Ray is in the lobby before the window asks for the same name.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while host.poll(now: 0).isEmpty || host.session.lobby.count < 2, ContinuousClock.now < deadline {
+            usleep(20_000)
+        }
+        #expect(host.session.lobby.count == 2)
+        var offered: Dialog?
+        let app = try App(options: WindowOptions(quitAfter: 30, hidden: true), logger: Self.logger) { app in
+            TableScene(app: app, client: try! GameClient.join(.unix(path), name: "Ray"))
+        }
+        app.onFrame = { app, _ in
+            guard let table = app.scene as? TableScene else { return }
+            if table.client.name == "Ray", offered == nil, let dialog = table.dialog {
+                offered = dialog
+                Self.pushKey(Int(SDLK_RETURN.rawValue))
+            }
+            if table.client.name == "Ray 2", table.client.session.phase == .lobby { app.quit() }
+        }
+        try app.run()
+        let dialog = try #require(offered, "no dialog offered a variant")
+        #expect(dialog.title == "Name taken")
+        #expect(dialog.message == "Someone called Ray has already joined this game. Join as Ray 2?")
+        let table = try #require(app.scene as? TableScene, "\(type(of: app.scene))")
+        #expect(table.client.name == "Ray 2")
+        #expect(table.client.session.lobby.map(\.name).sorted() == ["Ray", "Ray 2", "Taken"])
+        table.client.leave()
+        ray.close()
+        GameClient.endHostedGames()
+    }
+
     @Test("a client whose host left lands on the menu, told why")
     func hostLeftNotice() throws {
         let path = "/tmp/snap-ip-\(getpid())/run/snap/Gone.sock"
