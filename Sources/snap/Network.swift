@@ -214,6 +214,16 @@ struct Host: ParsableCommand {
             default: break
             }
         }
+        // Ctrl-C (or a plain kill) ends the game on purpose: clients hear "host quit".
+        // Caught before it listens: whoever sees "listening on" and then sends SIGTERM must
+        // not find the signal ignored but not yet handled, and lost.
+        let quitSignals = [SIGINT, SIGTERM].map { signalNumber in
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { server.submit(.quit) }
+            source.resume()
+            signal(signalNumber, SIG_IGN)
+            return source
+        }
         do {
             let path: String
             if let socket { path = socket } else {
@@ -250,14 +260,6 @@ struct Host: ParsableCommand {
             } catch {
                 warn("this match is not journaled: \(error)")
             }
-        }
-        // Ctrl-C (or a plain kill) ends the game on purpose: clients hear "host quit".
-        let quitSignals = [SIGINT, SIGTERM].map { signalNumber in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { server.submit(.quit) }
-            source.resume()
-            return source
         }
         let reason = try server.finished.wait()
         quitSignals.forEach { $0.cancel() }
