@@ -97,8 +97,17 @@ public final class App {
     public var recordFrameTimes = false
     /// Extra work each frame (tests and benchmarks inject input here).
     public var onFrame: ((App, Double) -> Void)?
+    /// Like `onFrame`, but the loop still sleeps while nothing moves: called on each pass,
+    /// at least every 100 ms (a benchmark that clicks must not keep the window awake).
+    var onPass: ((App, Double) -> Void)?
     /// Network wake-up → the first presented frame after it, in milliseconds (each wake once).
     public private(set) var wakeLatencies: [Double] = []
+
+    /// The latencies measured so far, and a fresh start.
+    func takeWakeLatencies() -> [Double] {
+        defer { wakeLatencies = [] }
+        return wakeLatencies
+    }
     private var wokenAt: UInt64?
     /// Called right after each `SDL_RenderPresent` returns, with the time (`now`'s clock):
     /// the table stamps "card shown" here.
@@ -158,6 +167,7 @@ public final class App {
     /// Runs until a scene quits, the window closes, or `quitAfter` passes.
     public func run() throws(SDLError) {
         var running = true
+        quitRequested = false
         while running {
             let now = self.now
             var event = SDL_Event()
@@ -169,6 +179,7 @@ public final class App {
             }
             while SDL_PollEvent(&event) == 1 { running = dispatch(event) && running }
             onFrame?(self, now)
+            onPass?(self, now)
             if let change = scene.update(now: now, app: self) { running = apply(change) && running }
             if needsRedraw || scene.isAnimating {
                 let frameStart = self.now

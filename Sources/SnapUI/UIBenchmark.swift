@@ -19,14 +19,23 @@ public struct UIBenchmark {
         /// Whether an OpenGL or EGL library got mapped into the process (the software
         /// renderer must not need one).
         public var openGLLoaded: Bool
+        /// Message → presented frame (ms): bare SDL, a table in play, and the same with
+        /// `busyThreads` threads spinning.
+        public var wakeBare: [Double]
+        public var wakeTable: [Double]
+        public var wakeLoaded: [Double]
+        public var busyThreads: Int
     }
 
     public var frames: Int
     public var renderer: RendererChoice
+    /// How long the table plays for the message → screen figures, each way.
+    public var tableSeconds: Double
 
-    public init(frames: Int = 600, renderer: RendererChoice = .software) {
+    public init(frames: Int = 600, renderer: RendererChoice = .software, tableSeconds: Double = 8) {
         self.frames = frames
         self.renderer = renderer
+        self.tableSeconds = tableSeconds
     }
 
     public func run(logger: Logger, processStart: ContinuousClock.Instant) throws(SDLError) -> Result {
@@ -86,11 +95,14 @@ public struct UIBenchmark {
         try app.run()
         let idleCPU = (cpuSeconds() - cpuBefore) / (milliseconds(ContinuousClock.now - wallBefore) / 1_000) * 100
 
+        // Peak memory of drawing alone: the game played next adds a host and three computer players.
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
+        let wakes = try WakeBenchmark(seconds: tableSeconds).run(app: app)
         return Result(frames: frames, ours: ours, bare: bare, firstFrameMs: firstFrame, idleCPUPercent: idleCPU,
                       maxResidentMB: Double(usage.ru_maxrss) / 1_024, renderer: app.graphics.rendererName,
-                      openGLLoaded: Self.openGLMapped())
+                      openGLLoaded: Self.openGLMapped(), wakeBare: wakes.bare, wakeTable: wakes.table,
+                      wakeLoaded: wakes.loaded, busyThreads: wakes.busyThreads)
     }
 }
 

@@ -237,6 +237,7 @@ struct UIBench: ParsableCommand {
         abstract: "Frame time with 52 cards animating against bare SDL; idle CPU; first frame; memory — software and accelerated renderers.")
 
     @Option(help: "Frames to measure each way.") var frames = 600
+    @Option(help: "Seconds a table plays for the message → screen figures, each way.") var tableSeconds = 8.0
     @Option(help: "Measure only this renderer: software or accelerated (default: each in its own process).")
     var renderer: BenchRenderer?
 
@@ -244,6 +245,7 @@ struct UIBench: ParsableCommand {
 
     func validate() throws {
         guard frames >= 20 else { throw ValidationError("--frames must be at least 20") }
+        guard tableSeconds >= 1, tableSeconds <= 600 else { throw ValidationError("--table-seconds must be 1 to 600") }
     }
 
     func run() throws {
@@ -258,7 +260,8 @@ struct UIBench: ParsableCommand {
             for choice in BenchRenderer.allCases {
                 let child = Process()
                 child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-                child.arguments = ["bench", "ui", "--frames", "\(frames)", "--renderer", choice.rawValue]
+                child.arguments = ["bench", "ui", "--frames", "\(frames)", "--table-seconds", "\(tableSeconds)",
+                                   "--renderer", choice.rawValue]
                 let pipe = Pipe()
                 child.standardOutput = pipe
                 try child.run()
@@ -272,7 +275,8 @@ struct UIBench: ParsableCommand {
         }
         let result: UIBenchmark.Result
         do {
-            result = try UIBenchmark(frames: frames, renderer: renderer == .software ? .software : .accelerated)
+            result = try UIBenchmark(frames: frames, renderer: renderer == .software ? .software : .accelerated,
+                                     tableSeconds: tableSeconds)
                 .run(logger: makeLogger("snap.bench", verbose: false), processStart: processStart)
         } catch {
             say("\(renderer.rawValue): error: \(error)")
@@ -291,6 +295,20 @@ struct UIBench: ParsableCommand {
         say("  idle window: \(twoDecimals(result.idleCPUPercent)) % of one core")
         say("  memory: \(twoDecimals(result.maxResidentMB)) MB peak resident")
         say("  OpenGL libraries loaded: \(result.openGLLoaded ? "yes" : "no")")
+        // A message from the host → the first presented frame after it (one frame at 60 Hz: 16.67 ms).
+        func wakes(_ label: String, _ values: [Double]) {
+            guard !values.isEmpty else { return say("  message to screen, \(label): no messages") }
+            let sorted = values.sorted()
+            say("  message to screen, \(label): p50 \(p(values, 50)) ms, p99 \(p(values, 99)) ms, "
+                + "max \(twoDecimals(sorted.last!)) ms (\(values.count) messages)")
+        }
+        wakes("baseline (bare SDL: event pushed → present)", result.wakeBare)
+        wakes("table in play", result.wakeTable)
+        wakes("table in play, \(result.busyThreads) cores kept busy", result.wakeLoaded)
+        if !result.wakeTable.isEmpty, !result.wakeBare.isEmpty {
+            let ratio = percentile(result.wakeTable.sorted(), 99) / max(0.001, percentile(result.wakeBare.sorted(), 99))
+            say("  message to screen ratio p99 (table / baseline): \(twoDecimals(ratio))x")
+        }
     }
 }
 #endif

@@ -324,13 +324,20 @@ struct WindowTests {
 
     @Test("snap bench ui --renderer software: SDL's software renderer, presented without loading OpenGL")
     func benchSoftware() throws {
-        let (status, output) = try runWindowed(["bench", "ui", "--renderer", "software", "--frames", "30"], timeout: 120)
+        let (status, output) = try runWindowed(["bench", "ui", "--renderer", "software", "--frames", "30",
+                                                "--table-seconds", "3"], timeout: 120)
         #expect(status == 0, "\(output)")
         #expect(output.contains("software renderer (SDL \"software\"):"), "\(output)")
         #expect(output.contains("  ours (Graphics, as the table draws): p50 "))
         #expect(output.contains("  start to first frame: "))
         // SDL would otherwise load Mesa (and LLVM) to put the software renderer's pixels on screen.
         #expect(output.contains("  OpenGL libraries loaded: no"), "\(output)")
+        // Messages really reached the screen on the table: a count, not "no messages".
+        for label in ["baseline (bare SDL: event pushed → present)", "table in play"] {
+            let line = output.split(separator: "\n").first { $0.hasPrefix("  message to screen, \(label): p50 ") }
+            #expect(line != nil, "\(label): \(output)")
+            #expect(line?.hasSuffix(" messages)") == true && line?.hasSuffix("(0 messages)") == false, "\(output)")
+        }
     }
 
     @Test("no Assets folder to be found is a clear error, not a crash")

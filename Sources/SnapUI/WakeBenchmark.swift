@@ -1,0 +1,99 @@
+#if GUI
+import CSDL2
+import Foundation
+import SnapTable
+import Synchronization
+
+/// `snap bench ui`'s message → screen figures: how long a message from the host waits
+/// before a presented frame shows it, on a real table (a single-player game with three
+/// computer players at 0.15 of the normal pace so messages come often, the
+/// window's own turns clicked), once alone and once with every
+/// core kept busy; the baseline is bare SDL in the same run: another thread pushes an
+/// event, the loop wakes, draws the felt and presents.
+struct WakeBenchmark {
+    struct Result {
+        var bare: [Double]
+        var table: [Double]
+        var loaded: [Double]
+        var busyThreads: Int
+    }
+
+    var seconds: Double
+
+    func run(app: App) throws(SDLError) -> Result {
+        let bare = bareSDL(app: app)
+        let table = try onTable(app: app, busyThreads: 0)
+        let busy = ProcessInfo.processInfo.activeProcessorCount
+        let loaded = try onTable(app: app, busyThreads: busy)
+        return Result(bare: bare, table: table, loaded: loaded, busyThreads: busy)
+    }
+
+    /// The floor: SDL's own event queue and a present, nothing of ours.
+    private func bareSDL(app: App) -> [Double] {
+        let eventType = SDL_RegisterEvents(1)
+        let pushedAt = Atomic<UInt64>(0)
+        let stop = Atomic<Bool>(false)
+        let pusher = Thread {
+            // Uneven gaps, so pushes do not lock step with the loop.
+            var gap: UInt32 = 17_000
+            while !stop.load(ordering: .acquiring) {
+                usleep(gap)
+                gap = gap >= 29_000 ? 17_000 : gap + 3_000
+                pushedAt.store(monotonicNanoseconds(), ordering: .releasing)
+                var event = SDL_Event()
+                event.type = eventType
+                SDL_PushEvent(&event)
+            }
+        }
+        pusher.start()
+        var latencies: [Double] = []
+        let end = app.now + seconds / 2
+        var event = SDL_Event()
+        while app.now < end {
+            guard SDL_WaitEventTimeout(&event, 100) == 1, event.type == eventType else { continue }
+            let pushed = pushedAt.load(ordering: .acquiring)
+            app.graphics.tile(app.assets.felt, tileSize: Size(256, 256))
+            app.graphics.present()
+            latencies.append(Double(monotonicNanoseconds() &- pushed) / 1e6)
+        }
+        stop.store(true, ordering: .releasing)
+        while SDL_PollEvent(&event) == 1 {}
+        return latencies
+    }
+
+    /// A game in play: every message that wakes the window, to the frame that shows it.
+    private func onTable(app: App, busyThreads: Int) throws(SDLError) -> [Double] {
+        let client = GameClient.solo(name: "Bench", opponents: 3, level: .normal, speed: 0.15, seed: 11, logger: app.logger)
+        let table = TableScene(app: app, client: client)
+        app.show(table)
+        let stop = Atomic<Bool>(false)
+        let spinners = (0..<busyThreads).map { _ in
+            Thread {
+                var x: UInt64 = 1
+                while !stop.load(ordering: .relaxed) { x = x &* 6_364_136_223_846_793_005 &+ 1 }
+                if x == 0 { print("") }  // keeps the loop from being optimised away
+            }
+        }
+        spinners.forEach { $0.start() }
+        _ = app.takeWakeLatencies()
+        let end = app.now + seconds
+        var lastClick = -1.0
+        app.onPass = { app, now in
+            // My turn: click my pile, as a player would.
+            if let view = client.session.table, let mine = client.session.seat, view.phase == .playing,
+               view.active == mine, !view.hasTurned, now - lastClick > 0.3 {
+                lastClick = now
+                app.pushClick(at: table.pileFrame(for: mine).center)
+            }
+            if now >= end { app.quit() }
+        }
+        defer {
+            app.onPass = nil
+            stop.store(true, ordering: .relaxed)
+            client.leave()
+        }
+        try app.run()
+        return app.takeWakeLatencies()
+    }
+}
+#endif
