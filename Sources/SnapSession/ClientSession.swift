@@ -176,3 +176,26 @@ public struct ClientSession: Sendable {
         return Int((left / .seconds(1)).rounded(.up))
     }
 }
+
+/// One message from the host as a window animates it: the events it carried and the
+/// table just before it (the model animates from there; the session already holds after).
+public struct ReceivedMessage: Sendable {
+    public var message: HostMessage
+    public var events: [SeatEvent]
+    public var tableBefore: TableView?
+
+    public init(_ message: HostMessage, events: [SeatEvent], tableBefore: TableView?) {
+        self.message = message
+        self.events = events
+        self.tableBefore = tableBefore
+    }
+}
+
+extension ClientSession {
+    /// `receive`, remembering the table before the message (what a window's model needs).
+    public mutating func receiveForWindow(_ message: HostMessage, now: Duration) -> (received: ReceivedMessage, replies: [ClientMessage]) {
+        let before = table
+        let applied = receive(message, now: now)
+        return (ReceivedMessage(message, events: applied.events, tableBefore: before), applied.replies)
+    }
+}

@@ -99,8 +99,9 @@ package final class ReplayDriver {
         while fed < steps.count, steps[fed].time <= position {
             let step = steps[fed]
             // The journal's commands re-applied: `game` knows every face-down card.
+            let before = game.table
             _ = try? game.apply(step.command)
-            model.schedule(step.events, now: position)
+            model.schedule(step.events, from: before, now: position)
             fed += 1
         }
         model.advance(to: position, play: play)
@@ -134,17 +135,13 @@ package final class ReplayDriver {
         guard !roundStarts.isEmpty else { return }
         let target = roundStarts[max(0, min(roundStarts.count - 1, round - 1))]
         var game = Game(seats: start.players.map(\.seat), rules: start.rules)
-        var table = TableView(seats: game.seats)
-        for step in steps[..<target] {
-            _ = try? game.apply(step.command)
-            for event in step.events { table.apply(event) }
-        }
+        for step in steps[..<target] { _ = try? game.apply(step.command) }
         self.game = game
         fed = target
         // A moment before the deal, so it is seen from its first card.
         position = max(target > 0 ? steps[target - 1].time : 0, steps[target].time - 0.3)
         model.stop()
-        model.adopt(table, mySeat: start.players[0].seat, names: names, now: position)
+        model.adopt(game.table, mySeat: start.players[0].seat, names: names, now: position)
     }
 
     package func nextRound() { if round < rounds { skip(toRound: round + 1) } }

@@ -6,16 +6,16 @@ import SnapSession
 /// The window only polls the network and hands every batch here.
 extension TableModel {
     /// Takes one poll's messages (each with the events it carried, already applied to
-    /// `session`), in order.
-    package func receive(_ batches: [(message: HostMessage, events: [SeatEvent])], session: ClientSession, now: Double) {
-        for (message, events) in batches {
-            switch message {
+    /// `session`, and the table before it), in order.
+    package func receive(_ batches: [ReceivedMessage], session: ClientSession, now: Double) {
+        for batch in batches {
+            switch batch.message {
             case .gameStarted(let start):
                 // A watcher sees the table from the first seat.
                 self.start(seats: start.players.map(\.seat), mySeat: start.yourSeat ?? start.players[0].seat,
                            names: session.names)
-            case .events:
-                if started { schedule(events, now: now) }
+            case .events(let events):
+                if started, let before = batch.tableBefore { schedule(events, from: before, now: now) }
             case .snapshot:
                 // Rejoined, or watching from mid-game: the table as it stands, no animation.
                 if let table = session.table {

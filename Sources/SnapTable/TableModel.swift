@@ -153,8 +153,6 @@ package final class TableModel {
     package private(set) var flights: [Flight] = []
     package private(set) var effects: [TableEffect] = []
     private var cues: [(time: Double, change: VisualChange)] = []
-    /// The table once everything scheduled has played.
-    package private(set) var table: TableView?
     /// When the timeline is free for the next step.
     package private(set) var cursor = 0.0
     private var clearScheduled = false
@@ -209,7 +207,6 @@ package final class TableModel {
     package func start(seats: [Seat], mySeat: Seat, names: [Seat: String]) {
         self.mySeat = mySeat
         self.names = names
-        self.table = TableView(seats: seats)
         visual = TableVisual()
         for seat in seats { visual.present[Int(seat.rawValue)] = true }
         flights = []
@@ -243,7 +240,7 @@ package final class TableModel {
                 }
                 index += 1
             }
-            schedule(events, now: now)
+            schedule(events, from: TableView(seats: table.seats), now: now)
             for seat in table.seats { visual.wins[Int(seat.rawValue)] = table[seat].wins }
         } else {
             visual = Self.snapshot(table, cleared: false, status: "", tone: .normal)
@@ -258,7 +255,6 @@ package final class TableModel {
                 visual.tone = tone
             }
         }
-        self.table = table
     }
 
     /// What a table looks like with nothing moving.
@@ -291,7 +287,6 @@ package final class TableModel {
         truth.notice = visual.notice
         guard truth != visual else { return false }
         visual = truth
-        self.table = table
         return true
     }
 
@@ -316,9 +311,11 @@ package final class TableModel {
         seat == me ? status("Your turn — click your pile", .mine) : status("\(name(seat))'s turn")
     }
 
-    /// Queues the animations for one batch of events (everything one host command caused).
-    package func schedule(_ events: [SeatEvent], now: Double) {
-        guard self.table != nil else { return }
+    /// Queues the animations for one batch of events (everything one host command caused),
+    /// starting from `table` as it was before them (the session's, or the replay's).
+    package func schedule(_ events: [SeatEvent], from table: TableView, now: Double) {
+        guard started else { return }
+        var table = table
         if cursor - now > Self.maxBacklog { fastForward(now: now) }
         cursor = max(cursor, now)
         // Behind the host (a fast game): play new steps at double speed; no animations: at once.
@@ -331,8 +328,8 @@ package final class TableModel {
         var turnStatusStale = false
 
         for event in events {
-            let before = self.table!
-            self.table!.apply(event)
+            let before = table
+            table.apply(event)
             switch event {
             case .roundStarted(let round, _):
                 turnsScheduled = 0
@@ -356,7 +353,7 @@ package final class TableModel {
 
             case .dealFinished:
                 compressDeal(now: now)
-                cue(cursor, .dealShown(round: self.table!.round))
+                cue(cursor, .dealShown(round: table.round))
 
             case .activated(let seat):
                 cue(cursor, .active(seat), turnStatus(seat))
@@ -364,7 +361,7 @@ package final class TableModel {
 
             case .turned(let seat, let card):
                 turnsScheduled += 1
-                unseenFaces[card] = Reference(round: self.table!.round, turn: turnsScheduled)
+                unseenFaces[card] = Reference(round: table.round, turn: turnsScheduled)
                 if seat == mySeat, let index = flights.firstIndex(where: { $0.awaitingFace }) {
                     // My own click already started the flip: now it knows the face.
                     flights[index].card = card
@@ -497,13 +494,13 @@ package final class TableModel {
                     cue(now, winner)
                 }
                 cue(cursor, .wins(seat, wins), .active(nil), winner)
-                scheduleClear(self.table!, at: cursor + Self.winPause)
+                scheduleClear(table, at: cursor + Self.winPause)
                 clearScheduled = true
             }
         }
         // Cards moved while someone was still to turn (a snap, a leaver): once they land,
         // say again whose turn it is.
-        if turnStatusStale, let table = self.table, table.phase == .playing, let active = table.active, !table.hasTurned {
+        if turnStatusStale, table.phase == .playing, let active = table.active, !table.hasTurned {
             cue(cursor, .active(active), turnStatus(active))
         }
     }

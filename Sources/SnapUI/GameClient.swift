@@ -75,14 +75,14 @@ public final class GameClient {
 
     /// Applies everything the host sent since the last call; returns each message with
     /// the events it carried, in order, for the scene to animate.
-    public func poll(now: Double) -> [(message: HostMessage, events: [SeatEvent])] {
-        var result: [(HostMessage, [SeatEvent])] = []
+    public func poll(now: Double) -> [ReceivedMessage] {
+        var result: [ReceivedMessage] = []
         for message in link.drain() {
-            let applied = session.receive(message, now: .seconds(now))
+            let applied = session.receiveForWindow(message, now: .seconds(now))
             for reply in applied.replies { link.send(reply) }
             // A window that joined is ready at once (a headless host's --start-when waits for it).
             if case .welcome = message, !isHost, role == .player { link.send(.ready) }
-            result.append((message, applied.events))
+            result.append(applied.received)
         }
         if let lost = link.connectionLost { session.connectionLost(lost) }
         return result

@@ -115,8 +115,8 @@ public final class TableScene: Scene {
         return notice
     }
 
-    /// The table as the model has it (every event received so far applied); the scene keeps no copy.
-    var table: TableView? { model.table }
+    /// The table as the host has it (the session's mirror); the model only holds what is drawn.
+    var table: TableView? { client.session.table }
 
     private var isPlaying: Bool {
         guard gameOver == nil, client.session.phase == .playing, let table else { return false }

@@ -4,6 +4,9 @@ import Testing
 
 @Suite("The table's lines")
 struct TableLinesTests {
+    /// The table before each batch: these lines need nothing on it.
+    static let table = TableView(seats: [.bottom, .top])
+
     static func model() -> TableModel {
         let model = TableModel()
         model.start(seats: [.bottom, .top], mySeat: .bottom, names: [.bottom: "Ann", .top: "Ray"])
@@ -13,14 +16,14 @@ struct TableLinesTests {
     @Test("a Snap! that came too late says so for a moment to the caller, and to the others; whose turn it is stays")
     func tooLate() {
         let mine = Self.model()
-        mine.schedule([.activated(.top)], now: 1)
-        mine.schedule([.snapTooLate(.bottom)], now: 2)
+        mine.schedule([.activated(.top)], from: Self.table, now: 1)
+        mine.schedule([.snapTooLate(.bottom)], from: Self.table, now: 2)
         mine.advance(to: 2, play: { _ in })
         #expect(mine.visual.notice == TableVisual.Notice(text: "Too late!", tone: .bad, until: 2 + TableModel.noticeDuration))
         #expect(mine.visual.status == "Ray's turn")
         #expect(mine.effects.contains { $0.kind == .bubble && $0.seat == .bottom })
         let theirs = Self.model()
-        theirs.schedule([.snapTooLate(.top)], now: 1)
+        theirs.schedule([.snapTooLate(.top)], from: Self.table, now: 1)
         theirs.advance(to: 1, play: { _ in })
         #expect(theirs.visual.notice?.text == "Ray was too late")
     }
@@ -28,11 +31,11 @@ struct TableLinesTests {
     @Test("a round won outright: \"You win!\" on the winner's screen, \"Ray wins\" on the others'")
     func outright() {
         let loser = Self.model()
-        loser.schedule([.roundWon(.top, wins: 1)], now: 1)
+        loser.schedule([.roundWon(.top, wins: 1)], from: Self.table, now: 1)
         loser.advance(to: 10, play: { _ in })
         #expect(loser.visual.status == "Ray wins")
         let winner = Self.model()
-        winner.schedule([.roundWon(.bottom, wins: 1)], now: 1)
+        winner.schedule([.roundWon(.bottom, wins: 1)], from: Self.table, now: 1)
         winner.advance(to: 10, play: { _ in })
         #expect(winner.visual.status == "You win!")
     }
@@ -40,14 +43,14 @@ struct TableLinesTests {
     @Test("the turn limit explains the win, then names the winner as each screen sees it")
     func turnLimit() {
         let loser = Self.model()
-        loser.schedule([.turnLimitReached, .roundWon(.top, wins: 1)], now: 1)
+        loser.schedule([.turnLimitReached, .roundWon(.top, wins: 1)], from: Self.table, now: 1)
         loser.advance(to: 1, play: { _ in })
         #expect(loser.visual.status == "Turn limit reached: Ray holds the most cards")
         loser.advance(to: 10, play: { _ in })
         #expect(loser.visual.status == "Ray wins: the most cards at the turn limit")
         #expect(loser.visual.wins[Int(Seat.top.rawValue)] == 1)
         let winner = Self.model()
-        winner.schedule([.turnLimitReached, .roundWon(.bottom, wins: 2)], now: 1)
+        winner.schedule([.turnLimitReached, .roundWon(.bottom, wins: 2)], from: Self.table, now: 1)
         winner.advance(to: 1, play: { _ in })
         #expect(winner.visual.status == "Turn limit reached: you hold the most cards")
         winner.advance(to: 10, play: { _ in })
