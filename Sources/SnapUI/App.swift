@@ -245,12 +245,15 @@ public final class App {
 
     private func translate(_ event: SDL_Event) -> Input? {
         switch event.type {
+        // Already logical: with a logical size set, SDL's renderer rewrites every mouse
+        // event's coordinates before the queue (converting again misplaced each click in a
+        // window of any other size than 1024×768, such as snap play's tiles).
         case SDL_MOUSEBUTTONDOWN.rawValue:
-            return .press(graphics.logicalPoint(windowX: event.button.x, windowY: event.button.y))
+            return .press(Point(Double(event.button.x), Double(event.button.y)))
         case SDL_MOUSEBUTTONUP.rawValue:
-            return .release(graphics.logicalPoint(windowX: event.button.x, windowY: event.button.y))
+            return .release(Point(Double(event.button.x), Double(event.button.y)))
         case SDL_MOUSEMOTION.rawValue:
-            return .move(graphics.logicalPoint(windowX: event.motion.x, windowY: event.motion.y))
+            return .move(Point(Double(event.motion.x), Double(event.motion.y)))
         case SDL_TEXTINPUT.rawValue:
             let text = withUnsafeBytes(of: event.text.text) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             return .text(text)

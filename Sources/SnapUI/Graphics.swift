@@ -310,12 +310,6 @@ public final class Graphics {
     }
 
     /// Window coordinates (mouse events) → logical table coordinates.
-    public func logicalPoint(windowX: Int32, windowY: Int32) -> Point {
-        var x: Float = 0, y: Float = 0
-        SDL_RenderWindowToLogical(renderer, windowX, windowY, &x, &y)
-        return Point(Double(x), Double(y))
-    }
-
     private func sdlRect(_ rect: Rect) -> SDL_Rect {
         SDL_Rect(x: Int32(rect.x.rounded()), y: Int32(rect.y.rounded()), w: Int32(rect.width.rounded()), h: Int32(rect.height.rounded()))
     }

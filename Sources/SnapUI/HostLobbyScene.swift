@@ -10,6 +10,8 @@ import SnapProtocol
 /// other player) and Exit.
 public final class HostLobbyScene: Scene {
     enum Action: Hashable { case start, exit }
+    /// Where Start sits (tests click it with a real pointer).
+    static let startButtonCenter = Point(632, 680)
     enum Pending { case exit }
 
     private var client: GameClient
@@ -31,7 +33,7 @@ public final class HostLobbyScene: Scene {
         self.client = client
         nameField = .name(client.name, frame: Rect(x: 312, y: 136, width: 400, height: 42))
         buttons.add(.exit, Button("Exit", center: Point(392, 680), width: 200))
-        buttons.add(.start, Button("Start", center: Point(632, 680), width: 200))
+        buttons.add(.start, Button("Start", center: Self.startButtonCenter, width: 200))
         buttons[.start].isEnabled = false
     }
 

@@ -188,6 +188,44 @@ struct InProcessTests {
         GameClient.endHostedGames()
     }
 
+    /// Records the points the app hands a scene.
+    final class PointerScene: Scene {
+        var presses: [Point] = []
+        func handle(_ input: Input, app: App) -> SceneChange? {
+            if case .press(let point) = input { presses.append(point) }
+            return nil
+        }
+        func update(now: Double, app: App) -> SceneChange? { nil }
+        func draw(_ graphics: Graphics, app: App) {}
+        var isAnimating: Bool { false }
+        var title: String { "Snap! — pointer" }
+    }
+
+    @Test("in a window smaller or larger than the table, a click reaches the scene at the table point under it",
+          arguments: [(640, 480), (1600, 900)])
+    func scaledClicks(width: Int, height: Int) throws {
+        let scene = PointerScene()
+        var options = WindowOptions(quitAfter: 5, hidden: true)
+        options.size = (width, height)
+        let app = try App(options: options, logger: Self.logger) { _ in scene }
+        let targets = [Point(632, 680), Point(100, 50), Point(930, 670)]
+        var pushed = false
+        app.onFrame = { app, _ in
+            if !pushed {
+                pushed = true
+                for target in targets { app.pushClick(at: target) }
+            } else if scene.presses.count == targets.count {
+                app.quit()
+            }
+        }
+        try app.run()
+        #expect(scene.presses.count == targets.count)
+        for (press, target) in zip(scene.presses, targets) {
+            // A window pixel is up to 1/scale table points wide.
+            #expect(abs(press.x - target.x) <= 2 && abs(press.y - target.y) <= 2, "pressed \(press), aimed at \(target)")
+        }
+    }
+
     @Test("a client whose host left lands on the menu, told why")
     func hostLeftNotice() throws {
         let path = "/tmp/snap-ip-\(getpid())/run/snap/Gone.sock"
