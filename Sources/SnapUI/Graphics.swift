@@ -250,7 +250,9 @@ public final class Graphics {
         while y < logicalSize.height {
             var x = 0.0
             while x < logicalSize.width {
-                draw(texture, in: Rect(x: x, y: y, width: tileSize.width, height: tileSize.height))
+                // One point of overlap: scaled to a window of another size, abutting tiles
+                // round apart and leave a dark seam between them.
+                draw(texture, in: Rect(x: x, y: y, width: tileSize.width + 1, height: tileSize.height + 1))
                 x += tileSize.width
             }
             y += tileSize.height

@@ -340,6 +340,24 @@ struct WindowTests {
         }
     }
 
+    @Test("a window of another size than the table shows the felt without seams between its tiles")
+    func noSeams() throws {
+        let path = screenshotPath("seams")
+        let (status, output) = try runWindowed(["menu", "--size", "700x500", "--quit-after", "1", "--screenshot", path])
+        #expect(status == 0, "\(output)")
+        let image = try Screenshot(path: path)
+        // The table is scaled by 500/768 and centred: a 256-point tile is 166.7 pixels wide.
+        // Down the top rows (felt only), no column may be much darker than those beside it.
+        func brightness(_ x: Int) -> Double {
+            (0..<20).reduce(0.0) { sum, y in let p = image.rgb(x, y); return sum + Double(p.r + p.g + p.b) } / 20
+        }
+        var seams: [Int] = []
+        for x in 4..<(image.width - 4) where brightness(x) < 0.7 * min(brightness(x - 3), brightness(x + 3)) {
+            seams.append(x)
+        }
+        #expect(seams.isEmpty, "dark columns at x = \(seams)")
+    }
+
     @Test("no Assets folder to be found is a clear error, not a crash")
     func missingAssets() throws {
         // A copy of the binary far from any checkout, run from an empty directory.
