@@ -399,7 +399,13 @@ package final class TableModel {
 
             case .snapCorrect(let caller, _):
                 turnStatusStale = true
-                cue(now, .splash(caller, correct: true), .sound(.correct), status("*** Match! ***", .good))
+                // What the call won: the open piles this batch moves under the caller's.
+                let won = events.reduce(0) { sum, event in
+                    if case .collected(let cards, _, let to) = event, to == caller { sum + cards.count } else { sum }
+                }
+                let taker = caller == me ? "You take" : "\(name(caller)) takes"
+                let line = won > 0 ? "Snap! \(taker) \(won) card\(won == 1 ? "" : "s")" : "Snap! \(taker) the piles"
+                cue(now, .splash(caller, correct: true), .sound(.correct), status(line, .good))
                 cursor = max(cursor, now + Self.snapBeat * pace)
                 collectBase = cursor
 

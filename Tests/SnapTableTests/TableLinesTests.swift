@@ -28,6 +28,23 @@ struct TableLinesTests {
         #expect(theirs.visual.notice?.text == "Ray was too late")
     }
 
+    @Test("a right call says who takes how many cards, as each screen sees it")
+    func snapCorrect() {
+        let cards = [Card(.seven, .hearts), Card(.two, .clubs), Card(.seven, .spades)]
+        let events: [SeatEvent] = [.snapCalled(.top), .snapCorrect(caller: .top, matching: [.bottom, .top]),
+                                   .collected(cards: Array(cards.prefix(2)), from: .bottom, to: .top),
+                                   .collected(cards: [cards[2]], from: .top, to: .top)]
+        let theirs = Self.model()
+        theirs.schedule(events, from: Self.table, now: 1)
+        theirs.advance(to: 1, play: { _ in })
+        #expect(theirs.visual.status == "Snap! Ray takes 3 cards")
+        let mine = TableModel()
+        mine.start(seats: [.bottom, .top], mySeat: .top, names: [.bottom: "Ann", .top: "Ray"])
+        mine.schedule(events, from: Self.table, now: 1)
+        mine.advance(to: 1, play: { _ in })
+        #expect(mine.visual.status == "Snap! You take 3 cards")
+    }
+
     @Test("a round won outright: \"You win!\" on the winner's screen, \"Ray wins\" on the others'")
     func outright() {
         let loser = Self.model()
