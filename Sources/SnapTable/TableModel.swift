@@ -6,7 +6,7 @@ import SnapProtocol
 import SnapSession
 
 /// A sound the table asks for; the window plays it (or not, muted or without audio).
-public enum TableSound: CaseIterable, Sendable { case deal, flick, correct, wrong }
+public enum TableSound: CaseIterable, Sendable { case deal, flick, correct, wrong, win }
 
 /// The table as it is *drawn*: it lags the session's `TableView` while cards are in the
 /// air. A card leaves its pile here when its flight begins and joins the next pile when
@@ -75,6 +75,8 @@ package enum VisualChange: Equatable {
     case notice(TableVisual.Notice)
     /// The deal has landed: what a Snap! before the first turn measures from is on screen.
     case dealShown(round: Int)
+    /// A round won: the celebration at the winner's seat.
+    case celebrate(Seat)
 }
 
 /// A Snap!'s reference: the `turn`-th card turned in `round` (0: the finished deal), as
@@ -129,7 +131,7 @@ package struct Flight {
 
 /// A speech bubble or a splash at a seat.
 package struct TableEffect {
-    package enum Kind: Equatable { case bubble, smiley, wrong }
+    package enum Kind: Equatable { case bubble, smiley, wrong, celebration }
     package var kind: Kind
     package var seat: Seat
     package var start: Double
@@ -139,7 +141,16 @@ package struct TableEffect {
     package static let splashHold = 1.0
     package static let splashFade = 0.35
 
-    package var duration: Double { kind == .bubble ? Self.bubbleDuration : Self.popDuration + Self.splashHold + Self.splashFade }
+    /// A round won: the winner's seat bursts with cards for this long.
+    package static let celebrationDuration = 2.2
+
+    package var duration: Double {
+        switch kind {
+        case .bubble: Self.bubbleDuration
+        case .celebration: Self.celebrationDuration
+        case .smiley, .wrong: Self.popDuration + Self.splashHold + Self.splashFade
+        }
+    }
 }
 
 /// Turns the session's events into a timeline of card flights, status lines, sounds and
@@ -499,7 +510,7 @@ package final class TableModel {
                 } else {
                     cue(now, winner)
                 }
-                cue(cursor, .wins(seat, wins), .active(nil), winner)
+                cue(cursor, .wins(seat, wins), .active(nil), winner, .celebrate(seat), .sound(.win))
                 scheduleClear(table, at: cursor + Self.winPause)
                 clearScheduled = true
             }
@@ -650,6 +661,9 @@ package final class TableModel {
             effects.append(TableEffect(kind: .bubble, seat: seat, start: now))
         case .notice(let notice): visual.notice = notice
         case .dealShown(let round): referencesDrawn.append(Reference(round: round, turn: 0))
+        case .celebrate(let seat):
+            effects.removeAll { $0.kind == .celebration }
+            effects.append(TableEffect(kind: .celebration, seat: seat, start: now))
         case .splash(let seat, let correct):
             effects.removeAll { $0.kind != .bubble && $0.seat == seat }
             effects.append(TableEffect(kind: correct ? .smiley : .wrong, seat: seat, start: now))

@@ -3,7 +3,7 @@ import SnapTable
 import CSDL2
 import Glibc
 
-/// The four sounds. With no sound device (CI, a dummy driver that fails) the game
+/// The game's sounds. With no sound device (CI, a dummy driver that fails) the game
 /// plays on silently; `played` counts what was really mixed, for tests.
 public final class Audio {
     public typealias Sound = TableSound
@@ -19,7 +19,8 @@ public final class Audio {
     public init(directory: String) {
         guard Mix_OpenAudio(44_100, UInt16(AUDIO_S16LSB), 2, 1_024) == 0 else { return }
         Mix_AllocateChannels(16)
-        let files: [Sound: String] = [.deal: "deal.wav", .flick: "flick.wav", .correct: "correct.wav", .wrong: "wrong.wav"]
+        let files: [Sound: String] = [.deal: "deal.wav", .flick: "flick.wav", .correct: "correct.wav", .wrong: "wrong.wav",
+                                      .win: "win.wav"]
         for (sound, file) in files {
             guard let rw = SDL_RWFromFile(directory + "/sounds/" + file, "rb"), let chunk = Mix_LoadWAV_RW(rw, 1) else { continue }
             chunks[sound] = chunk

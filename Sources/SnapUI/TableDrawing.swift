@@ -243,6 +243,27 @@ extension TableDrawer {
             }
             let rect = Rect(center: TableLayout.splashCenter(position), size: Size(160 * scale, 160 * scale))
             graphics.draw(effect.kind == .smiley ? assets.smiley : assets.wrong, in: rect, alpha: alpha)
+        case .celebration:
+            Self.drawCelebration(graphics, assets: assets, from: TableLayout.groupCenter(position), t: t,
+                                 seed: Int(effect.seat.rawValue))
+        }
+    }
+
+    /// A round won: a fountain of cards from the winner's seat that tumble, fall and fade.
+    static func drawCelebration(_ graphics: Graphics, assets: Assets, from origin: Point, t: Double, seed: Int) {
+        let fade = max(0, min(1, (TableEffect.celebrationDuration - t) / 0.6))
+        let size = Size(cardSize.width * 0.55, cardSize.height * 0.55)
+        let count = 18
+        for index in 0..<count {
+            let u = t - Double(index % 6) * 0.07  // three waves
+            guard u > 0 else { continue }
+            // An upward fan, a little different for each card (no randomness: every screen agrees).
+            let angle = -Double.pi / 2 + (Double(index) / Double(count - 1) - 0.5) * 2.4
+            let speed = 380 + Double((index * 37 + seed * 11) % 5) * 55
+            let point = origin + Point(cos(angle) * speed * u, sin(angle) * speed * u + 450 * u * u)
+            let spin = (index % 2 == 0 ? 1.0 : -1.0) * (200 + Double(index * 13 % 160)) * u
+            let card = Card(id: UInt8((index * 7 + seed * 13) % 52))!
+            graphics.draw(assets.face(card), in: Rect(center: point, size: size), degrees: spin, alpha: fade)
         }
     }
 

@@ -53,8 +53,14 @@ struct TableLinesTests {
         #expect(loser.visual.status == "Ray wins")
         let winner = Self.model()
         winner.schedule([.roundWon(.bottom, wins: 1)], from: Self.table, now: 1)
-        winner.advance(to: 10, play: { _ in })
+        var played: [TableSound] = []
+        winner.advance(to: 1.5, play: { played.append($0) })
         #expect(winner.visual.status == "You win!")
+        // A celebration at the winner's seat, with its sound.
+        #expect(played == [.win])
+        #expect(winner.effects.map(\.kind) == [.celebration] && winner.effects.first?.seat == .bottom)
+        winner.advance(to: 10, play: { _ in })
+        #expect(winner.effects.isEmpty, "the celebration ends")
     }
 
     @Test("the turn limit explains the win, then names the winner as each screen sees it")
