@@ -60,8 +60,9 @@ extension TableScene: TableDrawer {
             drawStatus(graphics, y: $0)
         }
 
-        graphics.text("Space  turn     S  Snap!     M  sound     Esc  exit", at: Point(18, 742), size: 12,
-                      color: Color(205, 225, 205, 170), align: .left, shadow: false)
+        // Readable in snap play's smaller tiles too (there a point is ¾ of a pixel).
+        graphics.text("Space  turn     S  Snap!     M  sound     Esc  exit", at: Point(18, 738), size: 15,
+                      color: Color(215, 232, 215, 210), align: .left, shadow: true)
         exitButton.draw(graphics, assets: assets)
         if showsNextRound { nextRoundButton.draw(graphics, assets: assets) }
         if showsSnap {
