@@ -8,7 +8,7 @@ import SnapSession
 /// The host on the network: drives a `HostSession` from sockets and one event loop.
 /// Every connection's handler and every timer run on `loop`, so the session needs no
 /// locks; everything here is touched on that loop only.
-public final class HostServer: @unchecked Sendable {  // state touched on `loop` only (see above)
+public final class HostServer: FrameServer, @unchecked Sendable {  // state touched on `loop` only (see above)
     public let loop: EventLoop
     private var session: HostSession
     private var channels: [ConnectionID: Channel] = [:]
@@ -172,14 +172,18 @@ public final class HostServer: @unchecked Sendable {  // state touched on `loop`
                     _ = channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(sendBuffer))
                 }
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(HostConnectionHandler(server: self))
+                    try channel.pipeline.syncOperations.addHandler(FrameConnectionHandler(server: self))
                 }
             }
     }
 
     // MARK: - Inputs (on the loop)
 
-    func connected(_ channel: Channel) -> ConnectionID {
+    package var maxFrameBody: Int { Frame.maxBodyLength }
+
+    package func decode(_ frame: Frame) throws -> ClientMessage { try WireCodec.decodeClientMessage(frame) }
+
+    package func connected(_ channel: Channel) -> ConnectionID? {
         let id = ConnectionID(nextID)
         nextID += 1
         channels[id] = channel
@@ -201,16 +205,16 @@ public final class HostServer: @unchecked Sendable {  // state touched on `loop`
     }
 
     /// Returns whether the connection is still open (a cut one reads nothing more).
-    func received(_ message: ClientMessage, from id: ConnectionID) -> Bool {
+    package func received(_ message: ClientMessage, from id: ConnectionID) -> Bool {
         handle(.message(id, message))
         return channels[id] != nil
     }
 
-    func malformed(_ id: ConnectionID, _ reason: String) {
+    package func malformed(_ id: ConnectionID, _ reason: String) {
         handle(.malformed(id, reason))
     }
 
-    func disconnected(_ id: ConnectionID) {
+    package func disconnected(_ id: ConnectionID) {
         guard channels.removeValue(forKey: id) != nil || localLinks.removeValue(forKey: id) != nil else { return }
         outbound[id] = nil
         sequences[id] = nil
@@ -380,52 +384,6 @@ public struct OutboundLimits: Sendable {
 struct Outbound {
     var pending = 0
     var congestedSince: Duration?
-}
-
-/// One connection: bytes → frames → messages for the server; any decoding error cuts it.
-final class HostConnectionHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-
-    private let server: HostServer
-    private var id: ConnectionID?
-    private var decoder = FrameDecoder()
-    private var sequence = SequenceChecker()
-    private var broken = false
-
-    init(server: HostServer) {
-        self.server = server
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        id = server.connected(context.channel)
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let id, !broken else { return }
-        let buffer = unwrapInboundIn(data)
-        decoder.append(buffer.readableBytesView)
-        do {
-            while let frame = try decoder.nextFrame() {
-                try sequence.check(frame.sequence)
-                // A cut connection's remaining bytes are not worth decoding.
-                guard server.received(try WireCodec.decodeClientMessage(frame), from: id) else {
-                    broken = true
-                    return
-                }
-            }
-        } catch {
-            broken = true
-            server.malformed(id, "\(error)")
-        }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        if let id { server.disconnected(id) }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
-        context.close(promise: nil)
-    }
 }
 
 extension Duration {

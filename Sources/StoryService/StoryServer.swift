@@ -14,7 +14,7 @@ import StoryEngine
 /// The story service on the network: one event loop, a `StoryHost`, and the journal.
 /// Every request is journalled and written to disk before its answer goes out, so an
 /// answered turn survives a `kill -9`.
-public final class StoryServer: @unchecked Sendable {  // all state is touched on `loop` only
+public final class StoryServer: FrameServer, @unchecked Sendable {  // all state is touched on `loop` only
     public let loop: EventLoop
     private var host = StoryHost()
     private let journal: JournalWriter
@@ -111,7 +111,7 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { [unowned self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(StoryConnectionHandler(server: self))
+                    try channel.pipeline.syncOperations.addHandler(FrameConnectionHandler(server: self))
                 }
             }
     }
@@ -130,7 +130,11 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
 
     // MARK: - Connections (on the loop)
 
-    func connected(_ channel: Channel) -> UInt64? {
+    package var maxFrameBody: Int { StoryWire.maxBodyLength }
+
+    package func decode(_ frame: Frame) throws -> StoryRequest { try StoryRequest.decode(frame) }
+
+    package func connected(_ channel: Channel) -> UInt64? {
         guard connections.count < limits.connections else {
             var sequence = SequenceCounter()
             let bytes = StoryReply.refused(.busy, "the story service is busy (\(limits.connections) connections); try again later")
@@ -148,13 +152,13 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
         return id
     }
 
-    func disconnected(_ id: UInt64) {
+    package func disconnected(_ id: UInt64) {
         guard let connection = connections.removeValue(forKey: id) else { return }
         connection.helloTimer?.cancel()
         if let name = connection.name { watchers[name]?.remove(id) }
     }
 
-    func malformed(_ id: UInt64, _ why: String) {
+    package func malformed(_ id: UInt64, _ why: String) {
         logger.info("connection \(id): \(why)")
         refuse(id, .badRequest, "malformed message: \(why)", close: true)
     }
@@ -163,7 +167,7 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
     private let clock = ContinuousClock.now
 
     /// Returns whether the connection is still open.
-    func received(_ request: StoryRequest, from id: UInt64) -> Bool {
+    package func received(_ request: StoryRequest, from id: UInt64) -> Bool {
         guard var connection = connections[id] else { return false }
         let elapsed = ContinuousClock.now - clock
         guard connection.bucket.take(at: elapsed) else {
@@ -251,49 +255,4 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
 
     /// Matches and resident memory, for `snap bench story`.
     public var matchCount: Int { (try? loop.submit { self.host.book.matches.count }.wait()) ?? 0 }
-}
-
-/// One connection: bytes → frames → requests; anything malformed cuts it.
-final class StoryConnectionHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-
-    private let server: StoryServer
-    private var id: UInt64?
-    private var decoder = FrameDecoder(maxBodyLength: StoryWire.maxBodyLength)
-    private var sequence = SequenceChecker()
-    private var broken = false
-
-    init(server: StoryServer) {
-        self.server = server
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        id = server.connected(context.channel)
-        if id == nil { broken = true }
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let id, !broken else { return }
-        decoder.append(unwrapInboundIn(data).readableBytesView)
-        do {
-            while let frame = try decoder.nextFrame() {
-                try sequence.check(frame.sequence)
-                guard server.received(try StoryRequest.decode(frame), from: id) else {
-                    broken = true
-                    return
-                }
-            }
-        } catch {
-            broken = true
-            server.malformed(id, "\(error)")
-        }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        if let id { server.disconnected(id) }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
-        context.close(promise: nil)
-    }
 }
