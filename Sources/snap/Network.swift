@@ -224,6 +224,7 @@ struct Host: ParsableCommand {
             signal(signalNumber, SIG_IGN)
             return source
         }
+        defer { quitSignals.forEach { $0.cancel() } }
         do {
             let path: String
             if let socket { path = socket } else {
@@ -248,6 +249,10 @@ struct Host: ParsableCommand {
             }
         } catch let error as NetError {
             say("error: \(error)")
+            // Shut down here, on a running loop: the signal handlers hold the server until
+            // they are disposed of, after the loop is gone.
+            server.shutdown(reason: "\(error)")
+            _ = try? server.finished.wait()
             throw ExitCode(3)
         }
         if let resumedFrom {
@@ -262,7 +267,6 @@ struct Host: ParsableCommand {
             }
         }
         let reason = try server.finished.wait()
-        quitSignals.forEach { $0.cancel() }
         say("game over: \(reason)")
         let conservation = server.conservationReport
         say("card conservation: \(conservation.text)")
