@@ -11,8 +11,7 @@ import SnapSession
 /// `~/.local/state/snap/matches/`), one file per match, mode 0600 in a 0700 directory.
 public enum MatchJournal {
     public static func directory(environment: [String: String] = currentEnvironment()) -> String {
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/snap/matches" }
-        return (environment["HOME"] ?? "/tmp") + "/.local/state/snap/matches"
+        snapStateDirectory(environment: environment) + "/matches"
     }
 
     /// Creates the directory (and its parents, 0700) if needed.

@@ -32,37 +32,24 @@ public struct StoryKeyStore: Sendable {
     /// The key for `name`, made and kept (0600) the first time.
     public func key(for name: String) throws -> SeatToken {
         let target = path(for: name)
-        if let file = fopen(target, "r") {
-            defer { fclose(file) }
-            var buffer = [CChar](repeating: 0, count: 64)
-            if fgets(&buffer, 64, file) != nil,
-               let key = SeatToken(hex: String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) {
-                return key
-            }
+        do {
+            if let key = try SecretFile.load(target) { return key }
+            var generator = SystemRandomNumberGenerator()
+            let key = SeatToken.random(using: &generator)
+            // Exclusive: two first uses at once end with one key, the one both then read.
+            guard try SecretFile.store(key, at: target, exclusive: true) else { return try self.key(for: name) }
+            return key
+        } catch let error as SecretFileError where error.problem == "it does not hold a key" {
             throw StoryClientError.keyFile(target, "it does not hold a key; remove it to make a new one (the service will then refuse the name)")
+        } catch let error as SecretFileError {
+            throw StoryClientError.keyFile(error.path, error.problem)
         }
-        try makePrivateDirectoriesOrThrow(directory)
-        var generator = SystemRandomNumberGenerator()
-        let key = SeatToken.random(using: &generator)
-        // O_EXCL: two first uses at once end with one key, the one both then read.
-        let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            if errno == EEXIST { return try self.key(for: name) }
-            throw StoryClientError.keyFile(target, String(cString: strerror(errno)))
-        }
-        let line = Array((key.hex + "\n").utf8)
-        let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        guard written == line.count else { throw StoryClientError.keyFile(target, "cannot write it") }
-        return key
     }
 }
 
 /// `$XDG_STATE_HOME/snap/story` (else `~/.local/state/snap/story`): the journal and the keys.
 public func storyStateDirectory(environment: [String: String] = currentEnvironment()) -> String {
-    let state = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-        ?? (environment["HOME"] ?? "/tmp") + "/.local/state"
-    return state + "/snap/story"
+    snapStateDirectory(environment: environment) + "/story"
 }
 
 /// The service's default Unix socket: `story.socket` in the socket directory `snap host`

@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import SnapProtocol
+
+/// `$XDG_STATE_HOME/snap` (else `~/.local/state/snap`): where Snap! keeps what outlives a
+/// run (seat tokens, match journals, Story's keys and journal).
+public func snapStateDirectory(environment: [String: String] = currentEnvironment()) -> String {
+    let state = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        ?? (environment["HOME"] ?? "/tmp") + "/.local/state"
+    return state + "/snap"
+}
+
+/// A 128-bit secret kept on its own line in a file only its owner may read (0600, in
+/// 0700 directories): a seat's token, a Story player's key.
+public enum SecretFile {
+    /// The secret in `path`: nil when there is no such file; an error when it holds none.
+    public static func load(_ path: String) throws(SecretFileError) -> SeatToken? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard fgets(&buffer, 64, file) != nil,
+              let secret = SeatToken(hex: String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) },
+                                                 as: UTF8.self)) else {
+            throw SecretFileError(path: path, problem: "it does not hold a key")
+        }
+        return secret
+    }
+
+    /// Writes `secret` to `path` (0600), making its directories (0700). `exclusive`: only
+    /// if there is no such file yet (false, not an error, when there is).
+    @discardableResult
+    public static func store(_ secret: SeatToken, at path: String, exclusive: Bool) throws(SecretFileError) -> Bool {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if let failure = makePrivateDirectories(directory) {
+            throw SecretFileError(path: failure.directory, problem: "cannot create it: \(String(cString: strerror(failure.errno)))")
+        }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC), 0o600)
+        guard descriptor >= 0 else {
+            if exclusive, errno == EEXIST { return false }
+            throw SecretFileError(path: path, problem: String(cString: strerror(errno)))
+        }
+        let line = Array((secret.hex + "\n").utf8)
+        let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == line.count else { throw SecretFileError(path: path, problem: "cannot write it") }
+        return true
+    }
+}
+
+public struct SecretFileError: Error, Equatable, CustomStringConvertible {
+    public var path: String
+    public var problem: String
+    public var description: String { "\(path): \(problem)" }
+}
