@@ -99,9 +99,6 @@ package enum TableLayout {
         return Rect(x: tip.x - 42, y: tip.y - 75, width: 140, height: 80)
     }
 
-    /// The splash (smiley or red X) covers the caller's piles.
-    package static func splashCenter(_ position: Seat) -> Point { groupCenter(position) }
-
     /// The deck the cards are dealt from.
     package static let deckCenter = Point(512, 424)
     /// The status line: in the middle of the table, or above the deck while one is shown.

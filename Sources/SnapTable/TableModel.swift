@@ -142,7 +142,7 @@ package struct TableEffect {
     package static let splashFade = 0.35
 
     /// A round won: the winner's seat bursts with cards for this long.
-    package static let celebrationDuration = 2.2
+    package static let celebrationDuration = 1.6
 
     package var duration: Double {
         switch kind {

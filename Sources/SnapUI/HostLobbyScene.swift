@@ -166,7 +166,7 @@ public final class HostLobbyScene: Scene {
 
     private func askExit(app: App) -> SceneChange? {
         guard others.isEmpty else {
-            dialog = MenuKit.confirm("Close the game?", "The players who joined will be sent back.", yes: "Close", no: "Stay")
+            dialog = Dialog.confirm("Close the game?", "The players who joined will be sent back.", yes: "Close", no: "Stay")
             pending = .exit
             return nil
         }
@@ -196,7 +196,7 @@ public final class HostLobbyScene: Scene {
             return .show(TableScene(app: app, client: client))
         case .ended(_, let message) where !closed:
             closed = true
-            dialog = MenuKit.alert("The game closed", message.isEmpty ? "Your game is no longer open." : message)
+            dialog = Dialog.alert("The game closed", message.isEmpty ? "Your game is no longer open." : message)
             app.setNeedsRedraw()
         default:
             break
@@ -287,7 +287,7 @@ public final class HostLobbyScene: Scene {
         } else {
             graphics.text("Enter starts the game", at: Point(632, 708), size: 13, color: MenuKit.hintColor)
         }
-        if let dialog { MenuKit.drawDialog(graphics, app.assets, dialog) }
+        if let dialog { dialog.draw(graphics, assets: app.assets) }
     }
 }
 #endif

@@ -234,11 +234,11 @@ public final class JoinScene: Scene {
             return askCode(game.endpoint, label: "\(game.hostName) on \(game.machine)", problem: nil)
         }
         if host.info.started {
-            dialog = MenuKit.alert("Already playing", "\(host.info.hostName)'s game has already started.")
+            dialog = Dialog.alert("Already playing", "\(host.info.hostName)'s game has already started.")
             return
         }
         if host.info.players >= host.info.maxPlayers {
-            dialog = MenuKit.alert("Game full", "\(host.info.hostName)'s table is full (\(host.info.players) of \(host.info.maxPlayers)).")
+            dialog = Dialog.alert("Game full", "\(host.info.hostName)'s table is full (\(host.info.players) of \(host.info.maxPlayers)).")
             return
         }
         connect(host.endpoint, label: host.info.hostName, app: app)
@@ -268,7 +268,7 @@ public final class JoinScene: Scene {
         let text = addressField.text.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else {
             addressField.isFocused = true
-            dialog = MenuKit.alert("Which address?", "Type the host's address as HOST:PORT, e.g. 192.168.1.20:7777.")
+            dialog = Dialog.alert("Which address?", "Type the host's address as HOST:PORT, e.g. 192.168.1.20:7777.")
             return
         }
         do {
@@ -276,7 +276,7 @@ public final class JoinScene: Scene {
             connect(.tcp(host: host, port: port), label: text, app: app)
         } catch {
             let (title, message) = MenuKit.describe(error)
-            dialog = MenuKit.alert(title, message)
+            dialog = Dialog.alert(title, message)
         }
     }
 
@@ -310,7 +310,7 @@ public final class JoinScene: Scene {
     private func fail(_ title: String, _ message: String) {
         state = .choosing
         buttons.hidden = [.cancel, .joinWithCode, .cancelCode]
-        dialog = MenuKit.alert(title, message)
+        dialog = Dialog.alert(title, message)
     }
 
     /// Why the host turned this player away, in words.
@@ -362,7 +362,7 @@ public final class JoinScene: Scene {
                 let taken = nameField.text
                 let variant = MenuKit.nextVariant(of: taken)
                 fail("Name taken", "")
-                dialog = MenuKit.confirm("Name taken", "Someone called \(taken) has already joined \(label). Join as \(variant)?",
+                dialog = Dialog.confirm("Name taken", "Someone called \(taken) has already joined \(label). Join as \(variant)?",
                                          yes: "Join", no: "Cancel")
                 if let target = lastTarget { retry = (target.endpoint, target.label, variant) }
             case .ended(.wrongCode?, let message):
@@ -415,7 +415,7 @@ public final class JoinScene: Scene {
         } else if isBusy {
             drawConnecting(graphics, app: app)
         }
-        if let dialog { MenuKit.drawDialog(graphics, app.assets, dialog) }
+        if let dialog { dialog.draw(graphics, assets: app.assets) }
     }
 
     private func drawList(_ graphics: Graphics, app: App) {

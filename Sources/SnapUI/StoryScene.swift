@@ -143,7 +143,7 @@ public final class StoryScene: Scene {
                 field.set(sentText)
                 self.sentText = nil
             }
-            dialog = MenuKit.alert("Not taken", message)
+            dialog = Dialog.alert("Not taken", message)
             onStatus?("refused: \(message)")
         case .welcome, .pong:
             break
@@ -196,7 +196,7 @@ public final class StoryScene: Scene {
         case .invite:
             let names = invite.text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard !names.isEmpty else {
-                dialog = MenuKit.alert("Whom to invite?", "Type the other players' names, separated by commas.")
+                dialog = Dialog.alert("Whom to invite?", "Type the other players' names, separated by commas.")
                 return nil
             }
             link?.send(.create(others: names, title: ""))
@@ -246,7 +246,7 @@ public final class StoryScene: Scene {
             MenuKit.panel(graphics, box, Color(255, 214, 90, 245), radius: 10)
             graphics.text(notice.text, at: Point(512, 733), size: 17, bold: true, color: .ink, shadow: false)
         }
-        if let dialog { MenuKit.drawDialog(graphics, app.assets, dialog) }
+        if let dialog { dialog.draw(graphics, assets: app.assets) }
     }
 
     private func ago(_ seconds: UInt64?) -> String {

@@ -32,7 +32,7 @@ extension TableScene: TableDrawer {
         guard model.started, let table else {
             drawWaiting(graphics)
             exitButton.draw(graphics, assets: assets)
-            if let dialog { MenuKit.drawDialog(graphics, assets, dialog) }
+            if let dialog { dialog.draw(graphics, assets: assets) }
             return
         }
         let visual = model.visual
@@ -69,7 +69,7 @@ extension TableScene: TableDrawer {
             let pressed = snapHeld || snapPressedUntil > now
             graphics.draw(pressed ? assets.snapButtonPressed : assets.snapButton, in: snapButtonFrame)
         }
-        if let dialog { MenuKit.drawDialog(graphics, assets, dialog) }
+        if let dialog { dialog.draw(graphics, assets: assets) }
     }
 
     // MARK: - Status, effects, waiting
@@ -242,7 +242,12 @@ extension TableDrawer {
                 scale = 1 - 0.7 * u
                 alpha = 1 - u
             }
-            let rect = Rect(center: TableLayout.splashCenter(position), size: Size(160 * scale, 160 * scale))
+            // A badge on the closed pile's outer top corner: the open piles that made the call
+            // right or wrong stay in sight.
+            let closed = TableLayout.closedCenter(position), open = TableLayout.openCenter(position)
+            let outward = closed.x == open.x ? 0 : (closed.x < open.x ? -1.0 : 1.0)
+            let center = closed + Point(outward * cardSize.width * 0.55, -cardSize.height * 0.55)
+            let rect = Rect(center: center, size: Size(84 * scale, 84 * scale))
             graphics.draw(effect.kind == .smiley ? assets.smiley : assets.wrong, in: rect, alpha: alpha)
         case .celebration:
             Self.drawCelebration(graphics, assets: assets, from: TableLayout.groupCenter(position), t: t,
@@ -250,19 +255,21 @@ extension TableDrawer {
         }
     }
 
-    /// A round won: a fountain of cards from the winner's seat that tumble, fall and fade.
+    /// A round won: cards burst from the winner's seat like a firework, tumble, and fade
+    /// before they fall far.
     static func drawCelebration(_ graphics: Graphics, assets: Assets, from origin: Point, t: Double, seed: Int) {
-        let fade = max(0, min(1, (TableEffect.celebrationDuration - t) / 0.6))
-        let size = Size(cardSize.width * 0.55, cardSize.height * 0.55)
-        let count = 18
+        let duration = TableEffect.celebrationDuration
+        let fade = max(0, min(1, (duration - t) / (duration * 0.45)))
+        let size = Size(cardSize.width * 0.5, cardSize.height * 0.5)
+        let count = 16
         for index in 0..<count {
-            let u = t - Double(index % 6) * 0.07  // three waves
+            let u = t - Double(index % 2) * 0.12  // two bursts
             guard u > 0 else { continue }
-            // An upward fan, a little different for each card (no randomness: every screen agrees).
-            let angle = -Double.pi / 2 + (Double(index) / Double(count - 1) - 0.5) * 2.4
-            let speed = 380 + Double((index * 37 + seed * 11) % 5) * 55
-            let point = origin + Point(cos(angle) * speed * u, sin(angle) * speed * u + 450 * u * u)
-            let spin = (index % 2 == 0 ? 1.0 : -1.0) * (200 + Double(index * 13 % 160)) * u
+            // All around, a little different for each card (no randomness: every screen agrees).
+            let angle = Double(index) / Double(count) * 2 * .pi + Double(seed) * 0.4
+            let speed = 260 + Double((index * 37 + seed * 11) % 5) * 35
+            let point = origin + Point(cos(angle) * speed * u, sin(angle) * speed * u + 160 * u * u)
+            let spin = (index % 2 == 0 ? 1.0 : -1.0) * (220 + Double(index * 13 % 160)) * u
             let card = Card(id: UInt8((index * 7 + seed * 13) % 52))!
             graphics.draw(assets.face(card), in: Rect(center: point, size: size), degrees: spin, alpha: fade)
         }

@@ -244,11 +244,11 @@ public final class TableScene: Scene {
     private func askExit(app: App) -> SceneChange? {
         if gameOver != nil { return toMenu(app: app, leaving: true) }
         if client.isSolo {
-            dialog = MenuKit.confirm("Leave the table?", "This ends your game against the computer.", yes: "Leave", no: "Stay")
+            dialog = Dialog.confirm("Leave the table?", "This ends your game against the computer.", yes: "Leave", no: "Stay")
         } else if client.isHost {
-            dialog = MenuKit.confirm("End game?", "This ends the game for all other players.", yes: "End game", no: "Stay")
+            dialog = Dialog.confirm("End game?", "This ends the game for all other players.", yes: "End game", no: "Stay")
         } else {
-            dialog = MenuKit.confirm("Leave game?", "You will leave the table.", yes: "Leave", no: "Stay")
+            dialog = Dialog.confirm("Leave game?", "You will leave the table.", yes: "Leave", no: "Stay")
         }
         dialogGoesToMenu = false
         return nil
@@ -319,19 +319,19 @@ public final class TableScene: Scene {
             model.dropTurnRequest()
         case nil:
             app.audio.stopDealing()
-            dialog = MenuKit.alert("Disconnected", "\(gameName) ended: the connection was lost (\(MenuKit.shortReason(message))).")
+            dialog = Dialog.alert("Disconnected", "\(gameName) ended: the connection was lost (\(MenuKit.shortReason(message))).")
             dialogGoesToMenu = true
         case .nameTaken? where client.endpoint != nil:
             // `snap join` from a shell, or a second window with the same saved name: offer
             // the next free variant rather than a dead end.
             let variant = MenuKit.nextVariant(of: client.name)
-            dialog = MenuKit.confirm("Name taken", "Someone called \(client.name) has already joined \(client.session.welcome.map { "\($0.hostName)'s game" } ?? "this game"). Join as \(variant)?",
+            dialog = Dialog.confirm("Name taken", "Someone called \(client.name) has already joined \(client.session.welcome.map { "\($0.hostName)'s game" } ?? "this game"). Join as \(variant)?",
                                      yes: "Join as \(variant)", no: "Menu")
             retryName = variant
             dialogGoesToMenu = true
         case let other?:
             app.audio.stopDealing()
-            dialog = MenuKit.alert(Self.closeTitle(other), message.isEmpty ? "The host closed the connection." : message)
+            dialog = Dialog.alert(Self.closeTitle(other), message.isEmpty ? "The host closed the connection." : message)
             dialogGoesToMenu = true
         }
         return nil

@@ -1,0 +1,311 @@
+#if GUI
+import SnapTable
+import CSDL2
+import Glibc
+import SnapProtocol
+
+// The one widget set every screen draws with: Button, ButtonSet, Dialog, TextField.
+
+/// A push button drawn from the generated button images, label at run time.
+public struct Button {
+    public var label: String
+    public var frame: Rect
+    public var isEnabled = true
+    public var isPressed = false
+
+    public init(_ label: String, center: Point, width: Double = 180) {
+        self.label = label
+        frame = Rect(center: center, size: Size(width, 44))
+    }
+
+    public func contains(_ point: Point) -> Bool { frame.contains(point) }
+
+    public func draw(_ graphics: Graphics, assets: Assets) {
+        let image = !isEnabled ? assets.buttonDisabled : (isPressed ? assets.buttonPressed : assets.button)
+        graphics.draw(image, in: frame)
+        // The pressed image moves its face 3 px down onto the lip; the label follows.
+        let offset = isPressed ? 3.0 : 0
+        graphics.text(label, at: Point(frame.center.x, frame.y + 9 + offset), size: 18, bold: true,
+                      color: isEnabled ? .white : Color(200, 200, 200))
+    }
+}
+
+/// A modal box over the scene, the one dialog every screen uses: a title, a message
+/// wrapped to at most four lines, and one or two buttons. Scenes keep an optional
+/// `Dialog` and give it input first while it is shown.
+public struct Dialog {
+    public enum Choice: Equatable { case yes, no }
+
+    public var title: String
+    public var message: String
+    public var yes: Button
+    public var no: Button?
+
+    static let frame = Rect(center: Point(512, 384), size: Size(540, 264))
+    private static let buttonsY = frame.y + frame.height - 46
+
+    /// A question with Yes / No (keys Y, Enter / N, Esc).
+    public static func confirm(_ title: String, _ message: String, yes: String = "Yes", no: String = "No") -> Dialog {
+        Dialog(title: title, message: message, yes: Button(yes, center: Point(412, buttonsY), width: 180),
+               no: Button(no, center: Point(612, buttonsY), width: 180))
+    }
+
+    /// A message with OK (Enter or Esc).
+    public static func alert(_ title: String, _ message: String) -> Dialog {
+        Dialog(title: title, message: message, yes: Button("OK", center: Point(512, buttonsY), width: 150), no: nil)
+    }
+
+    /// The choice this input makes, if any.
+    public mutating func handle(_ input: Input) -> Choice? {
+        switch input {
+        case .press(let point):
+            yes.isPressed = yes.contains(point)
+            let onNo = no?.contains(point) ?? false
+            no?.isPressed = onNo
+        case .release(let point):
+            defer { yes.isPressed = false; no?.isPressed = false }
+            if yes.isPressed, yes.contains(point) { return .yes }
+            if no?.isPressed == true, no?.contains(point) == true { return .no }
+        case .key(.y), .key(.enter): return .yes
+        case .key(.n): return no == nil ? nil : .no
+        case .key(.escape): return no == nil ? .yes : .no
+        default: break
+        }
+        return nil
+    }
+
+    public func draw(_ graphics: Graphics, assets: Assets) {
+        graphics.fill(Rect(x: 0, y: 0, width: logicalSize.width, height: logicalSize.height), Color.dim)
+        let frame = Self.frame
+        MenuKit.panel(graphics, Rect(x: frame.x, y: frame.y + 6, width: frame.width, height: frame.height), Color(0, 0, 0, 70), radius: 18)
+        MenuKit.panel(graphics, frame, Color(250, 247, 240), radius: 16)
+        graphics.text(title, at: Point(frame.center.x, frame.y + 26), size: 26, bold: true, color: .ink, shadow: false)
+        let width = frame.width - 70
+        let lines = min(4, MenuKit.wrap(graphics, message, width: width, size: 17).count)
+        // Centre the message between the title and the buttons.
+        let top = frame.y + 66 + (4 - Double(lines)) * 23 / 2
+        MenuKit.paragraph(graphics, message, at: Point(frame.center.x, top), width: width, size: 17, color: .ink,
+                          maxLines: 4, shadow: false)
+        yes.draw(graphics, assets: assets)
+        no?.draw(graphics, assets: assets)
+    }
+}
+
+/// Buttons keyed by what they do: press on `.press`, act on `.release` inside (like `Dialog`).
+struct ButtonSet<ID: Hashable> {
+    private(set) var order: [ID] = []
+    private var buttons: [ID: Button] = [:]
+    var hidden: Set<ID> = []
+
+    mutating func add(_ id: ID, _ button: Button) {
+        if buttons[id] == nil { order.append(id) }
+        buttons[id] = button
+    }
+
+    subscript(id: ID) -> Button {
+        get { buttons[id]! }
+        set { buttons[id] = newValue }
+    }
+
+    /// Presses the button under `point`; true if one was pressed.
+    @discardableResult
+    mutating func press(_ point: Point) -> Bool {
+        var any = false
+        for id in order {
+            let hit = !hidden.contains(id) && buttons[id]!.isEnabled && buttons[id]!.contains(point)
+            buttons[id]!.isPressed = hit
+            any = any || hit
+        }
+        return any
+    }
+
+    /// The button pressed and released inside, if any; every button pops back up.
+    mutating func release(_ point: Point) -> ID? {
+        var chosen: ID?
+        for id in order {
+            if buttons[id]!.isPressed, buttons[id]!.contains(point), chosen == nil { chosen = id }
+            buttons[id]!.isPressed = false
+        }
+        return chosen
+    }
+
+    var isAnyPressed: Bool { order.contains { buttons[$0]!.isPressed } }
+
+    func draw(_ graphics: Graphics, _ assets: Assets) {
+        for id in order where !hidden.contains(id) { buttons[id]!.draw(graphics, assets: assets) }
+    }
+}
+
+/// A one-line text field for names and addresses: a caret that moves (←, →, Home, End),
+/// a selection (Shift+←/→, Ctrl+A; typing replaces it), Backspace/Delete, Ctrl+C/Ctrl+V
+/// through the clipboard, a visible count ("12/20") instead of a silent cut at the limit,
+/// and, for names, a sentence about a character a name may not hold.
+public struct TextField {
+    public private(set) var text: String
+    public var frame: Rect
+    public var isFocused = false
+    /// The most Unicode scalars it holds (a player name counts scalars).
+    public var maxLength: Int
+    /// Which characters it takes; nil takes anything printable.
+    public var allows: ((Unicode.Scalar) -> Bool)?
+    /// Show "n/max" at the right end.
+    public var showsCount: Bool
+    /// The caret, in characters from the start; the selection runs from `anchor` to it.
+    public private(set) var caret: Int
+    public private(set) var anchor: Int?
+    /// Why the last typing or paste was not taken whole, in words (nil when it was).
+    public private(set) var rejection: String?
+
+    public init(text: String, frame: Rect, maxLength: Int = 20, showsCount: Bool = false,
+                allows: ((Unicode.Scalar) -> Bool)? = nil) {
+        self.text = text
+        self.frame = frame
+        self.maxLength = maxLength
+        self.showsCount = showsCount
+        self.allows = allows
+        caret = text.count
+    }
+
+    /// A field for a player's name: letters, digits, spaces and - _ . ' only, 20 at most.
+    public static func name(_ text: String, frame: Rect) -> TextField {
+        TextField(text: text, frame: frame, maxLength: PlayerName.maxScalars, showsCount: true) { scalar in
+            scalar == " " || PlayerName.isValid(String(Character(scalar)))
+        }
+    }
+
+    /// Replaces the whole text (caret at the end, nothing selected).
+    public mutating func set(_ newText: String) {
+        text = newText
+        caret = newText.count
+        anchor = nil
+        rejection = nil
+    }
+
+    public var count: Int { text.unicodeScalars.count }
+
+    private var selection: Range<Int>? {
+        guard let anchor, anchor != caret else { return nil }
+        return min(anchor, caret)..<max(anchor, caret)
+    }
+
+    public var selectedText: String? {
+        selection.map { String(text.dropFirst($0.lowerBound).prefix($0.count)) }
+    }
+
+    private func index(_ offset: Int) -> String.Index { text.index(text.startIndex, offsetBy: offset) }
+
+    private mutating func deleteSelection() -> Bool {
+        guard let range = selection else {
+            anchor = nil
+            return false
+        }
+        text.removeSubrange(index(range.lowerBound)..<index(range.upperBound))
+        caret = range.lowerBound
+        anchor = nil
+        return true
+    }
+
+    /// Inserts typed or pasted text at the caret, over the selection; returns true if the text changed.
+    private mutating func insert(_ typed: String) -> Bool {
+        rejection = nil
+        var changed = deleteSelection()
+        var room = maxLength - count
+        var accepted = ""
+        for character in typed {
+            if character == "\n" || character == "\r" { break }  // a paste takes its first line
+            if let allows, let bad = character.unicodeScalars.first(where: { !allows($0) }) {
+                rejection = MenuKit.forbiddenCharacterSentence(bad)
+                continue
+            }
+            let width = character.unicodeScalars.count
+            guard width <= room else {
+                rejection = "At most \(maxLength) characters."
+                break
+            }
+            room -= width
+            accepted.append(character)
+        }
+        if !accepted.isEmpty {
+            text.insert(contentsOf: accepted, at: index(caret))
+            caret += accepted.count
+            changed = true
+        }
+        return changed
+    }
+
+    /// Applies typing; returns true when the text changed.
+    public mutating func handle(_ input: Input) -> Bool {
+        switch input {
+        case .press(let point):
+            isFocused = frame.contains(point)
+            if isFocused { anchor = nil }
+            return false
+        default:
+            break
+        }
+        guard isFocused else { return false }
+        switch input {
+        case .text(let typed), .paste(let typed):
+            return insert(typed)
+        case .key(.backspace):
+            rejection = nil
+            if deleteSelection() { return true }
+            guard caret > 0 else { return false }
+            text.remove(at: index(caret - 1))
+            caret -= 1
+            return true
+        case .key(.delete):
+            rejection = nil
+            if deleteSelection() { return true }
+            guard caret < text.count else { return false }
+            text.remove(at: index(caret))
+            return true
+        case .key(.left), .key(.right), .key(.home), .key(.end):
+            if let range = selection {
+                caret = input == .key(.left) ? range.lowerBound : input == .key(.right) ? range.upperBound : caret
+            }
+            anchor = nil
+            switch input {
+            case .key(.left) where selection == nil: caret = max(0, caret - 1)
+            case .key(.right) where selection == nil: caret = min(text.count, caret + 1)
+            case .key(.home): caret = 0
+            case .key(.end): caret = text.count
+            default: break
+            }
+        case .key(.shiftLeft), .key(.shiftRight):
+            if anchor == nil { anchor = caret }
+            caret = input == .key(.shiftLeft) ? max(0, caret - 1) : min(text.count, caret + 1)
+        case .key(.selectAll):
+            anchor = 0
+            caret = text.count
+        case .key(.copy):
+            if let selected = selectedText { SDL_SetClipboardText(selected) }
+        default:
+            break
+        }
+        return false
+    }
+
+    public func draw(_ graphics: Graphics, now: Double) {
+        graphics.fill(frame, Color(255, 255, 255, isFocused ? 240 : 200))
+        graphics.outline(frame, isFocused ? .gold : Color(0, 0, 0, 120))
+        let origin = Point(frame.x + 10, frame.y + (frame.height - 22) / 2)
+        func width(_ prefix: Int) -> Double {
+            graphics.textTexture(String(text.prefix(prefix)), size: 18).map { Double($0.pixelWidth) / 2 } ?? 0
+        }
+        if isFocused, let range = selection {
+            let x0 = width(range.lowerBound), x1 = width(range.upperBound)
+            graphics.fill(Rect(x: origin.x + x0, y: origin.y - 1, width: x1 - x0, height: 25), Color(120, 170, 255, 150))
+        }
+        graphics.text(text, at: origin, size: 18, color: .ink, align: .left, shadow: false)
+        if isFocused, Int(now * 2) % 2 == 0 {
+            graphics.fill(Rect(x: origin.x + width(caret), y: origin.y, width: 2, height: 23), .ink)
+        }
+        if showsCount {
+            let full = count >= maxLength
+            graphics.text("\(count)/\(maxLength)", at: Point(frame.x + frame.width - 8, frame.y + (frame.height - 16) / 2),
+                          size: 13, color: full ? Color(200, 60, 40) : Color(110, 110, 110), align: .right, shadow: false)
+        }
+    }
+}
+#endif
