@@ -1,0 +1,138 @@
+#if GUI
+import SnapTable
+import Foundation
+import SnapBots
+import SnapEngine
+import SnapNet
+import SnapProtocol
+
+// What the Join screen finds and does off the main thread: the games listed (this
+// computer's sockets, the local network), and a join in progress.
+
+/// One game in the Join list: on this computer (a Unix socket) or announced on the
+/// local network (DNS-SD, docs/LAN.md).
+enum Listing: Equatable {
+    case local(socketPath: String, info: HostInfo)
+    case lan(LANGame)
+
+    var info: HostInfo {
+        switch self {
+        case .local(_, let info): info
+        case .lan(let game): game.info
+        }
+    }
+
+    var endpoint: Endpoint {
+        switch self {
+        case .local(let path, _): .unix(path)
+        case .lan(let game): game.endpoint
+        }
+    }
+}
+
+/// One join attempt on a background thread; the main thread reads the result.
+final class JoinAttempt: @unchecked Sendable {  // every stored var is only touched under `lock`
+    private let lock = NSLock()
+    private var outcome: Result<GameClient, Error>?
+    private var cancelled = false
+
+    var result: Result<GameClient, Error>? { lock.lock(); defer { lock.unlock() }; return outcome }
+
+    func finish(_ result: Result<GameClient, Error>) {
+        lock.lock()
+        let dropped = cancelled
+        if !dropped { outcome = result }
+        lock.unlock()
+        // Cancelled while connecting: say goodbye at once.
+        if dropped, case .success(let client) = result { client.leave() }
+        WindowWake.wake()
+    }
+
+    func cancel() {
+        lock.lock()
+        cancelled = true
+        let finished = outcome
+        outcome = nil
+        lock.unlock()
+        if case .success(let client)? = finished { client.leave() }
+    }
+}
+
+/// Looks for hosts on this machine about once a second on its own thread (probing
+/// blocks), and listens for LAN announcements all along (the list is refreshed every
+/// 100 ms from those); the scene takes the newest list in `update`.
+final class HostScanner: @unchecked Sendable {  // every stored var is only touched under `lock`
+    private let lock = NSLock()
+    private var latest: [Listing]?
+    private var browser: LANBrowser?
+    private var triedLAN = false
+    /// False once this machine turned out unable to listen for multicast (no network, no route).
+    var lanAvailable: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return browser != nil || !triedLAN
+    }
+    private var stopped = false
+    private var running = false
+
+    func start() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !running else { return }
+        running = true
+        Thread.detachNewThread { [self] in scan() }
+    }
+
+    func stop() {
+        lock.lock()
+        stopped = true
+        lock.unlock()
+    }
+
+    private var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
+
+    /// The list found since the last call, if a scan finished.
+    func take() -> [Listing]? {
+        lock.lock()
+        defer { lock.unlock() }
+        let found = latest
+        latest = nil
+        return found
+    }
+
+    /// SNAP_LAN=off: no listening on the network (the UI tests keep all traffic on this machine).
+    static var lanEnabled: Bool { currentEnvironment()["SNAP_LAN"] != "off" }
+
+    private func scan() {
+        let directory = SocketDirectory.default()
+        let lan = LANBrowser(loop: GameClient.group.next())
+        let listening = Self.lanEnabled && (try? lan.start()) != nil
+        let machine = SnapService.machineName()
+        lock.lock()
+        browser = listening ? lan : nil
+        triedLAN = true
+        lock.unlock()
+        while !isStopped {
+            let local = discoverHosts(in: directory, loop: GameClient.group.next())
+                .map { Listing.local(socketPath: $0.socketPath, info: $0.info) }
+            for _ in 0..<10 where !isStopped {
+                // A game of this machine that is also on its socket is listed once, as local.
+                let network = (listening ? lan.games : []).filter { game in
+                    !(game.machine == machine && local.contains { $0.info.hostName == game.hostName })
+                }
+                let found = local + network.map(Listing.lan)
+                lock.lock()
+                latest = found
+                lock.unlock()
+                WindowWake.wake()
+                usleep(100_000)
+            }
+        }
+        if listening { lan.stop() }
+    }
+}
+#endif
