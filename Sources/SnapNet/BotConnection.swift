@@ -92,7 +92,7 @@ func connect(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .se
 /// A seat is not a connection: when the connection drops mid-game (not when the host
 /// says goodbye), it reconnects with backoff and shows its token, for as long as the
 /// host keeps the seat (the grace period from `gameStarted`, plus a little).
-public final class BotConnection: @unchecked Sendable {  // touched on `loop` only, but for the reconnect thread's hand-off
+public final class BotConnection: HostMessageSink, @unchecked Sendable {  // touched on `loop` only, but for the reconnect thread's hand-off
     private let loop: EventLoop
     private let name: String
     private let role: Hello.Role
@@ -156,7 +156,7 @@ public final class BotConnection: @unchecked Sendable {  // touched on `loop` on
     }
 
     private func open(_ endpoint: Endpoint, generation: Int, patience: Duration = .seconds(5)) throws -> Channel {
-        try connect(to: endpoint, on: loop, patience: patience) { ClientFrameHandler(connection: self, generation: generation) }
+        try connect(to: endpoint, on: loop, patience: patience) { HostFrameHandler(self, generation: generation) }
     }
 
     private func attach(_ channel: Channel, generation: Int) {
@@ -281,39 +281,53 @@ public final class BotConnection: @unchecked Sendable {  // touched on `loop` on
     }
 }
 
-/// Bytes from the host → frames → messages; a decoding error drops the connection.
-final class ClientFrameHandler: ChannelInboundHandler {
+/// What a connection to a host feeds: a computer player's connection or a window's link.
+/// Both run on the connection's loop and ignore reports from an older `generation`
+/// (a connection they have since replaced).
+protocol HostMessageSink: AnyObject {
+    func received(_ message: HostMessage, generation: Int)
+    func lost(_ reason: String, generation: Int)
+    /// The raw bytes, as they came (a bot's `--record`).
+    func record(_ bytes: [UInt8])
+}
+
+extension HostMessageSink {
+    func record(_ bytes: [UInt8]) {}
+}
+
+/// Bytes from the host → frames (in sequence) → messages; a decoding error drops the connection.
+final class HostFrameHandler<Sink: HostMessageSink>: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
-    private let connection: BotConnection
+    private let sink: Sink
     private let generation: Int
     private var decoder = FrameDecoder()
     private var sequence = SequenceChecker()
 
-    init(connection: BotConnection, generation: Int) {
-        self.connection = connection
+    init(_ sink: Sink, generation: Int) {
+        self.sink = sink
         self.generation = generation
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = Array(unwrapInboundIn(data).readableBytesView)
-        connection.record(bytes)
+        sink.record(bytes)
         decoder.append(bytes)
         do {
             while let frame = try decoder.nextFrame() {
                 try sequence.check(frame.sequence)
-                connection.received(try WireCodec.decodeHostMessage(frame), generation: generation)
+                sink.received(try WireCodec.decodeHostMessage(frame), generation: generation)
             }
         } catch {
-            connection.lost("the host sent something unreadable: \(error)", generation: generation)
+            sink.lost("the host sent something unreadable: \(error)", generation: generation)
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        connection.lost("the host closed the connection", generation: generation)
+        sink.lost("the host closed the connection", generation: generation)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        connection.lost("\(error)", generation: generation)
+        sink.lost("\(error)", generation: generation)
     }
 }

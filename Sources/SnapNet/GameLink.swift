@@ -90,14 +90,14 @@ public func connectLink(to endpoint: Endpoint, on loop: EventLoop, hello: Hello,
     if hello.role == .player, hello.token == nil { hello.token = tokens?.token(for: endpoint, name: hello.name) }
     let state = NetworkLinkState(link: link, loop: loop, endpoint: endpoint, hello: hello, tokens: tokens,
                                  silenceLimit: silenceLimit)
-    let channel = try connect(to: endpoint, on: loop) { LinkHandler(state: state, generation: 0) }
+    let channel = try connect(to: endpoint, on: loop) { HostFrameHandler(state, generation: 0) }
     state.start(channel, generation: 0)
     link.sender = { message in loop.execute { state.send(message) } }
     link.closer = { loop.execute { state.close() } }
     return link
 }
 
-final class NetworkLinkState: @unchecked Sendable {  // touched on `loop` only
+final class NetworkLinkState: HostMessageSink, @unchecked Sendable {  // touched on `loop` only
     let link: GameLink
     let loop: EventLoop
     let endpoint: Endpoint
@@ -202,7 +202,7 @@ final class NetworkLinkState: @unchecked Sendable {  // touched on `loop` only
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(pause.nanoseconds))) { [self] in
             do {
                 let channel = try connect(to: endpoint, on: loop, patience: .seconds(1)) {
-                    LinkHandler(state: self, generation: generation)
+                    HostFrameHandler(self, generation: generation)
                 }
                 start(channel, generation: generation)
             } catch {
@@ -220,38 +220,5 @@ final class NetworkLinkState: @unchecked Sendable {  // touched on `loop` only
         watchdog?.cancel()
         channel?.close(promise: nil)
         channel = nil
-    }
-}
-
-final class LinkHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    private let state: NetworkLinkState
-    private let generation: Int
-    private var decoder = FrameDecoder()
-    private var sequence = SequenceChecker()
-
-    init(state: NetworkLinkState, generation: Int) {
-        self.state = state
-        self.generation = generation
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        decoder.append(unwrapInboundIn(data).readableBytesView)
-        do {
-            while let frame = try decoder.nextFrame() {
-                try sequence.check(frame.sequence)
-                state.received(try WireCodec.decodeHostMessage(frame), generation: generation)
-            }
-        } catch {
-            state.lost("the host sent something unreadable: \(error)", generation: generation)
-        }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        state.lost("the host closed the connection", generation: generation)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: Error) {
-        state.lost("\(error)", generation: generation)
     }
 }
