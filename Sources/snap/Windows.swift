@@ -154,6 +154,9 @@ struct ScriptedPlayer {
             reported = true
             say("winner: \(session.names[winner] ?? "\(winner)")")
             say("statusline: \(scene.statusLine)")
+            // What the mixer really started (none without an audio device, or muted).
+            let played = Audio.Sound.allCases.compactMap { sound in app.audio.played[sound].map { "\(sound) \($0)" } }
+            say("sounds: " + (played.isEmpty ? "none" : played.joined(separator: ", ")))
             app.quit()
             return
         }

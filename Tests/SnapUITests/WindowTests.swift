@@ -148,6 +148,17 @@ struct WindowTests {
         #expect(loud > samples.count / 20, "\(loud) non-silent bytes of \(samples.count)")
     }
 
+    @Test("a round won plays its fanfare: the disk audio driver mixes win.wav once")
+    func winSoundIsMixed() throws {
+        let file = NSTemporaryDirectory() + "snap-ui-\(getpid())-win.raw"
+        let run = try runWindowed(["solo", "--opponents", "1", "--seed", "5", "--speed", "0.1", "--turn-limit", "10",
+                                   "--autoplay", "--quit-when-won"], audio: "disk",
+                                  extraEnvironment: ["SDL_DISKAUDIOFILE": file, "SDL_DISKAUDIODELAY": "0"], timeout: 120)
+        #expect(run.status == 0, "\(run.output)")
+        let line = run.output.split(separator: "\n").first { $0.hasPrefix("sounds: ") }
+        #expect(line?.contains("win 1") == true, "\(run.output)")
+    }
+
     @Test("snap play opens a host window and a client window that joins it")
     func playLaunch() throws {
         let path = screenshotPath("play")
