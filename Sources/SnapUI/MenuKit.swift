@@ -26,12 +26,25 @@ enum MenuKit {
     /// Felt, darkened a little towards the top and bottom edges.
     static func background(_ graphics: Graphics, _ assets: Assets) {
         graphics.tile(assets.felt, tileSize: Size(256, 256))
-        let band = 10.0
-        for step in 0..<12 {
-            let alpha = UInt8(54 - step * 4)
-            graphics.fill(Rect(x: 0, y: Double(step) * band, width: logicalSize.width, height: band), Color(0, 0, 0, alpha))
-            graphics.fill(Rect(x: 0, y: logicalSize.height - Double(step + 1) * band, width: logicalSize.width, height: band),
-                          Color(0, 0, 0, alpha))
+        shadeEdges(graphics, depth: 120, darkest: 54, sides: false)
+    }
+
+    /// Darkens the edges: `darkest` (alpha) at the edge fading to nothing `depth` points in,
+    /// in 4-point steps (an alpha step of 2 or 3, too little to show as a band); the sides
+    /// (if shaded) half as dark.
+    static func shadeEdges(_ graphics: Graphics, depth: Double, darkest: Double, sides: Bool) {
+        let step = 4.0
+        let steps = Int(depth / step)
+        for index in 0..<steps {
+            let alpha = darkest * (1 - Double(index) / Double(steps))
+            let shade = Color(0, 0, 0, UInt8(alpha.rounded()))
+            let inset = Double(index) * step
+            graphics.fill(Rect(x: 0, y: inset, width: logicalSize.width, height: step), shade)
+            graphics.fill(Rect(x: 0, y: logicalSize.height - inset - step, width: logicalSize.width, height: step), shade)
+            guard sides else { continue }
+            let side = Color(0, 0, 0, UInt8((alpha / 2).rounded()))
+            graphics.fill(Rect(x: inset, y: 0, width: step, height: logicalSize.height), side)
+            graphics.fill(Rect(x: logicalSize.width - inset - step, y: 0, width: step, height: logicalSize.height), side)
         }
     }
 

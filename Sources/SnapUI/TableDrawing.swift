@@ -288,16 +288,7 @@ extension TableDrawer {
 
     /// Darker towards the edges, so the middle of the table draws the eye.
     static func vignette(_ graphics: Graphics) {
-        let band = 8.0
-        for step in 0..<10 {
-            let alpha = UInt8(44 - step * 4)
-            graphics.fill(Rect(x: 0, y: Double(step) * band, width: logicalSize.width, height: band), Color(0, 0, 0, alpha))
-            graphics.fill(Rect(x: 0, y: logicalSize.height - Double(step + 1) * band, width: logicalSize.width, height: band),
-                          Color(0, 0, 0, alpha))
-            graphics.fill(Rect(x: Double(step) * band, y: 0, width: band, height: logicalSize.height), Color(0, 0, 0, alpha / 2))
-            graphics.fill(Rect(x: logicalSize.width - Double(step + 1) * band, y: 0, width: band, height: logicalSize.height),
-                          Color(0, 0, 0, alpha / 2))
-        }
+        MenuKit.shadeEdges(graphics, depth: 80, darkest: 44, sides: true)
     }
 
     /// A filled rectangle with rounded corners (scanlines for the corners).
