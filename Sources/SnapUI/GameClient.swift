@@ -42,13 +42,14 @@ public final class GameClient {
 
     /// `signedIn`: the link says its own hello (a network link does, to sign in again after a drop).
     init(link: GameLink, name: String, joinCode: String = "", server: HostServer?, socketPath: String?,
-         role: Hello.Role = .player, signedIn: Bool = false) {
+         role: Hello.Role = .player, signedIn: Bool = false, endpoint: Endpoint? = nil) {
         self.link = link
         self.name = name
         self.server = server
         self.socketPath = socketPath
         self.role = role
         self.joinCode = joinCode
+        self.endpoint = endpoint
         // The window sleeps until input: every message from the host wakes it.
         link.onDelivery = { WindowWake.wake() }
         if !signedIn { link.send(.hello(Hello(name: name, joinCode: joinCode, role: role))) }
@@ -59,7 +60,7 @@ public final class GameClient {
     public let role: Hello.Role
     /// Where a joined window's host is, and the code it gave (nil for a host's own window
     /// and single player): enough to join again under another name.
-    public private(set) var endpoint: Endpoint?
+    public let endpoint: Endpoint?
     public let joinCode: String
 
     public var isHost: Bool { server != nil }
@@ -233,10 +234,8 @@ public final class GameClient {
                             role: Hello.Role = .player) throws -> GameClient {
         let link = try connectLink(to: endpoint, on: group.next(), hello: Hello(name: name, joinCode: joinCode, role: role),
                                    tokens: .default())
-        let client = GameClient(link: link, name: name, joinCode: joinCode, server: nil, socketPath: nil, role: role,
-                                signedIn: true)
-        client.endpoint = endpoint
-        return client
+        return GameClient(link: link, name: name, joinCode: joinCode, server: nil, socketPath: nil, role: role,
+                          signedIn: true, endpoint: endpoint)
     }
 }
 #endif

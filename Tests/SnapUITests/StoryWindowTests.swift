@@ -28,11 +28,7 @@ struct StoryWindowTests {
     }
 
     func start(_ arguments: [String]) throws -> Running {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var binary = products.appendingPathComponent("snap")
-        if !FileManager.default.fileExists(atPath: binary.path) {
-            binary = products.deletingLastPathComponent().appendingPathComponent("snap")
-        }
+        let binary = URL(fileURLWithPath: snapBinary())
         let running = Running()
         running.process.executableURL = binary
         running.process.arguments = arguments

@@ -11,11 +11,7 @@ struct WindowRejoinTests {
         private let lock = NSLock()
         private var data = Data()
         init(_ arguments: [String], environment: [String: String]) throws {
-            let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            var binary = products.appendingPathComponent("snap")
-            if !FileManager.default.fileExists(atPath: binary.path) {
-                binary = products.deletingLastPathComponent().appendingPathComponent("snap")
-            }
+            let binary = URL(fileURLWithPath: snapBinary())
             process.executableURL = binary
             process.arguments = arguments
             process.environment = environment

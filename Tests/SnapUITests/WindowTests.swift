@@ -7,13 +7,8 @@ import Testing
 /// sound card: real windows, real rendering, no display.
 func runWindowed(_ arguments: [String], audio: String = "dummy", extraEnvironment: [String: String] = [:],
                  timeout: Double = 60) throws -> (status: Int32, output: String) {
-    let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    var binary = products.appendingPathComponent("snap")
-    if !FileManager.default.fileExists(atPath: binary.path) {
-        binary = products.deletingLastPathComponent().appendingPathComponent("snap")
-    }
     let process = Process()
-    process.executableURL = binary
+    process.executableURL = URL(fileURLWithPath: snapBinary())
     process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["SDL_VIDEODRIVER"] = "offscreen"
@@ -39,6 +34,36 @@ func runWindowed(_ arguments: [String], audio: String = "dummy", extraEnvironmen
     process.waitUntilExit()
     output.append(pipe.fileHandleForReading.readDataToEndOfFile())
     return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+}
+
+/// The built `snap`: beside the test bundle's executable, or one folder up.
+func snapBinary() -> String {
+    let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let beside = products.appendingPathComponent("snap").path
+    return FileManager.default.fileExists(atPath: beside) ? beside
+        : products.deletingLastPathComponent().appendingPathComponent("snap").path
+}
+
+/// Runs a bash `script` under a fresh virtual X server (1600×900, SDL drawing to it, no
+/// sound device) with `environment` added, until it ends; returns its standard output.
+func runUnderX(_ script: String, environment extra: [String: String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["xvfb-run", "-a", "-s", "-screen 0 1600x900x24", "bash", "-c", script]
+    var environment = ProcessInfo.processInfo.environment
+    environment["SDL_VIDEODRIVER"] = nil
+    environment["SDL_AUDIODRIVER"] = "dummy"
+    for (key, value) in extra { environment[key] = value }
+    if let runtime = environment["XDG_RUNTIME_DIR"] {
+        try? FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+    }
+    process.environment = environment
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
 }
 
 extension FileHandle {
@@ -178,11 +203,7 @@ struct WindowTests {
         try files.createDirectory(atPath: prefix + "/share/snap", withIntermediateDirectories: true)
         try files.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
         // As scripts/install lays it out: the binary, and the assets' folders under share/snap.
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var original = products.appendingPathComponent("snap").path
-        if !files.fileExists(atPath: original) {
-            original = products.deletingLastPathComponent().appendingPathComponent("snap").path
-        }
+        let original = snapBinary()
         try files.copyItem(atPath: original, toPath: prefix + "/bin/snap")
         var repository = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { repository.deleteLastPathComponent() }
@@ -225,11 +246,7 @@ struct WindowTests {
     @Test("on a real X server: snap play tiles four windows, xdotool finds each by name, F11 covers the screen and back",
           .enabled(if: haveTools(["xvfb-run", "xdotool", "xwininfo", "xprop"])), .timeLimit(.minutes(5)))
     func underX() throws {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var binary = products.appendingPathComponent("snap").path
-        if !FileManager.default.fileExists(atPath: binary) {
-            binary = products.deletingLastPathComponent().appendingPathComponent("snap").path
-        }
+        let binary = snapBinary()
         // xdotool runs in the C locale: it can only read a plain WM_NAME (the UTF-8
         // _NET_WM_NAME, "Snap! — Ann (host)", reads as "Snap!" there).
         let script = """
@@ -247,22 +264,8 @@ struct WindowTests {
             echo "back $(xwininfo -id $host | awk '/Width|Height/ {printf "%s ", $2}')"
             wait
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xvfb-run", "-a", "-s", "-screen 0 1600x900x24", "bash", "-c", script]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SDL_VIDEODRIVER"] = nil
-        environment["SDL_AUDIODRIVER"] = "dummy"
-        environment["XDG_RUNTIME_DIR"] = NSTemporaryDirectory() + "snap-ui-x-\(getpid())"
-        environment["XDG_CONFIG_HOME"] = NSTemporaryDirectory() + "snap-ui-x-config-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: environment["XDG_RUNTIME_DIR"]!, withIntermediateDirectories: true)
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output = try runUnderX(script, environment: ["XDG_RUNTIME_DIR": NSTemporaryDirectory() + "snap-ui-x-\(getpid())",
+                                                          "XDG_CONFIG_HOME": NSTemporaryDirectory() + "snap-ui-x-config-\(getpid())"])
         struct Frame { var x, y, width, height: Int; var name: String }
         let windows: [Frame] = output.split(separator: "\n").filter { $0.hasPrefix("window ") }.compactMap { line in
             let parts = line.split(separator: " ", maxSplits: 5).map(String.init)
@@ -292,11 +295,7 @@ struct WindowTests {
     @Test("on a real X server: an unfocused window says \"Your turn\" in its title and asks for attention (urgency hint)",
           .enabled(if: haveTools(["xvfb-run", "xdotool", "xprop"])), .timeLimit(.minutes(5)))
     func yourTurnWhileUnfocused() throws {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var binary = products.appendingPathComponent("snap").path
-        if !FileManager.default.fileExists(atPath: binary) {
-            binary = products.deletingLastPathComponent().appendingPathComponent("snap").path
-        }
+        let binary = snapBinary()
         // Ann's table, then another window that takes the focus; her turn comes after the deal.
         let script = """
             export LC_ALL=C
@@ -312,22 +311,8 @@ struct WindowTests {
             done
             wait
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xvfb-run", "-a", "-s", "-screen 0 1600x900x24", "bash", "-c", script]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SDL_VIDEODRIVER"] = nil
-        environment["SDL_AUDIODRIVER"] = "dummy"
-        environment["XDG_RUNTIME_DIR"] = NSTemporaryDirectory() + "snap-ui-x2-\(getpid())"
-        environment["XDG_CONFIG_HOME"] = NSTemporaryDirectory() + "snap-ui-x2-config-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: environment["XDG_RUNTIME_DIR"]!, withIntermediateDirectories: true)
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output = try runUnderX(script, environment: ["XDG_RUNTIME_DIR": NSTemporaryDirectory() + "snap-ui-x2-\(getpid())",
+                                                          "XDG_CONFIG_HOME": NSTemporaryDirectory() + "snap-ui-x2-config-\(getpid())"])
         let lines = output.split(separator: "\n").filter { $0.hasPrefix("title ") }
         #expect(lines.first == "title Snap! - Ann urgent 0", "\(output)")
         #expect(lines.contains("title Your turn - Snap! - Ann urgent 1"), "\(output)")
@@ -375,11 +360,7 @@ struct WindowTests {
         let lonely = NSTemporaryDirectory() + "snap-ui-lonely-\(getpid())"
         try? FileManager.default.removeItem(atPath: lonely)
         try FileManager.default.createDirectory(atPath: lonely, withIntermediateDirectories: true)
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var original = products.appendingPathComponent("snap").path
-        if !FileManager.default.fileExists(atPath: original) {
-            original = products.deletingLastPathComponent().appendingPathComponent("snap").path
-        }
+        let original = snapBinary()
         try FileManager.default.copyItem(atPath: original, toPath: lonely + "/snap")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: lonely + "/snap")

@@ -15,11 +15,7 @@ struct XPlayTests {
     @Test("snap play 2 under Xvfb: xdotool clicks Start, turns cards on both tables, and a Snap! is judged",
           .enabled(if: WindowTests.haveTools(["xvfb-run", "xdotool"])), .timeLimit(.minutes(5)))
     func clicksPlay() throws {
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var binary = products.appendingPathComponent("snap").path
-        if !FileManager.default.fileExists(atPath: binary) {
-            binary = products.deletingLastPathComponent().appendingPathComponent("snap").path
-        }
+        let binary = snapBinary()
         let base = NSTemporaryDirectory() + "snap-ui-xplay-\(getpid())"
         try? FileManager.default.removeItem(atPath: base)
         try FileManager.default.createDirectory(atPath: base + "/run", withIntermediateDirectories: true)
@@ -61,23 +57,8 @@ struct XPlayTests {
             kill -TERM $play
             wait
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xvfb-run", "-a", "-s", "-screen 0 1600x900x24", "bash", "-c", script]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SDL_VIDEODRIVER"] = nil
-        environment["SDL_AUDIODRIVER"] = "dummy"
-        environment["SNAP_LAN"] = "off"
-        environment["XDG_RUNTIME_DIR"] = base + "/run"
-        environment["XDG_CONFIG_HOME"] = base + "/config"
-        environment["XDG_STATE_HOME"] = base + "/state"
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output = try runUnderX(script, environment: ["SNAP_LAN": "off", "XDG_RUNTIME_DIR": base + "/run",
+                                                          "XDG_CONFIG_HOME": base + "/config", "XDG_STATE_HOME": base + "/state"])
         #expect(output.contains("found host=") && output.contains("clicked"), "\(output)")
 
         // The host's journal: the match the clicks played.
