@@ -57,10 +57,62 @@ public struct JournalContents: Sendable {
     public var kind: String
     /// The intact records, in order.
     public var records: [[UInt8]]
+    /// Where each of `records` starts in the file.
+    public var recordOffsets: [Int]
     /// Where the intact part ends (the length a repair truncates the file to).
     public var intactLength: Int
+    /// The whole file's length.
+    public var fileLength: Int
     /// Why the bytes after `intactLength` were not used, if there are any.
-    public var damage: String?
+    public var fault: JournalFault?
+}
+
+/// Where a journal stops being readable, and whether that is a crash's trace or damage.
+///
+/// A writer only ever appends, so a crash can leave exactly one kind of mess: the last
+/// record cut short (or, after a power cut, the file's last bytes never written: zeros).
+/// That is a **torn tail**; cutting it loses only what was never acknowledged. A bad
+/// record with readable records after it, or one whose length is impossible, cannot come
+/// from a crash: that is **damage**, and what follows it is lost unless someone looks.
+public struct JournalFault: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable { case tornTail, damaged }
+    public var kind: Kind
+    /// The byte where the first unreadable record starts.
+    public var offset: Int
+    /// That record's number, counting the journal's records from 1.
+    public var record: Int
+    /// The bytes from `offset` to the end of the file.
+    public var unreadableBytes: Int
+    /// What is wrong with that record.
+    public var reason: String
+
+    public init(kind: Kind, offset: Int, record: Int, unreadableBytes: Int, reason: String) {
+        (self.kind, self.offset, self.record, self.unreadableBytes, self.reason) = (kind, offset, record, unreadableBytes, reason)
+    }
+
+    public var isDamage: Bool { kind == .damaged }
+
+    public var description: String {
+        switch kind {
+        case .tornTail:
+            "the last record was cut short at byte \(offset) (\(reason)): a crash's trace, cut; "
+                + "the \(record - 1) records before it are whole"
+        case .damaged:
+            "damaged at byte \(offset), record \(record) (\(reason)): \(record - 1) records read before it; "
+                + "\(grouped(unreadableBytes)) bytes from there on cannot be read"
+        }
+    }
+}
+
+/// 5210 → "5,210": the figures a person reads.
+public func grouped(_ value: Int) -> String {
+    let digits = String(value.magnitude)
+    var out = ""
+    for (index, digit) in digits.enumerated() {
+        if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
+        out.append(digit)
+    }
+    return value < 0 ? "-" + out : out
 }
 
 public enum JournalError: Error, Equatable, CustomStringConvertible {
@@ -76,8 +128,9 @@ public enum JournalError: Error, Equatable, CustomStringConvertible {
 }
 
 extension Journal {
-    /// Reads every intact record. A header that is not a journal's is an error; damage
-    /// after the header (a torn or corrupt record) ends the intact part and is reported.
+    /// Reads every intact record. A header that is not a journal's is an error; the first
+    /// record that cannot be read ends the intact part and is reported as a torn tail or as
+    /// damage (`JournalFault`).
     public static func read(_ bytes: [UInt8], path: String = "journal") throws(JournalError) -> JournalContents {
         guard bytes.count >= 12, Array(bytes[0..<8]) == magic else {
             throw .notAJournal(path, "it does not start with SNAPJRNL")
@@ -93,34 +146,69 @@ extension Journal {
         }
         var offset = 12 + kindLength
         var records: [[UInt8]] = []
-        var damage: String?
+        var offsets: [Int] = []
+        var fault: JournalFault?
         while offset < bytes.count {
-            guard bytes.count - offset >= 8 else {
-                damage = "a torn record header at byte \(offset)"
-                break
+            let problem: String
+            var tornShaped = true
+            if bytes.count - offset < 8 {
+                problem = "its header is cut short"
+            } else {
+                let length = Int(be32(bytes, offset))
+                let checksum = be32(bytes, offset + 4)
+                if !(1...maxRecordLength).contains(length) {
+                    problem = "a record length of \(length)"
+                    tornShaped = false
+                } else if bytes.count - offset - 8 < length {
+                    problem = "\(length) bytes announced, \(bytes.count - offset - 8) present"
+                } else if CRC32.checksum(bytes[(offset + 8)..<(offset + 8 + length)]) != checksum {
+                    problem = "its checksum does not match"
+                    // Whole but wrong, with more after it: no crash leaves that.
+                    tornShaped = offset + 8 + length == bytes.count
+                } else {
+                    records.append(Array(bytes[(offset + 8)..<(offset + 8 + length)]))
+                    offsets.append(offset)
+                    offset += 8 + length
+                    continue
+                }
             }
-            let length = Int(be32(bytes, offset))
-            let checksum = be32(bytes, offset + 4)
-            guard (1...maxRecordLength).contains(length) else {
-                damage = "a record length of \(length) at byte \(offset)"
-                break
-            }
-            guard bytes.count - offset - 8 >= length else {
-                damage = "a torn record at byte \(offset): \(length) bytes announced, \(bytes.count - offset - 8) present"
-                break
-            }
-            let payload = Array(bytes[(offset + 8)..<(offset + 8 + length)])
-            guard CRC32.checksum(payload) == checksum else {
-                damage = "a record whose checksum does not match at byte \(offset)"
-                break
-            }
-            records.append(payload)
-            offset += 8 + length
+            let zeros = bytes[offset...].allSatisfy { $0 == 0 }
+            let torn = zeros || (tornShaped && !containsRecord(bytes, after: offset))
+            fault = JournalFault(kind: torn ? .tornTail : .damaged, offset: offset, record: records.count + 1,
+                                 unreadableBytes: bytes.count - offset, reason: zeros ? "zeros, never written" : problem)
+            break
         }
-        return JournalContents(kind: kind, records: records, intactLength: offset, damage: damage)
+        return JournalContents(kind: kind, records: records, recordOffsets: offsets, intactLength: offset,
+                               fileLength: bytes.count, fault: fault)
+    }
+
+    /// Whether a whole record with a matching checksum starts anywhere after `start`: a torn
+    /// write leaves only a prefix of one record, so finding one means the bytes were damaged.
+    /// The checksums tried are bounded, so a hostile file cannot make this quadratic; past
+    /// the bound the answer is "yes", which only ever calls a tail damage, never intact.
+    static func containsRecord(_ bytes: [UInt8], after start: Int) -> Bool {
+        var budget = 64 << 20
+        var candidate = start + 1
+        while candidate + 8 <= bytes.count {
+            let length = Int(be32(bytes, candidate))
+            if (1...maxRecordLength).contains(length), bytes.count - candidate - 8 >= length {
+                budget -= length
+                if budget < 0 { return true }
+                if CRC32.checksum(bytes[(candidate + 8)..<(candidate + 8 + length)]) == be32(bytes, candidate + 4) {
+                    return true
+                }
+            }
+            candidate += 1
+        }
+        return false
     }
 
     public static func read(path: String) throws(JournalError) -> JournalContents {
+        try read(bytes(atPath: path), path: path)
+    }
+
+    /// A file's whole contents.
+    public static func bytes(atPath path: String) throws(JournalError) -> [UInt8] {
         guard let file = fopen(path, "rb") else { throw .cannotRead(path, String(cString: strerror(errno))) }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -130,7 +218,38 @@ extension Journal {
             if count > 0 { bytes += chunk[0..<count] }
             if count < chunk.count { break }
         }
-        return try read(bytes, path: path)
+        return bytes
+    }
+
+    /// Copies a damaged journal to `PATH.damaged` (or `PATH.damaged-N`) before anything
+    /// cuts it, so that what could not be read is never lost; returns the copy's path.
+    public static func keepDamagedCopy(of path: String) throws(JournalError) -> String {
+        let contents = try bytes(atPath: path)
+        var attempt = 0
+        while true {
+            let copy = path + ".damaged" + (attempt == 0 ? "" : "-\(attempt)")
+            let descriptor = open(copy, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if descriptor < 0 {
+                if errno == EEXIST, attempt < 100 {
+                    attempt += 1
+                    continue
+                }
+                throw .cannotRead(copy, "cannot keep a copy of the damaged journal: \(String(cString: strerror(errno)))")
+            }
+            defer { close(descriptor) }
+            var written = 0
+            while written < contents.count {
+                let count = contents[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                guard count > 0 else {
+                    throw .cannotRead(copy, "cannot keep a copy of the damaged journal: \(String(cString: strerror(errno)))")
+                }
+                written += count
+            }
+            guard fsync(descriptor) == 0 else {
+                throw .cannotRead(copy, "cannot keep a copy of the damaged journal: \(String(cString: strerror(errno)))")
+            }
+            return copy
+        }
     }
 
     private static func be32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
@@ -144,7 +263,9 @@ public enum CRC32 {
         (0..<8).reduce(UInt32(index)) { crc, _ in crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
     }
 
-    public static func checksum(_ bytes: [UInt8]) -> UInt32 {
+    public static func checksum(_ bytes: [UInt8]) -> UInt32 { checksum(bytes[...]) }
+
+    public static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         table.withUnsafeBufferPointer { table in
             for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }

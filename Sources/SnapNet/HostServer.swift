@@ -47,13 +47,23 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     }
 
     /// A host restarted from a crashed one's journal (`snap host --resume`): the match
-    /// goes on from its last intact record, and the journal file goes on growing.
+    /// goes on from its last intact record, and the journal file goes on growing. A torn
+    /// tail is cut with a warning; a damaged journal is refused (`JournalDamaged`) unless
+    /// `fromLastGoodRecord`, and then the whole damaged file is first kept beside it.
     public init(resuming path: String, _ configuration: HostConfiguration, loop: EventLoop, logger: Logger,
-                onWarning: @escaping @Sendable (String) -> Void) throws {
+                fromLastGoodRecord: Bool = false, onWarning: @escaping @Sendable (String) -> Void) throws {
         self.loop = loop
         self.logger = logger
         let journal = try MatchJournal.read(path: path)
-        if let damage = journal.damage { onWarning("the journal's tail was cut: \(damage)") }
+        if let fault = journal.fault {
+            if fault.isDamage {
+                guard fromLastGoodRecord else { throw JournalDamaged(path: path, fault: fault) }
+                let copy = try Journal.keepDamagedCopy(of: path)
+                onWarning("the journal is \(fault); the whole file is kept as \(copy), and the match goes on from record \(fault.record - 1)")
+            } else {
+                onWarning("the journal's tail was cut: \(fault)")
+            }
+        }
         session = try HostSession(resuming: journal.records, configuration, now: .zero)
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         session.setEarlierWins(MatchJournal.roundsWon(in: directory.isEmpty ? "." : directory, excluding: path))

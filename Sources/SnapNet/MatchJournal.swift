@@ -63,6 +63,8 @@ public enum MatchJournal {
         public var replay: MatchReplay
         /// Why the fold stopped early (the journal differs from the engine), if it did.
         public var broken: String?
+        /// A torn tail or damage in the file: the summary covers the part before it.
+        public var fault: JournalFault?
     }
 
     /// Every readable journal in `directory`, oldest first, folded; `unreadable` hears
@@ -82,7 +84,7 @@ public enum MatchJournal {
                     break
                 }
             }
-            return Summary(path: path, replay: replay, broken: broken)
+            return Summary(path: path, replay: replay, broken: broken, fault: journal.fault)
         }
     }
 
@@ -96,20 +98,51 @@ public enum MatchJournal {
         return wins
     }
 
-    /// Reads a match journal: its intact records decoded, and what was wrong after them.
-    public static func read(path: String) throws -> (records: [MatchRecord], damage: String?, intactLength: Int) {
+    /// A match journal as read: the records up to the first that cannot be used, and why.
+    public struct Contents: Sendable {
+        public var records: [MatchRecord]
+        /// A torn tail (a crash's trace) or damage; nil when the file was read whole.
+        public var fault: JournalFault?
+        /// Where the usable part ends: what a host continuing the file truncates it to.
+        public var intactLength: Int
+    }
+
+    /// Reads a match journal. A record that is whole and checksummed but does not decode,
+    /// or is out of sequence (duplicated, reordered), is damage at that record, as is the
+    /// container's own damage; only a torn last record is a crash's trace.
+    public static func read(path: String) throws -> Contents {
         let contents = try Journal.read(path: path)
         guard contents.kind == MatchRecordCodec.kind else {
             throw JournalError.notAJournal(path, "it holds \(contents.kind), not a Snap! match")
         }
         var records: [MatchRecord] = []
         for (index, payload) in contents.records.enumerated() {
-            do { records.append(try MatchRecordCodec.decode(payload)) } catch {
-                return (records, "record \(index) cannot be read: \(error)", contents.intactLength)
+            let problem: String
+            do {
+                let record = try MatchRecordCodec.decode(payload)
+                if record.sequence == UInt64(index) {
+                    records.append(record)
+                    continue
+                }
+                problem = "it is numbered \(record.sequence) where \(index) was due"
+            } catch {
+                problem = "it cannot be decoded: \(error)"
             }
+            let offset = contents.recordOffsets[index]
+            let fault = JournalFault(kind: .damaged, offset: offset, record: index + 1,
+                                     unreadableBytes: contents.fileLength - offset, reason: problem)
+            return Contents(records: records, fault: fault, intactLength: offset)
         }
-        return (records, contents.damage, contents.intactLength)
+        return Contents(records: records, fault: contents.fault, intactLength: contents.intactLength)
     }
 
     private static func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+}
+
+/// A journal that is damaged, not merely torn: refused unless the caller chose to go on
+/// from its last good record.
+public struct JournalDamaged: Error, CustomStringConvertible {
+    public var path: String
+    public var fault: JournalFault
+    public var description: String { "the journal \(path) is \(fault)" }
 }

@@ -54,12 +54,18 @@ public final class StoryServer: FrameServer, @unchecked Sendable {  // all state
     public struct Restored: Sendable {
         public var matches: Int
         public var records: Int
-        /// Why the tail was cut, if it was.
-        public var damage: String?
+        /// A torn tail that was cut, or damage that was set aside, if either.
+        public var fault: JournalFault?
+        /// Where the whole damaged file was kept before it was cut (damage only).
+        public var damagedCopy: String?
         public var problems: [String]
+
+        public init(matches: Int, records: Int, fault: JournalFault? = nil, damagedCopy: String? = nil, problems: [String]) {
+            (self.matches, self.records, self.fault, self.damagedCopy, self.problems) = (matches, records, fault, damagedCopy, problems)
+        }
     }
 
-    public private(set) var restored = Restored(matches: 0, records: 0, damage: nil, problems: [])
+    public private(set) var restored = Restored(matches: 0, records: 0, problems: [])
 
     /// Opens (or creates) the journal at `journalPath` and rebuilds every match from it.
     public init(journalPath: String, loop: EventLoop, logger: Logger, onWarning: @escaping @Sendable (String) -> Void) throws {
@@ -71,10 +77,12 @@ public final class StoryServer: FrameServer, @unchecked Sendable {  // all state
                 throw JournalError.notAJournal(journalPath, "it holds \(contents.kind), not \(StoryRecord.journalKind)")
             }
             let problems = host.replay(contents.records)
-            // A torn tail (a kill -9 mid-write) is cut, never misread.
+            // A torn tail (a kill -9 mid-write) is cut, never misread. Damage is cut too, so
+            // that the service can go on, but only after the whole file is kept aside.
+            let copy = contents.fault?.isDamage == true ? try Journal.keepDamagedCopy(of: journalPath) : nil
             journal = try JournalWriter(continuing: journalPath, intactLength: contents.intactLength, onError: onWarning)
             restored = Restored(matches: host.book.matches.count, records: contents.records.count,
-                                damage: contents.damage, problems: problems)
+                                fault: contents.fault, damagedCopy: copy, problems: problems)
         } else {
             journal = try JournalWriter(creating: journalPath, kind: StoryRecord.journalKind, onError: onWarning)
         }

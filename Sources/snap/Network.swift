@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import SnapBots
 import SnapEngine
+import SnapJournal
 import SnapNet
 import SnapProtocol
 import SnapSession
@@ -78,6 +79,8 @@ struct Host: ParsableCommand {
     @Flag(help: "Restart a crashed host from its journal (headless): the latest unfinished match hosted as --name, or JOURNAL.")
     var resume = false
     @Argument(help: "With --resume: the journal file to resume.") var journal: String?
+    @Flag(help: "With --resume: go on from a damaged journal's last good record (the whole file is first kept as JOURNAL.damaged).")
+    var fromLastGoodRecord = false
     @Option(help: "The host's name (the socket file and what joining players see).") var name = defaultPlayerName()
     @Option(help: "Listen on this Unix socket path instead of the default.") var socket: String?
     @Option(help: "Also listen on TCP, e.g. 127.0.0.1:7777, or 0.0.0.0:7777 for the local network (port 0 picks a free one).")
@@ -148,6 +151,7 @@ struct Host: ParsableCommand {
 
     func run() throws {
         if journal != nil, !resume { throw ValidationError("a journal file is only taken with --resume") }
+        if fromLastGoodRecord, !resume { throw ValidationError("--from-last-good-record is only taken with --resume") }
         if resume, !headless { throw ValidationError("--resume needs --headless (windows cannot resume yet)") }
         guard headless else {
             #if GUI
@@ -196,7 +200,13 @@ struct Host: ParsableCommand {
                 throw ExitCode(1)
             }
             do {
-                server = try HostServer(resuming: path, configuration, loop: group.next(), logger: logger, onWarning: warn)
+                server = try HostServer(resuming: path, configuration, loop: group.next(), logger: logger,
+                                        fromLastGoodRecord: fromLastGoodRecord, onWarning: warn)
+            } catch let damaged as JournalDamaged {
+                say("error: cannot resume \(path): it is \(damaged.fault).")
+                say("To go on from its last good record (record \(damaged.fault.record - 1)), run this again with "
+                    + "--from-last-good-record; the whole file is kept as \(path).damaged first.")
+                throw ExitCode(1)
             } catch {
                 say("error: cannot resume \(path): \(error)")
                 throw ExitCode(1)

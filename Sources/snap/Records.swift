@@ -23,8 +23,9 @@ struct Replay: ParsableCommand {
             engine from the journal's commands (each deal with its seed), checks every round's \
             revealed seed and salt against the commitment announced before its deal, and prints \
             "replay: N commands, R rounds, matches the journal" (exit 0), or the first record \
-            where it differs (exit 1). A torn tail (a host killed mid-write) is reported and \
-            left out. Journals are in $XDG_STATE_HOME/snap/matches/ (see snap history).
+            where it differs (exit 1). A torn tail (the last record cut short by a host killed \
+            mid-write) is reported and left out; a damaged journal (a bad record with more after \
+            it) is reported with where it is and what was readable, and exits 1. Journals are in $XDG_STATE_HOME/snap/matches/ (see snap history).
             """)
 
     @Argument(help: "A journal file (.snapjournal).") var file: String
@@ -41,23 +42,41 @@ struct Replay: ParsableCommand {
     }
 
     func run() throws {
-        let journal: (records: [MatchRecord], damage: String?, intactLength: Int)
+        let journal: MatchJournal.Contents
         do { journal = try MatchJournal.read(path: file) } catch {
             say("error: \(error)")
             throw ExitCode(1)
         }
-        if let damage = journal.damage {
-            say("journal: \(damage); \(verify ? "verified" : "replaying") the \(journal.records.count) records before it")
+        if let fault = journal.fault {
+            // The commands the readable part holds, whether or not it replays.
+            let commands = journal.records.reduce(0) { count, record in
+                if case .applied = record.entry { count + 1 } else { count }
+            }
+            switch fault.kind {
+            case .tornTail:
+                say("journal: the last record was cut short at byte \(fault.offset) (\(fault.reason)), as a crash leaves it; "
+                    + "\(verify ? "verifying" : "replaying") the \(journal.records.count) records before it")
+            case .damaged:
+                say("journal: damaged at byte \(fault.offset), record \(fault.record) (\(fault.reason)): \(commands) commands "
+                    + "in the \(fault.record - 1) records read before it; \(grouped(fault.unreadableBytes)) bytes from there on cannot be read")
+            }
         }
         guard verify else { return try openWindow(journal.records) }
+        let damaged = journal.fault?.isDamage == true
         do {
             let replay = try MatchReplay.fold(journal.records)
             guard replay.start != nil else {
                 say("replay: 0 commands, 0 rounds: the match never started")
+                if damaged { throw ExitCode(1) }
                 return
             }
+            if damaged {
+                // Never "matches the journal": part of it could not be read.
+                say("replay: the \(replay.commands) commands before the damage match the engine; the rest of the journal is lost")
+                throw ExitCode(1)
+            }
             say("replay: \(replay.commands) commands, \(replay.rounds) rounds, matches the journal")
-        } catch {
+        } catch let error as ReplayMismatch {
             say("replay: differs from the journal at \(error)")
             throw ExitCode(1)
         }
@@ -97,7 +116,10 @@ struct History: ParsableCommand {
             for winner in replay.winners { wins[winner, default: 0] += 1 }
             let players = start.players.map(\.name).joined(separator: ", ")
             let winners = replay.winners.isEmpty ? "no round won" : "won: " + replay.winners.joined(separator: ", ")
-            let ending = broken.map { "journal differs: \($0)" } ?? replay.ended ?? "unfinished"
+            var ending = broken.map { "journal differs: \($0)" } ?? replay.ended ?? "unfinished"
+            if let fault = summary.fault, fault.isDamage {
+                ending = "DAMAGED journal (byte \(fault.offset), record \(fault.record)); read up to there: " + ending
+            }
             say("\(date(start.startedAt))\t\(start.hostName)\t\(players)\t\(winners)\t\(ending)")
             shown += 1
         }

@@ -256,7 +256,14 @@ struct StoryServe: ParsableCommand {
             let started = ContinuousClock.now
             server = try StoryServer(journalPath: path, loop: group.next(), logger: logger, onWarning: warn)
             let restored = server.restored
-            if let damage = restored.damage { warn("the journal's tail was cut: \(damage)") }
+            if let fault = restored.fault {
+                if let copy = restored.damagedCopy {
+                    printError("error: the story journal \(path) is \(fault); the whole file is kept as \(copy), "
+                               + "and the service goes on with the \(fault.record - 1) records before the damage")
+                } else {
+                    warn("the journal's tail was cut: \(fault)")
+                }
+            }
             for problem in restored.problems { warn("journal \(problem) was skipped") }
             let millis = Double((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000) / 1000
                 + Double((ContinuousClock.now - started).components.seconds) * 1000

@@ -77,7 +77,7 @@ struct JournalCommandTests {
         _ = host.exitStatus(timeout: 5)
         for bot in bots { _ = bot.exitStatus(timeout: 10) }
         let intact = try MatchJournal.read(path: path)
-        #expect(intact.damage == nil)
+        #expect(intact.fault == nil)
         #expect(intact.records.count > 5)
         // Tear the last record at every byte offset: each time the records before it verify.
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
@@ -87,7 +87,7 @@ struct JournalCommandTests {
             try Data(bytes[0..<cut]).write(to: URL(fileURLWithPath: torn))
             let verify = try SnapProcess(["replay", torn, "--verify"], runtimeDirectory: directory)
             #expect(verify.exitStatus() == 0, "cut at \(cut): \(verify.output)")
-            #expect(verify.lines.first?.hasPrefix("journal: a torn record") == true, "\(verify.output)")
+            #expect(verify.lines.first?.hasPrefix("journal: the last record was cut short at byte") == true, "\(verify.output)")
             #expect(verify.lines.last?.hasSuffix("matches the journal") == true)
         }
     }

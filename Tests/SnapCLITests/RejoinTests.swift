@@ -177,6 +177,56 @@ struct ResumeTests {
         #expect(try MatchJournal.read(path: journal).records.count > before)
     }
 
+    @Test("a damaged journal: replay --verify, history and --resume say so; --from-last-good-record goes on, keeping the file",
+          .timeLimit(.minutes(5)))
+    func damagedJournal() throws {
+        let directory = makeRuntimeDirectory()
+        let first = try SnapProcess(["host", "--headless", "--name", "Table", "--start-when", "2", "--rounds", "2",
+                                     "--speed", "0.05", "--turn-limit", "200"], runtimeDirectory: directory)
+        let journal = String(try #require(first.line(startingWith: "journal: ")).dropFirst("journal: ".count))
+        let bots = try ["Ann", "Bob"].map {
+            try SnapProcess(["join", "--bot", "--name", $0, "--speed", "0.05", "--no-rejoin"], runtimeDirectory: directory)
+        }
+        #expect(first.line(startingWith: "never", timeout: 2.5) == nil)  // mid-round
+        first.signal(SIGKILL)
+        _ = first.exitStatus(timeout: 5)
+        for bot in bots { _ = bot.exitStatus(timeout: 10) }
+        // Two bits flipped in the middle, as the issue found them.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: journal)))
+        bytes[bytes.count / 2] ^= 0x04
+        bytes[bytes.count / 2 + 9] ^= 0x80
+        try Data(bytes).write(to: URL(fileURLWithPath: journal))
+        let fault = try #require(try MatchJournal.read(path: journal).fault)
+        #expect(fault.kind == .damaged)
+
+        let verify = try SnapProcess(["replay", journal, "--verify"], runtimeDirectory: directory)
+        #expect(verify.exitStatus() == 1)
+        #expect(verify.lines.first?.hasPrefix("journal: damaged at byte \(fault.offset), record \(fault.record) (") == true, "\(verify.output)")
+        #expect(verify.lines.first?.hasSuffix(" bytes from there on cannot be read") == true)
+        #expect(!verify.output.contains("matches the journal"))
+
+        let history = try SnapProcess(["history"], runtimeDirectory: directory)
+        #expect(history.exitStatus() == 0)
+        #expect(history.lines.first?.contains("DAMAGED journal (byte \(fault.offset), record \(fault.record))") == true, "\(history.output)")
+
+        let refused = try SnapProcess(["host", "--headless", "--name", "Table", "--resume", journal], runtimeDirectory: directory)
+        #expect(refused.exitStatus() == 1)
+        #expect(refused.output.contains("error: cannot resume \(journal): it is damaged at byte \(fault.offset)"), "\(refused.output)")
+        #expect(refused.output.contains("--from-last-good-record"))
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: journal))) == bytes)  // untouched
+
+        let resumed = try SnapProcess(["host", "--headless", "--name", "Table", "--resume", journal, "--from-last-good-record"],
+                                      runtimeDirectory: directory)
+        #expect(resumed.line(startingWith: "resumed \(journal) at command ") != nil, "\(resumed.output)\(resumed.errors)")
+        resumed.signal(SIGTERM)
+        _ = resumed.exitStatus(timeout: 10)
+        #expect(resumed.errors.contains("the whole file is kept as \(journal).damaged"))
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: journal + ".damaged"))) == bytes)
+        let after = try MatchJournal.read(path: journal)
+        #expect(after.fault == nil)
+        #expect(after.records.count >= fault.record - 1)
+    }
+
     @Test("--resume with nothing to resume, or a finished match, is a clear error", .timeLimit(.minutes(5)))
     func nothingToResume() throws {
         let directory = makeRuntimeDirectory()

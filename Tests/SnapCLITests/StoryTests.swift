@@ -67,6 +67,30 @@ struct StoryTests {
         #expect(service.exitStatus(timeout: 20) == 0)
     }
 
+    @Test("a damaged journal is reported on start and kept whole beside the cut one; the service goes on")
+    func damagedJournal() throws {
+        var service = try serve()
+        #expect(try story(["new", "--with", "Bob", "--name", "Ann"]).lines == ["match 1"])
+        for turn in 0..<6 {
+            let writer = turn % 2 == 0 ? "Ann" : "Bob"
+            #expect(try story(["turn", "1", "Turn \(turn).", "--name", writer]).status == 0)
+        }
+        service.signal(SIGTERM)
+        _ = service.exitStatus(timeout: 20)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: journalPath)))
+        bytes[bytes.count / 2] ^= 0x20
+        try Data(bytes).write(to: URL(fileURLWithPath: journalPath))
+        service = try serve()
+        #expect(service.errors.contains("error: the story journal \(journalPath) is damaged at byte "), "\(service.errors)")
+        #expect(service.errors.contains("the whole file is kept as \(journalPath).damaged"))
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: journalPath + ".damaged"))) == bytes)
+        // What was before the damage is served, and new matches are taken.
+        #expect(try story(["show", "1", "--name", "Ann"]).status == 0)
+        #expect(try story(["new", "--with", "Bob", "--name", "Ann"]).status == 0)
+        service.signal(SIGTERM)
+        #expect(service.exitStatus(timeout: 20) == 0)
+    }
+
     @Test("refusals exit non-zero with a clear message: not your turn, too long, match over, unknown match, quit participant, wrong key")
     func refusals() throws {
         let service = try serve()
