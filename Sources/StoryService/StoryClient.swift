@@ -61,7 +61,7 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
             setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         }
         do {
-            try send(.hello(version: StoryWire.version, name: name, key: key, joinCode: joinCode))
+            try send(.hello(version: StoryWire.version, name: name, key: key.bytes, joinCode: joinCode))
             switch try next() {
             case .welcome: break
             case .refused(let why, let message): throw StoryClientError.refused(why, message)

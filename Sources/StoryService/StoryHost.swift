@@ -33,12 +33,15 @@ public struct StoryHost: Sendable {
     }
 
     /// Checks a hello: the name's first use registers its key; another key is refused.
-    public func signIn(version: UInt16, name: String, key: SeatToken) -> SignIn {
+    public func signIn(version: UInt16, name: String, key bytes: [UInt8]) -> SignIn {
         guard version == StoryWire.version else {
             return .refused(.signIn, "this story service speaks version \(StoryWire.version), not \(version)")
         }
         do { _ = try PlayerName.validate(name) } catch {
             return .refused(.signIn, "not a usable name: \(error)")
+        }
+        guard let key = SeatToken(bytes: bytes) else {
+            return .refused(.signIn, "a key of sixteen zero bytes is not a key: a player's key is 16 random bytes (docs/STORY.md, Identity)")
         }
         guard let known = keys[name] else { return .welcome(register: .register(name: name, key: key)) }
         guard known == key else {

@@ -21,7 +21,9 @@ public enum StoryWire {
 /// What a player asks the service.
 public enum StoryRequest: Hashable, Sendable {
     /// The first message: who is asking, with their secret key (and the join code over TCP).
-    case hello(version: UInt16, name: String, key: SeatToken, joinCode: String)
+    /// `key` is the 16 bytes as sent: a well-formed hello with an unusable key (all zeros)
+    /// is the service's to refuse in words, not a malformed message.
+    case hello(version: UInt16, name: String, key: [UInt8], joinCode: String)
     case create(others: [String], title: String)
     case automatch
     case list
@@ -53,8 +55,9 @@ public enum StoryRequest: Hashable, Sendable {
     /// Why this request cannot be encoded (a field too long for its length prefix), if it cannot.
     public var problem: StoryRequestError? {
         switch self {
-        case .hello(_, let name, _, let joinCode):
+        case .hello(_, let name, let key, let joinCode):
             if name.utf8.count > 255 || joinCode.utf8.count > 255 { return .init(.signIn, "the name or join code is too long") }
+            if key.count != 16 { return .init(.signIn, "a key is 16 bytes, not \(key.count)") }
         case .create(let others, let title):
             let scalars = title.unicodeScalars.count
             if title.utf8.count > 255 || scalars > StoryRules.maxTitleScalars { return .init(.badRequest, StoryError.titleTooLong(scalars: scalars).description) }
@@ -75,7 +78,7 @@ public enum StoryRequest: Hashable, Sendable {
         case .hello(let version, let name, let key, let joinCode):
             writer.u16(version)
             writer.string(name)
-            writer.bytes(key.bytes)
+            writer.bytes(key)
             writer.string(joinCode)
         case .create(let others, let title):
             writer.string(title)
@@ -104,7 +107,7 @@ public enum StoryRequest: Hashable, Sendable {
         case .hello:
             let version = try reader.u16()
             let name = try reader.string()
-            guard let key = SeatToken(bytes: try reader.bytes(16)) else { throw .truncatedPayload(type: frame.type) }
+            let key = try reader.bytes(16)
             request = .hello(version: version, name: name, key: key, joinCode: try reader.string())
         case .create:
             let title = try reader.string()

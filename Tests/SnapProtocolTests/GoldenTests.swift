@@ -90,6 +90,28 @@ struct GoldenTests {
         #expect(document.components(separatedBy: "```text\n").count - 1 == Fixtures.all.count)
     }
 
+    @Test("§10's budget table and its example refusal are MessageBudget's numbers")
+    func documentedBudgets() throws {
+        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
+        let document = try String(contentsOf: url, encoding: .utf8)
+        let table = try #require(document.range(of: "| message | burst | rate (per second) |"))
+        let rows = document[table.upperBound...].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("|") }
+        var documented: [MessageBudget.Kind: (Int, Int)] = [:]
+        for row in rows {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            let rate = try #require(Int(cells[2].prefix { $0.isNumber }), "\(row)")
+            for name in cells[0].split(separator: ",") {
+                let kind = try #require(MessageBudget.Kind(rawValue: name.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: ["`"])))
+                documented[kind] = (try #require(Int(cells[1])), rate)
+            }
+        }
+        for kind in MessageBudget.Kind.allCases {
+            let limits = MessageBudget.limits(kind)
+            #expect(documented[kind]?.0 == limits.capacity && documented[kind]?.1 == limits.perSecond, "\(kind)")
+        }
+        #expect(document.contains("closing(protocolViolation, \"\(MessageBudget.overBudgetText(.turn))\")"))
+    }
+
     @Test("the frame sizes quoted in PROTOCOL.md §14")
     func documentedSizes() {
         let name = String(repeating: "\u{10400}", count: 16)  // 64 bytes

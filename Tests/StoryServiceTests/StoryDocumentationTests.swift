@@ -12,7 +12,7 @@ struct StoryDocumentationTests {
     static let match = StoryMatch(id: StoryMatchID(1), title: "Tale", participants: [StoryParticipant(name: "Ann"), StoryParticipant(name: "Bob")],
                                   places: 2, current: 1, text: "Once", createdAt: 1_700_000_000, lastTurnAt: 1_700_000_060, turnsTaken: 1)
     static let examples: [(String, [UInt8])] = [
-        ("hello", StoryRequest.hello(version: 1, name: "Ann", key: key, joinCode: "").encode(sequence: 0)),
+        ("hello", StoryRequest.hello(version: 1, name: "Ann", key: key.bytes, joinCode: "").encode(sequence: 0)),
         ("create", StoryRequest.create(others: ["Bob"], title: "Tale").encode(sequence: 1)),
         ("turn", StoryRequest.turn(StoryMatchID(1), text: "Once").encode(sequence: 2)),
         ("welcome", StoryReply.welcome(version: 1, name: "Ann").encode(sequence: 0)),
@@ -36,5 +36,17 @@ struct StoryDocumentationTests {
             #expect(document.contains(Self.block(bytes)), "PROTOCOL.md lacks the story example \(name)")
         }
         #expect(document.components(separatedBy: "```story\n").count - 1 == Self.examples.count)
+    }
+
+    @Test("§16's refusal reasons and budget are the service's")
+    func documentedRefusals() throws {
+        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
+        let document = try String(contentsOf: url, encoding: .utf8)
+        for reason in StoryRefusal.allCases {
+            #expect(document.contains("| \(reason.rawValue) | `\(reason)` |"), "PROTOCOL.md lacks reason \(reason.rawValue) \(reason)")
+        }
+        let limits = StoryServer.Limits()
+        #expect(document.contains("Budget: a burst of \(limits.burst) requests, then \(Int(limits.perSecond)) a second"))
+        #expect(document.contains("\"over budget: more than \(limits.burst) requests at once, or \(Int(limits.perSecond)) a second\""))
     }
 }

@@ -61,12 +61,52 @@ struct StoryServerTests {
         }
     }
 
+    /// Sends `bytes` on a fresh connection and returns the first reply (nil if the service
+    /// closed without one).
+    func firstReply(_ socket: String, _ bytes: [UInt8]) throws -> StoryReply? {
+        let descriptor = try StoryClient.connect(.unix(socket))
+        defer { close(descriptor) }
+        _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var decoder = FrameDecoder(maxBodyLength: StoryWire.maxBodyLength)
+        while true {
+            if let frame = try decoder.nextFrame() { return try StoryReply.decode(frame) }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { return nil }
+            decoder.append(buffer[0..<count])
+        }
+    }
+
+    /// A hello laid out by hand as docs/PROTOCOL.md §16 gives it, not by the codec.
+    func handMadeHello(name: String, key: [UInt8]) -> [UInt8] {
+        let payload: [UInt8] = [0, 1, UInt8(name.utf8.count)] + Array(name.utf8) + key + [0]
+        let length = UInt32(9 + payload.count)
+        return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF),
+                0x53, 0x4E, 0x41, 0x50, 0x80, 0, 0, 0, 0] + payload
+    }
+
+    @Test("§16's hello as the document lays it out: a zero key is refused in words, another key for a taken name with wrongKey (9)")
+    func documentedSignIn() throws {
+        try withServer { socket, _ in
+            let zero = try firstReply(socket, handMadeHello(name: "Ann", key: Array(repeating: 0, count: 16)))
+            guard case .refused(let why, let message) = zero else { Issue.record("no refusal: \(String(describing: zero))"); return }
+            #expect(why == .signIn && why.rawValue == 10)
+            #expect(message.hasPrefix("a key of sixteen zero bytes is not a key"), "\(message)")
+            let first = try firstReply(socket, handMadeHello(name: "Ann", key: Array(1...16)))
+            #expect(first == .welcome(version: 1, name: "Ann"))
+            let other = try firstReply(socket, handMadeHello(name: "Ann", key: Array(2...17)))
+            guard case .refused(let reason, let words) = other else { Issue.record("no refusal: \(String(describing: other))"); return }
+            #expect(reason == .wrongKey && reason.rawValue == 9, "\(words)")
+            #expect(words.contains("the name Ann belongs to someone else"))
+        }
+    }
+
     @Test("a sequence gap, a request before hello, and a Snap! hello are refused and cut")
     func violations() throws {
         try withServer { socket, _ in
             for bytes in [
                 StoryRequest.list.encode(sequence: 0),  // before hello
-                StoryRequest.hello(version: 1, name: "Ann", key: key(1), joinCode: "").encode(sequence: 3),  // gap
+                StoryRequest.hello(version: 1, name: "Ann", key: key(1).bytes, joinCode: "").encode(sequence: 3),  // gap
                 [0, 0, 0, 9, 0x53, 0x4E, 0x41, 0x50, 0x01, 0, 0, 0, 0],  // Snap!'s type 0x01
             ] {
                 let descriptor = try StoryClient.connect(.unix(socket))

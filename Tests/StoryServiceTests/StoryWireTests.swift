@@ -19,7 +19,7 @@ struct StoryWireTests {
     @Test("every request and reply survives the wire, a full 4096-byte story included")
     func roundTrip() throws {
         let requests: [StoryRequest] = [
-            .hello(version: 1, name: "Ann", key: key, joinCode: "ABCDEF"), .create(others: ["Bob", "Cy"], title: "The dragon"),
+            .hello(version: 1, name: "Ann", key: key.bytes, joinCode: "ABCDEF"), .create(others: ["Bob", "Cy"], title: "The dragon"),
             .automatch, .list, .show(StoryMatchID(9)), .turn(StoryMatchID(3), text: "Once upon a time 🐉"),
             .quit(StoryMatchID(4)), .watch, .ping(42),
         ]
@@ -62,7 +62,7 @@ struct StoryWireTests {
     @Test("journal records replay to the same matches and keys")
     func replay() throws {
         var host = StoryHost()
-        guard case .welcome(let register?) = host.signIn(version: 1, name: "Ann", key: key) else { Issue.record("no welcome"); return }
+        guard case .welcome(let register?) = host.signIn(version: 1, name: "Ann", key: key.bytes) else { Issue.record("no welcome"); return }
         host.register(register)
         var records = [register.bytes]
         for request in [StoryRequest.create(others: ["Bob"], title: "T"), .automatch, .turn(StoryMatchID(1), text: "Hello"), .quit(StoryMatchID(2))] {
@@ -79,15 +79,15 @@ struct StoryWireTests {
     @Test("a name's first key is registered; another key for it is refused; a bad name is refused")
     func identity() throws {
         var host = StoryHost()
-        guard case .welcome(let register?) = host.signIn(version: 1, name: "Ann", key: key) else { Issue.record("no welcome"); return }
+        guard case .welcome(let register?) = host.signIn(version: 1, name: "Ann", key: key.bytes) else { Issue.record("no welcome"); return }
         host.register(register)
-        #expect(host.signIn(version: 1, name: "Ann", key: key) == .welcome(register: nil))
-        guard case .refused(.wrongKey, let message) = host.signIn(version: 1, name: "Ann", key: otherKey) else {
+        #expect(host.signIn(version: 1, name: "Ann", key: key.bytes) == .welcome(register: nil))
+        guard case .refused(.wrongKey, let message) = host.signIn(version: 1, name: "Ann", key: otherKey.bytes) else {
             Issue.record("another key was let in"); return
         }
         #expect(message.contains("belongs to someone else"))
-        guard case .refused(.signIn, _) = host.signIn(version: 1, name: "  ", key: key) else { Issue.record("a blank name was let in"); return }
-        guard case .refused(.signIn, _) = host.signIn(version: 2, name: "Bob", key: key) else { Issue.record("version 2 was let in"); return }
+        guard case .refused(.signIn, _) = host.signIn(version: 1, name: "  ", key: key.bytes) else { Issue.record("a blank name was let in"); return }
+        guard case .refused(.signIn, _) = host.signIn(version: 2, name: "Bob", key: key.bytes) else { Issue.record("version 2 was let in"); return }
         // Acting is always as the signed-in name: a turn by Bob in Ann's match is Bob's.
         _ = try host.apply(.create(others: ["Bob"], title: ""), by: "Ann", at: 1).get()
         guard case .failure(let error) = host.apply(.turn(StoryMatchID(1), text: "x"), by: "Bob", at: 2) else {
