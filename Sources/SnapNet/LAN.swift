@@ -205,9 +205,10 @@ extension DNSName {
 /// seconds past its last announcement. A game heard again at least `confirmGap` after
 /// it was first heard is *confirmed* (it keeps announcing, as a real host does every
 /// second); a confirmed game is never pushed out by a newcomer, only by its own expiry or
-/// goodbye. When there is no room, the newcomer takes the place of the least recently
-/// heard unconfirmed game (of its own sender first), or is dropped if every game is
-/// confirmed. Only the sender that announced a game may change it or say goodbye for it.
+/// goodbye. When there is no room, the newcomer takes the place of an unconfirmed game
+/// of the sender holding the most (`fairVictim`), or of its own sender when that has
+/// its 8 already, or is dropped if every game is confirmed. Only the sender that
+/// announced a game may change it or say goodbye for it.
 public struct LANGameTable: Sendable {
     /// The most games kept (and so listed by `snap list --lan` and the Join screen).
     public static let maxGames = 64
@@ -268,7 +269,7 @@ public struct LANGameTable: Sendable {
                 entries[victim] = nil
             }
             if entries.count >= Self.maxGames {
-                guard let victim = leastRecentUnconfirmed(from: nil) else { continue }
+                guard let victim = fairVictim(for: sender) else { continue }
                 entries[victim] = nil
             }
             entries[key] = Entry(game: game, source: sender, expires: now + lifetime, firstHeard: now, lastHeard: now,
@@ -276,8 +277,21 @@ public struct LANGameTable: Sendable {
         }
     }
 
-    private func leastRecentUnconfirmed(from sender: String?) -> String? {
-        entries.filter { !$0.value.confirmed && (sender == nil || $0.value.source == sender) }
+    private func leastRecentUnconfirmed(from sender: String) -> String? {
+        entries.filter { !$0.value.confirmed && $0.value.source == sender }
+            .min { $0.value.lastHeard < $1.value.lastHeard }?.key
+    }
+
+    /// The game that gives up its place when the table is full: an unconfirmed one of the
+    /// sender holding the most unconfirmed games (the newcomer's own sender when it holds
+    /// as many as any), the least recently heard of those. So a flood from fewer than
+    /// `maxGames` senders cannot push out a game whose sender has only one or two.
+    private func fairVictim(for sender: String) -> String? {
+        var held: [String: Int] = [:]
+        for entry in entries.values where !entry.confirmed { held[entry.source, default: 0] += 1 }
+        guard let most = held.values.max() else { return nil }
+        let biggest: Set<String> = held[sender] == most ? [sender] : Set(held.filter { $0.value == most }.keys)
+        return entries.filter { !$0.value.confirmed && biggest.contains($0.value.source) }
             .min { $0.value.lastHeard < $1.value.lastHeard }?.key
     }
 

@@ -60,6 +60,20 @@ struct LANTableTests {
         #expect(games.contains(Self.real))
     }
 
+    @Test("a flood from 32 senders fills the table, yet a real game first heard during it gets in and stays")
+    func floodFromSomeSenders() {
+        var table = LANGameTable()
+        for index in 0..<10_000 {
+            let now = Duration.microseconds(index * 100)
+            table.update(Self.fake(index), source: "10.0.0.\(index % 32)", now: now)
+            if index % 2000 == 1000 { table.update(Self.realAnnouncement, source: Self.realSource, now: now) }
+            #expect(table.count <= LANGameTable.maxGames)
+        }
+        let games = table.games(now: .seconds(1))
+        #expect(games.count == LANGameTable.maxGames)
+        #expect(games.first == Self.real)
+    }
+
     @Test("once every kept game is confirmed, newcomers are dropped rather than pushing one out")
     func confirmedAreKept() {
         var table = LANGameTable()
