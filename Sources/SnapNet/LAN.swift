@@ -22,6 +22,19 @@ public struct LANGame: Hashable, Sendable {
     public var started: Bool
     public var needsCode: Bool
 
+    public init(instance: String, hostName: String, machine: String, address: String, port: Int, players: UInt8,
+                maxPlayers: UInt8, started: Bool, needsCode: Bool) {
+        self.instance = instance
+        self.hostName = hostName
+        self.machine = machine
+        self.address = address
+        self.port = port
+        self.players = players
+        self.maxPlayers = maxPlayers
+        self.started = started
+        self.needsCode = needsCode
+    }
+
     public var endpoint: Endpoint { .tcp(host: address, port: port) }
     public var info: HostInfo {
         HostInfo(hostName: hostName, players: players, maxPlayers: maxPlayers, started: started, needsCode: needsCode)
