@@ -276,6 +276,25 @@ public final class Graphics {
         return result
     }
 
+    /// `text` as it fits in `width` points at this size: whole, or cut and ending with
+    /// `…` (measured with the font, nothing drawn). For text from outside, e.g. a name
+    /// announced on the network.
+    public func fitted(_ text: String, width: Double, size: Int, bold: Bool = false) -> String {
+        guard let font = fonts.font(size: size, bold: bold) else { return text }
+        func fits(_ candidate: String) -> Bool {
+            var w: Int32 = 0, h: Int32 = 0
+            return TTF_SizeUTF8(font, candidate, &w, &h) == 0 && Double(w) / 2 <= width
+        }
+        if fits(text) { return text }
+        let characters = Array(text)
+        var low = 0, high = characters.count  // the most characters that fit before "…"
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if fits(String(characters[..<middle]) + "…") { low = middle } else { high = middle - 1 }
+        }
+        return String(characters[..<low]) + "…"
+    }
+
     public enum Alignment { case left, center, right }
 
     /// Draws text with its top at `origin.y`, aligned on `origin.x`; returns its size.

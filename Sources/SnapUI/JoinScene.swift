@@ -434,15 +434,18 @@ public final class JoinScene: Scene {
             if hovered { MenuKit.panel(graphics, Rect(x: row.x, y: row.y + 8, width: 4, height: row.height - 16), .gold, radius: 2) }
             let card = Rect(x: row.x + 14, y: row.y + 7, width: 24.5, height: 36)
             graphics.draw(app.assets.back, in: card, alpha: isOpen ? 1 : 0.4)
-            graphics.text(info.hostName, at: Point(card.x + card.width + 16, row.y + 5), size: 20, bold: true,
+            // Names and machines may come from anyone on the network: cut to the room left of "n/4 players".
+            let textWidth = row.x + row.width - 330 - (card.x + card.width + 16)
+            graphics.text(graphics.fitted(info.hostName, width: textWidth, size: 20, bold: true),
+                          at: Point(card.x + card.width + 16, row.y + 5), size: 20, bold: true,
                           color: isOpen ? .white : Color(255, 255, 255, 150), align: .left)
             let whereText: String
             switch host {
             case .local: whereText = "this computer"
-            case .lan(let game): whereText = "network: \(game.machine) · \(game.address):\(game.port)" + (game.needsCode ? " · join code needed" : "")
+            case .lan(let game): whereText = "\(game.address):\(game.port) · \(game.machine)" + (game.needsCode ? " · code" : "")
             }
-            graphics.text(whereText, at: Point(card.x + card.width + 16, row.y + 29), size: 13,
-                          color: MenuKit.hintColor, align: .left, shadow: false)
+            graphics.text(graphics.fitted(whereText, width: textWidth, size: 13), at: Point(card.x + card.width + 16, row.y + 29),
+                          size: 13, color: MenuKit.hintColor, align: .left, shadow: false)
             graphics.text("\(info.players)/\(info.maxPlayers) players", at: Point(row.x + row.width - 210, row.y + 15),
                           size: 17, color: isOpen ? MenuKit.hintColor : Color(210, 228, 210, 140), align: .right)
             let badge = Rect(x: row.x + row.width - 186, y: row.y + 12, width: 96, height: 26)

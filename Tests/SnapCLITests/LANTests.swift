@@ -1,4 +1,5 @@
 import Foundation
+import SnapNet
 import SnapProtocol
 import Testing
 
@@ -184,5 +185,171 @@ struct LANTests {
         #expect(second.exitStatus(timeout: 10) == 0)
         print("LAN discovery: gone \(Int(toGoodbye * 1000)) ms after Ctrl-C (goodbye)")
         watcher.signal(SIGKILL)
+    }
+
+    // MARK: - A hostile neighbour
+
+    /// The packets of a hostile neighbour, for Tests/Support/hostile-mdns.py: each as its
+    /// time (ms), its sender (an index into the script's addresses) and its bytes.
+    static func hostilePackets() -> (bytes: [UInt8], count: Int) {
+        var out: [UInt8] = []
+        var count = 0
+        func add(_ message: DNSMessage, at millis: Int, from sender: Int) {
+            let bytes = message.encoded()
+            out.u32(UInt32(millis))
+            out.append(UInt8(sender))
+            out.u16(UInt16(bytes.count))
+            out += bytes
+            count += 1
+        }
+        func game(_ name: String, machine: String = "box", seats: UInt8 = 0, most: UInt8 = 4, port: Int) -> LANGame {
+            LANGame(instance: "\(name) on \(machine)", hostName: name, machine: machine, address: "127.0.0.1", port: port,
+                    players: seats, maxPlayers: most, started: false, needsCode: false)
+        }
+        let loopback: [[UInt8]] = [[127, 0, 0, 1]]
+        // 20,000 different games in 2 s, from 32 senders, one in ten each kind of nonsense.
+        for index in 0..<20_000 {
+            let port = 1000 + index % 100  // nobody listens there
+            let message: DNSMessage
+            switch index % 10 {
+            case 0: message = SnapService.announcement(game("Bad\u{7}\(index)\u{1B}[2J", port: port), addresses: loopback)
+            case 1: message = SnapService.announcement(game(String(repeating: "L", count: 250) + "\(index)", port: port),
+                                                       addresses: loopback)
+            case 2: message = SnapService.announcement(game("Seats\(index)", seats: 200, most: 200, port: port),
+                                                       addresses: loopback)
+            case 3: message = SnapService.announcement(game("Esc\(index)", machine: "evil\tbox\n\u{1B}[31m\u{202E}\(index)", port: port),
+                                                       addresses: loopback)
+            case 4: message = SnapService.announcement(game("\u{202E}Bidi\(index)", port: port), addresses: loopback)
+            case 5: message = SnapService.announcement(game("Ever\(index)", port: port), addresses: loopback, ttl: .max)
+            default: message = SnapService.announcement(game("Fake\(index)", port: port), addresses: loopback)
+            }
+            add(message, at: index / 10, from: index % 32)
+        }
+        // Every 100 ms for 3 s, from two more senders: a game that never expires, and one that changes every packet.
+        for tick in 0..<30 {
+            add(SnapService.announcement(game("Forever", port: 999), addresses: loopback, ttl: .max), at: tick * 100, from: 32)
+            add(SnapService.announcement(game("Shifty", seats: UInt8(tick % 5), port: 2000 + tick), addresses: [[127, 0, 0, UInt8(1 + tick % 200)]]),
+                at: tick * 100 + 50, from: 33)
+        }
+        return (out, count)
+    }
+
+    @Test("a hostile neighbour floods 20,000 fake games in 2 s: snap list --lan stays bounded, prints names safely and still finds the real game",
+          .timeLimit(.minutes(5)))
+    func hostileNetwork() throws {
+        let (made, why) = Namespace.make()
+        guard let namespace = made else {
+            print("skipped: hostile LAN test: \(why)")
+            return
+        }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Support/hostile-mdns.py").path
+        let python = try #require(["/usr/bin/python3", "/usr/local/bin/python3"].first(where: FileManager.default.isExecutableFile),
+                                  "the hostile sender needs python3")
+        let directory = makeRuntimeDirectory()
+        let (packets, count) = Self.hostilePackets()
+        let file = directory + "/hostile.bin"
+        try Data(packets).write(to: URL(fileURLWithPath: file))
+
+        // A watcher that knows the real game before the flood, and the real game.
+        let watcher = try SnapProcess(["list", "--lan", "--watch", "--for", "30"], runtimeDirectory: directory,
+                                      wrapper: namespace.exec)
+        usleep(300_000)
+        let host = try host(["--listen", "127.0.0.1:0", "--start-when", "2", "--bots", "1"], in: directory,
+                            wrapper: namespace.exec)
+        defer { host.signal(SIGKILL) }
+        let listening = try #require(host.line(startingWith: "listening on tcp:"))
+        #expect(watcher.line(startingWith: "+\tlan\tTable", timeout: 5) != nil)
+        usleep(1_500_000)  // heard again: confirmed
+        let rssBefore = Self.residentKB(watcher.process.processIdentifier)
+
+        let senders = (1...32).map { "127.0.1.\($0)" } + ["127.0.2.1", "127.0.2.2"]
+        let sender = try SnapProcess([], runtimeDirectory: directory, wrapper: namespace.exec + [python, script, file] + senders,
+                                     runsSnap: false)
+        usleep(300_000)  // the flood is on
+        let started = Date()
+        let list = try SnapProcess(["list", "--lan", "--wait", "1.5"], runtimeDirectory: directory, wrapper: namespace.exec)
+        let status = list.exitStatus(timeout: 20)
+        let took = Date().timeIntervalSince(started)
+        #expect(status == 0)
+        #expect(took < 6, "snap list --lan took \(took) s under the flood")
+        let sent = sender.exitStatus(timeout: 20)
+        let floodEnded = Date()
+        #expect(sent == 0, "\(sender.errors)")
+        let rssAfter = Self.residentKB(watcher.process.processIdentifier)
+
+        let lan = list.lines.filter { $0.hasPrefix("lan\t") }
+        // Bounded: at most the cap; the real game listed, with its true address.
+        #expect(lan.count <= LANGameTable.maxGames, "\(lan.count) games listed")
+        #expect(lan.count >= 32, "the flood was heard: \(lan.count) games listed")
+        let address = String(listening.dropFirst("listening on ".count))
+        #expect(lan.contains { $0.hasPrefix("lan\tTable\tplayers 1/4\topen\t\(address)\t") }, "\(lan.prefix(5))")
+        #expect(lan.contains { $0.hasPrefix("lan\tForever\t") })
+        // Safe: no control character, no bidi override, seven fields a line, nonsense refused.
+        let bad = list.output.unicodeScalars.filter {
+            ($0.properties.generalCategory == .control && $0 != "\t" && $0 != "\n") || $0.properties.generalCategory == .format
+        }
+        #expect(bad.isEmpty, "\(bad.map { String($0.value, radix: 16) })")
+        for line in lan {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            #expect(fields.count == 7, "\(line.debugDescription)")
+            #expect(fields.count < 7 || fields[5].unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic
+                || ("0"..."9").contains($0) || "-_?".unicodeScalars.contains($0)) || $0 == "…" }, "\(line.debugDescription)")
+            #expect(!line.hasPrefix("lan\tBad") && !line.hasPrefix("lan\tSeats") && !line.hasPrefix("lan\tLLL")
+                    && !line.contains("players 200"), "\(line.debugDescription)")
+        }
+        // The watcher never lost the real game, stayed bounded, and once the flood ended
+        // everything else went within the longest TTL kept (10 s), "never expires" too.
+        #expect(!watcher.lines.contains { $0.hasPrefix("-\tlan\tTable") })
+        #expect(watcher.line(startingWith: "+\tlan\tForever", timeout: 1) != nil)
+        usleep(useconds_t((Double(LANGameTable.maxTTL) + 1.2 - Date().timeIntervalSince(floodEnded)) * 1_000_000))
+        // Replayed: each poll prints its +/~ lines, then its - lines; count at poll ends.
+        var shown: Set<String> = []
+        var most = 0
+        var removing = false
+        for line in watcher.lines {
+            let fields = line.split(separator: "\t")
+            guard fields.count > 2 else { continue }
+            if fields[0] != "-", removing { most = max(most, shown.count) }
+            removing = fields[0] == "-"
+            if fields[0] == "+" { shown.insert(String(fields[2])) }
+            if fields[0] == "-" { shown.remove(String(fields[2])) }
+        }
+        most = max(most, shown.count)
+        #expect(most <= LANGameTable.maxGames && most >= 32, "\(most) games at once in the live list")
+        #expect(shown == ["Table"])
+        let watched = watcher.lines.filter { $0.hasPrefix("+\tlan\t") }.count
+        #expect(watcher.lines.allSatisfy { $0.unicodeScalars.allSatisfy { $0.properties.generalCategory != .control || $0 == "\t" } })
+        if let rssBefore, let rssAfter { #expect(rssAfter - rssBefore < 32_000, "the watcher grew by \(rssAfter - rssBefore) kB") }
+
+        // Joining a fake that points at a port nobody listens on fails at once, saying so.
+        let joinStarted = Date()
+        let join = try SnapProcess(["join", "--bot", "--name", "Ann", "--connect", "127.0.0.1:1007"], runtimeDirectory: directory,
+                                   wrapper: namespace.exec)
+        #expect(join.exitStatus(timeout: 10) == 3)  // no network
+        let joinTook = Date().timeIntervalSince(joinStarted)
+        #expect((join.output + join.errors).contains("cannot connect to tcp:127.0.0.1:1007: nobody is listening there"),
+                "\(join.output) \(join.errors)")
+        #expect(joinTook < 5)
+        watcher.signal(SIGKILL)
+        print("hostile LAN: \(sender.output.trimmingCharacters(in: .whitespacesAndNewlines)) (\(count) prepared); "
+              + "snap list --lan --wait 1.5 took \(Int(took * 1000)) ms and listed \(lan.count) LAN games; "
+              + "the watcher printed \(watched) '+' lines, resident \(rssBefore ?? -1) kB before the flood, \(rssAfter ?? -1) kB after; "
+              + "joining a dead port failed after \(Int(joinTook * 1000)) ms")
+    }
+
+    /// A process's resident memory (VmRSS) in kB.
+    static func residentKB(_ pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+        return Int(line.split(separator: " ").dropFirst().first ?? "")
+    }
+}
+
+extension [UInt8] {
+    fileprivate mutating func u16(_ value: UInt16) { append(contentsOf: [UInt8(value >> 8), UInt8(value & 0xFF)]) }
+    fileprivate mutating func u32(_ value: UInt32) {
+        u16(UInt16(value >> 16))
+        u16(UInt16(value & 0xFFFF))
     }
 }

@@ -8,12 +8,13 @@ final class SnapProcess: @unchecked Sendable {
     private var out = Data()
     private var err = Data()
 
-    /// `wrapper` runs snap through another command, e.g. `["/usr/sbin/ip", "netns", "exec", NS]`.
+    /// `wrapper` runs snap through another command, e.g. `["/usr/sbin/ip", "netns", "exec", NS]`;
+    /// with `runsSnap` false, the wrapper is the whole command (a helper script, not snap).
     init(_ arguments: [String], runtimeDirectory: String, environment extra: [String: String] = [:],
-         wrapper: [String] = []) throws {
+         wrapper: [String] = [], runsSnap: Bool = true) throws {
         if let command = wrapper.first {
             process.executableURL = URL(fileURLWithPath: command)
-            process.arguments = Array(wrapper.dropFirst()) + [snapBinary().path] + arguments
+            process.arguments = Array(wrapper.dropFirst()) + (runsSnap ? [snapBinary().path] : []) + arguments
         } else {
             process.executableURL = snapBinary()
             process.arguments = arguments
