@@ -269,8 +269,10 @@ public struct Game: Hashable, Sendable {
         let receivers = seatsWithCards.clockwise(from: seat)
         // While a round is on, nobody else can be without cards: one player would hold all 52.
         precondition(!receivers.isEmpty, "a leaver's cards have nowhere to go")
+        // The original's order (RULES.md): the open pile from its top down, then the closed
+        // pile from its top down, one card to each receiver in turn.
         var next = 0
-        for pile in [PileKind.closed, .open] {
+        for pile in [PileKind.open, .closed] {
             while let card = pile == .closed ? self[seat].closed.popLast() : self[seat].open.popLast() {
                 let receiver = receivers[next % receivers.count]
                 self[receiver].closed.insert(card, at: 0)

@@ -3,21 +3,24 @@ import Testing
 
 @Suite("Leaving mid-round")
 struct LeaveTests {
-    @Test("a leaver's cards are handed out one at a time, clockwise, to players with cards, under their closed piles")
+    @Test("a leaver's cards are handed out one at a time as the original did: the open pile from its top down, then the closed pile from its top down, clockwise to players with cards, under their closed piles")
     func handOut() throws {
         var game = Game.arranged(
             closed: [.bottom: cards("2C"), .left: cards("3C 4C 5C"), .top: [], .right: cards("6C")],
             open: [.left: cards("8H 9H")], active: .bottom, rest: .bottom)
         let events = try game.apply(.leave(.left))
+        // Piles are written bottom first: 9H tops the open pile, 5C the closed one. Top has
+        // no cards, so the rotation from the leaver is right, bottom, right, …
         #expect(events == [
             .playerLeft(.left),
+            .handedOut(card("9H"), from: .left, pile: .open, to: .right),
+            .handedOut(card("8H"), from: .left, pile: .open, to: .bottom),
             .handedOut(card("5C"), from: .left, pile: .closed, to: .right),
             .handedOut(card("4C"), from: .left, pile: .closed, to: .bottom),
             .handedOut(card("3C"), from: .left, pile: .closed, to: .right),
-            .handedOut(card("9H"), from: .left, pile: .open, to: .bottom),
-            .handedOut(card("8H"), from: .left, pile: .open, to: .right),
         ])
-        #expect(game.hand(.right).closed == cards("8H 3C 5C 6C"))
+        #expect(game.hand(.right).closed == cards("3C 5C 9H 6C"))
+        #expect(Array(game.hand(.bottom).closed.prefix(2)) == cards("4C 8H"))  // under the rest of the deck
         #expect(!game.hand(.left).hasCards)
         #expect(!game.hand(.left).isPresent)
         #expect(game.active == .bottom)
