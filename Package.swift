@@ -90,12 +90,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Tests write under one directory of the test process's, removed when it exits.
+        .target(name: "SnapTestSupport", path: "Tests/SnapTestSupport"),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
         .testTarget(name: "StoryEngineTests", dependencies: ["StoryEngine"]),
         .testTarget(
             name: "StoryServiceTests",
             dependencies: [
-                "StoryService", "StoryEngine", "SnapProtocol",
+                "StoryService", "StoryEngine", "SnapProtocol", "SnapTestSupport",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -103,13 +105,13 @@ let package = Package(
         .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
         .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SnapSessionTests", dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots", "SnapCrypto"]),
-        .testTarget(name: "SnapNetTests", dependencies: ["SnapNet"]),
+        .testTarget(name: "SnapNetTests", dependencies: ["SnapNet", "SnapTestSupport"]),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine"]),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap"]),
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport"]),
         .testTarget(
             name: "SnapUITests",
             dependencies: [
-                "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession",
+                "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport",
                 .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
                 .target(name: "snap", condition: gui),
             ]

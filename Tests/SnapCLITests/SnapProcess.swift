@@ -1,5 +1,6 @@
 import Foundation
 import SnapProtocol
+import SnapTestSupport
 
 /// A running `snap` process whose output is read as it comes.
 final class SnapProcess: @unchecked Sendable {
@@ -83,10 +84,8 @@ func snapBinary() -> URL {
 }
 
 /// A short, private runtime directory (Unix socket paths are limited to 108 bytes).
-func makeRuntimeDirectory() -> String {
-    var template = Array("/tmp/snapt-XXXXXX".utf8CString)
-    return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-}
+/// A process's runtime directory, under the test process's scratch root (removed when it exits).
+func makeRuntimeDirectory() -> String { scratchDirectory("t") }
 
 /// A raw client socket: whatever bytes the test wants, nothing checked.
 final class RawSocket {

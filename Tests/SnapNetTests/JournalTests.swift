@@ -4,6 +4,7 @@ import SnapJournal
 import SnapNet
 import SnapProtocol
 import SnapSession
+import SnapTestSupport
 import Testing
 
 @Suite("The journal: checksummed records, torn tails cut")
@@ -115,7 +116,7 @@ struct JournalTests {
 
     @Test("a writer appends, and a second writer continues after a torn tail")
     func writerContinues() throws {
-        let path = NSTemporaryDirectory() + "journal-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).snapjournal"
+        let path = scratchPath("journal-\(UInt32.random(in: 0...UInt32.max)).snapjournal")
         defer { unlink(path) }
         let writer = try JournalWriter(creating: path, kind: "test", onError: { _ in })
         writer.append { [1, 2] }
@@ -139,7 +140,7 @@ struct JournalTests {
 
     @Test("appends from several threads at once: every record written once, each thread's in its order")
     func batchedAppends() throws {
-        let path = NSTemporaryDirectory() + "journal-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).snapjournal"
+        let path = scratchPath("journal-\(UInt32.random(in: 0...UInt32.max)).snapjournal")
         defer { unlink(path) }
         let writer = try JournalWriter(creating: path, kind: "test", onError: { _ in })
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
@@ -204,7 +205,7 @@ struct DamagedJournalTests {
 
     /// Reads `bytes` as a match journal from a file, as every command does.
     func read(_ bytes: [UInt8]) throws -> MatchJournal.Contents {
-        let path = NSTemporaryDirectory() + "damaged-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).snapjournal"
+        let path = scratchPath("damaged-\(UInt32.random(in: 0...UInt32.max)).snapjournal")
         defer { unlink(path) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return try MatchJournal.read(path: path)

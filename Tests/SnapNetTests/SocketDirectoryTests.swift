@@ -1,12 +1,10 @@
 import Foundation
 import SnapNet
+import SnapTestSupport
 import Testing
 
-/// A fresh directory under /tmp, removed by the caller.
-private func temporaryDirectory() -> String {
-    var template = Array("/tmp/snapnt-XXXXXX".utf8CString)
-    return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-}
+/// A fresh directory, removed by the caller (or with the test process's scratch root).
+private func temporaryDirectory() -> String { scratchDirectory("socketdir") }
 
 private func mode(_ path: String) -> mode_t? {
     var info = stat()

@@ -3,6 +3,7 @@ import Logging
 import NIOPosix
 import SnapProtocol
 import StoryEngine
+import SnapTestSupport
 import Testing
 @testable import StoryService
 
@@ -10,8 +11,7 @@ import Testing
 @Suite("Story service over a socket", .serialized)
 struct StoryServerTests {
     func withServer(_ body: (String, StoryServer) throws -> Void) throws {
-        var template = Array("/tmp/snapss-XXXXXX".utf8CString)
-        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        let directory = scratchDirectory("story")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let server = try StoryServer(journalPath: directory + "/story.journal", loop: group.next(),
