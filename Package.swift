@@ -45,7 +45,7 @@ let package = Package(
         .target(
             name: "SnapNet",
             dependencies: [
-                "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
+                "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal", "SnapCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SnapCrypto
 import SnapProtocol
 
 /// Seat tokens kept between runs in `$XDG_STATE_HOME/snap/seats/` (directory 0700,
@@ -19,9 +20,13 @@ public struct SeatTokenStore: Sendable {
         SeatTokenStore(directory: snapStateDirectory(environment: environment) + "/seats")
     }
 
+    /// One file per game and name, and never one for two: a readable part for people
+    /// looking in the folder, then the SHA-256 of the endpoint and the name, so that
+    /// "Ann B", "Ann.B" and "Ann_B" (once all `Ann_B`) cannot share a token.
     func path(for endpoint: Endpoint, name: String) -> String {
-        let key = "\(endpoint)-\(name)".map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }
-        return directory + "/" + String(key.suffix(200))
+        let readable = String(name.map { $0.isLetter || $0.isNumber ? $0 : "_" }.prefix(40))
+        let digest = SHA256.digest(Array("\(endpoint)".utf8) + [0] + Array(name.utf8))
+        return directory + "/" + readable + "-" + digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
     /// A damaged file is as good as none: the seat is taken fresh.
