@@ -20,10 +20,9 @@ public enum SecretFile {
     public static func load(_ path: String) throws(SecretFileError) -> SeatToken? {
         guard let file = fopen(path, "r") else { return nil }
         defer { fclose(file) }
-        var buffer = [CChar](repeating: 0, count: 64)
-        guard fgets(&buffer, 64, file) != nil,
-              let secret = SeatToken(hex: String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) },
-                                                 as: UTF8.self)) else {
+        var buffer = [UInt8](repeating: 0, count: SecretText.lineLimit)
+        let count = fread(&buffer, 1, buffer.count, file)
+        guard let secret = SecretText.secret(in: buffer[0..<count]) else {
             throw SecretFileError(path: path, problem: "it does not hold a key")
         }
         return secret

@@ -137,6 +137,8 @@ public enum MatchRecordCodec {
             var tokens: [Seat: SeatToken] = [:]
             for _ in 0..<count {
                 let seat = try WireCodec.readSeat(&reader)
+                // A seat twice would trap the engine (Game(seats:)) when the journal is replayed.
+                guard !players.contains(where: { $0.seat == seat }) else { throw .duplicateSeat(seat) }
                 players.append(SeatedPlayer(seat: seat, name: try reader.string()))
                 tokens[seat] = SeatToken(bytes: try reader.bytes(16))
             }

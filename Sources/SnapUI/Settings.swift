@@ -60,21 +60,9 @@ public struct Settings: Equatable {
     static func load(from path: String) -> Settings {
         var settings = Settings(name: defaultName)
         guard let text = readSmallFile(path) else { return settings }
-        for rawLine in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
-            let line = String(rawLine)
-            if line.hasPrefix("#") { continue }
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            let key = String(line[..<equals]).trimmingSpaces
-            let value = String(line[line.index(after: equals)...])
-            guard !key.isEmpty else { continue }
-            switch key {
-            case "name":
-                // A name is taken exactly as written, or not at all.
-                if PlayerName.isValid(value) { settings.name = value }
-            default:
-                if !settings.other.contains(where: { $0.key == key }) { settings.other.append((key, value)) }
-            }
-        }
+        let parsed = SettingsText.parse(text)
+        if let name = parsed.name { settings.name = name }
+        settings.other = parsed.other
         return settings
     }
 
@@ -88,10 +76,7 @@ public struct Settings: Equatable {
         guard let slash = path.lastIndex(of: "/") else { return false }
         let directory = String(path[..<slash])
         guard Settings.makeDirectories(directory) else { return false }
-        var text = "# Snap! settings\n"
-        // A name never holds a newline (PlayerName forbids control characters); be safe anyway.
-        text += "name=" + name.filter { $0 != "\n" && $0 != "\r" } + "\n"
-        for (key, value) in other { text += key + "=" + value + "\n" }
+        let text = SettingsText.render(name: name, other: other)
         // Write beside, then rename: a crash mid-write never leaves half a file.
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -141,15 +126,6 @@ public struct Settings: Equatable {
             if bytes.count > 65_536 { return nil }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-}
-
-extension String {
-    fileprivate var trimmingSpaces: String {
-        var result = Substring(self)
-        while result.first == " " || result.first == "\t" { result.removeFirst() }
-        while result.last == " " || result.last == "\t" { result.removeLast() }
-        return String(result)
     }
 }
 #endif

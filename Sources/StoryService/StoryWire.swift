@@ -243,7 +243,10 @@ public enum StoryReply: Hashable, Sendable {
         var participants: [StoryParticipant] = []
         for _ in 0..<count {
             let name = try reader.string()
-            participants.append(StoryParticipant(name: name, quit: try reader.u8() != 0))
+            // 0 or 1, as every boolean on the wire: any other byte would not re-encode as sent.
+            let quit = try reader.u8()
+            guard quit <= 1 else { throw .badBool(quit) }
+            participants.append(StoryParticipant(name: name, quit: quit == 1))
         }
         let current = try reader.u8()
         guard current == 0xFF || Int(current) < count else { throw .badSeat(current) }

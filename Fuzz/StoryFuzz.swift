@@ -1,0 +1,116 @@
+// libFuzzer target for the story service's bytes (scripts/fuzz --target story): its
+// messages (StoryRequest, StoryReply, as a server and a client receive them) and its
+// journal records (StoryRecord, as `snap story` replays its journal). Built with
+// Sources/StoryService/StoryWire.swift, StoryRecord.swift and StoryHost.swift in one module.
+//
+// Input: byte 0 is a frame's type, bytes 1… its payload; the whole input is also one
+// journal record. Properties (a trap is a finding):
+//   - nothing traps, hangs or overflows, and every error is a ProtocolError;
+//   - decoding is deterministic (same value or same error twice);
+//   - a decoded request, and a decoded record, re-encodes to exactly its bytes;
+//   - a journal of a few good records and the input (twice) replays (StoryHost.replay,
+//     StoryBook.apply) without trapping, and the same way twice;
+//   - a decoded reply re-encodes to its bytes, except a refusal (whose code may be
+//     unknown and whose message is fitted), which is stable after one round trip.
+
+import SnapProtocol
+import StoryEngine
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let input = inputBytes(data, size)
+    guard let type = input.first else { return 0 }
+    checkRecord(input)
+    let payload = Array(input[1...])
+    guard payload.count <= StoryWire.maxBodyLength - Frame.minBodyLength else { return 0 }
+    let sequence = UInt32(input.count &* 2_654_435_761 % 1000)
+    let frame = Frame(type: type, sequence: sequence, payload: payload)
+    let bytes = frame.bytes(maxBodyLength: StoryWire.maxBodyLength)
+    checkRequest(frame, bytes)
+    checkReply(frame, bytes)
+    return 0
+}
+
+private func decodeRequest(_ frame: Frame) -> Result<StoryRequest, ProtocolError> {
+    Result { () throws(ProtocolError) in try StoryRequest.decode(frame) }
+}
+
+private func decodeReply(_ frame: Frame) -> Result<StoryReply, ProtocolError> {
+    Result { () throws(ProtocolError) in try StoryReply.decode(frame) }
+}
+
+private func checkRequest(_ frame: Frame, _ bytes: [UInt8]) {
+    let first = decodeRequest(frame)
+    if decodeRequest(frame) != first { fail("StoryRequest.decode is not deterministic for type \(frame.type)") }
+    guard case .success(let request) = first else { return }
+    if request.kind.rawValue != frame.type { fail("request \(request) decoded from type \(frame.type)") }
+    if request.encode(sequence: frame.sequence) != bytes { fail("request \(request) re-encodes differently") }
+}
+
+private func checkReply(_ frame: Frame, _ bytes: [UInt8]) {
+    let first = decodeReply(frame)
+    if decodeReply(frame) != first { fail("StoryReply.decode is not deterministic for type \(frame.type)") }
+    guard case .success(let reply) = first else { return }
+    if reply.kind.rawValue != frame.type { fail("reply \(reply) decoded from type \(frame.type)") }
+    let again = reply.encode(sequence: frame.sequence)
+    if case .refused = reply {
+        // The code may have been unknown (read as badRequest) and the message is fitted.
+        guard let round = try? StoryReply.decode(Frame(type: frame.type, sequence: frame.sequence, payload: Array(again[13...]))) else {
+            fail("refusal \(reply) re-encodes to something that does not decode")
+        }
+        if round.encode(sequence: frame.sequence) != again { fail("refusal \(reply) is not stable after a round trip") }
+    } else if again != bytes {
+        fail("reply \(reply) re-encodes differently")
+    }
+}
+
+private func checkRecord(_ bytes: [UInt8]) {
+    let first = Result { () throws(ProtocolError) in try StoryRecord(bytes) }
+    let second = Result { () throws(ProtocolError) in try StoryRecord(bytes) }
+    if first != second { fail("StoryRecord decoding is not deterministic") }
+    guard case .success(let record) = first else { return }
+    if record.bytes != bytes { fail("record \(record) re-encodes differently") }
+    let journal = [StoryRecord.command(.create(starter: "Ann", others: ["Bo", "Cy"], title: "T", at: 1)).bytes,
+                   StoryRecord.command(.automatch(name: "Dee", at: 2)).bytes, bytes, bytes]
+    var host = StoryHost(), again = StoryHost()
+    let problems = host.replay(journal)
+    if again.replay(journal) != problems || again.book.matches != host.book.matches || again.keys != host.keys {
+        fail("replaying \(record) is not deterministic")
+    }
+}
+
+func fuzzSeeds() -> [(String, [UInt8])] {
+    let key = SeatToken(bytes: Array(1...16))!
+    let id = StoryMatchID(7)
+    let match = StoryMatch(id: id, title: "A dark night", participants: [StoryParticipant(name: "Ann"), StoryParticipant(name: "Bo", quit: true)],
+                           places: 4, current: 0, text: "It was a dark night. Ünïcode ✓", createdAt: 1_700_000_000,
+                           lastTurnAt: 1_700_000_100, turnsTaken: 3)
+    let requests: [StoryRequest] = [
+        .hello(version: StoryWire.version, name: "Ann", key: key, joinCode: "ABCD-EFGH"),
+        .create(others: ["Bo", "Cy"], title: "A title"), .automatch, .list, .show(id),
+        .turn(id, text: "Once upon a time…"), .quit(id), .watch, .ping(42),
+    ]
+    let replies: [StoryReply] = [
+        .welcome(version: StoryWire.version, name: "Ann"), .match(match), .update(match), .listed(count: 3),
+        .refused(.notYourTurn, "not your turn"), .pong(42),
+    ]
+    let records: [StoryRecord] = [
+        .register(name: "Ann", key: key),
+        .command(.create(starter: "Ann", others: ["Bo"], title: "T", at: 1)),
+        .command(.automatch(name: "Cy", at: 2)),
+        .command(.turn(id, name: "Ann", text: "Hello ✓", at: 3)),
+        .command(.quit(id, name: "Bo", at: 4)),
+    ]
+    // A message seed is its frame's type and payload (the header's 13 bytes dropped).
+    var seeds: [(String, [UInt8])] = []
+    for (index, request) in requests.enumerated() {
+        let bytes = request.encode(sequence: 0)
+        seeds.append(("request-\(index)", [bytes[8]] + bytes[13...]))
+    }
+    for (index, reply) in replies.enumerated() {
+        let bytes = reply.encode(sequence: 0)
+        seeds.append(("reply-\(index)", [bytes[8]] + bytes[13...]))
+    }
+    for (index, record) in records.enumerated() { seeds.append(("record-\(index)", record.bytes)) }
+    return seeds
+}
