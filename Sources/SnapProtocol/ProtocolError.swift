@@ -51,6 +51,9 @@ public enum ProtocolError: Error, Hashable, Sendable {
     case badVersionRange(min: UInt16, max: UInt16)
     /// The same seat twice in a list of seats.
     case duplicateSeat(Seat)
+    /// A snapshot's seats not in ascending order (the table has one order; another would
+    /// decode to a message that encodes differently).
+    case seatsOutOfOrder(Seat, after: Seat)
     /// The same card twice in one `collected` event.
     case duplicateCard(Card)
     /// The same player id twice in a lobby.
@@ -133,6 +136,7 @@ extension ProtocolError: CustomStringConvertible {
         case .badPhase(let value): "phase \(value) is not 0–3"
         case .badVersionRange(let min, let max): "version range \(min)–\(max) is empty"
         case .duplicateSeat(let seat): "seat \(seat.rawValue) is listed twice"
+        case .seatsOutOfOrder(let seat, let previous): "seat \(seat.rawValue) is listed after seat \(previous.rawValue): seats go in ascending order"
         case .duplicateCard(let card): "card \(card.id) is listed twice"
         case .duplicatePlayerID(let id): "player id \(id) is listed twice"
         case .yourSeatNotPlaying(let seat): "your seat \(seat.rawValue) is not among the players"

@@ -68,6 +68,7 @@ extension WireCodec {
         for _ in 0..<count {
             let seat = try readSeat(&reader)
             guard !seats.contains(seat) else { throw .duplicateSeat(seat) }
+            if let previous = seats.last, seat < previous { throw .seatsOutOfOrder(seat, after: previous) }
             seats.append(seat)
             var place = TableView.Place()
             place.isPresent = try readBool(&reader)

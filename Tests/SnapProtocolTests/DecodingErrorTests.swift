@@ -90,6 +90,16 @@ struct DecodingErrorTests {
         #expect(try event([15, 0xFF, 1, 0, 2]) == .events([.handedOut(nil, from: .left, pile: .closed, to: .top)]))
     }
 
+    @Test("a snapshot's seats in any order but ascending are refused (a fuzz finding: they decoded, then re-encoded sorted)")
+    func snapshotSeatOrder() throws {
+        let head: [UInt8] = [0, 0, 0, 2, 2, 0xFF, 2, 0, 0, 0, 0, 0, 12, 2]
+        let top: [UInt8] = [2, 1, 0, 0, 25, 0, 0, 0, 1, 1, 51]
+        let bottom: [UInt8] = [0, 1, 1, 0, 24, 0, 0, 0, 0, 2, 4, 32]
+        let sorted = try host(0x8B, head + bottom + top)
+        #expect(WireCodec.frame(for: sorted, sequence: 0).payload == head + bottom + top)
+        #expect(throws: ProtocolError.seatsOutOfOrder(.bottom, after: .top)) { try host(0x8B, head + top + bottom) }
+    }
+
     @Test("unknown enum values: leave and close reasons, piles, flags, event tags")
     func badEnums() {
         for raw: UInt8 in [0, 3, 0xFF] {
