@@ -297,7 +297,7 @@ public enum NetError: Error, CustomStringConvertible, Equatable {
         case .cannotListen(let where_, let why):
             "cannot listen on \(where_): \(plainReason(describing: why, listening: true, unix: where_.hasPrefix("/")))"
         case .cannotConnect(let where_, let why):
-            "no network: cannot connect to \(where_): \(plainReason(describing: why, listening: false, unix: where_.hasPrefix("unix:")))"
+            "cannot connect to \(where_): \(plainReason(describing: why, listening: false, unix: where_.hasPrefix("unix:")))"
         case .hostBusy(let where_, let why): "host busy: \(where_) \(why)"
         case .badAddress(let text): "not an address of the form HOST:PORT (IPv6 in brackets, e.g. [::1]:7777): \(text)"
         case .badPort(let text, let range):

@@ -234,7 +234,7 @@ struct AddressTests {
             .description == "cannot listen on 10.9.9.9:7777: no such address on this machine")
         let refused = "connect(descriptor:addr:size:): Connection refused (errno: 111)"
         #expect(NetError.cannotConnect("tcp:127.0.0.1:1", refused).description
-                == "no network: cannot connect to tcp:127.0.0.1:1: nobody is listening there")
+                == "cannot connect to tcp:127.0.0.1:1: nobody is listening there")
         #expect(plainErrno(EAGAIN, unix: true) == "the host is busy (its connection queue is full)")
         #expect(plainErrno(ENOENT, unix: true) == "no such socket file")
         #expect(plainReason(describing: "something else", listening: true, unix: false) == "something else")
