@@ -10,8 +10,11 @@
 //   - reading is deterministic, and reading the file from disk (Journal.read(path:), for
 //     one input in 32) gives what reading its bytes gives;
 //   - the header and the intact records, framed again, are exactly the file's first
-//     `intactLength` bytes; damage is reported exactly when bytes follow them; reading
-//     just the intact part finds the same records and no damage (what a repair leaves);
+//     `intactLength` bytes, each at its `recordOffsets`; a fault is reported exactly when
+//     bytes follow them, and it covers exactly those bytes; reading just the intact part
+//     finds the same records and no fault (what a repair leaves);
+//   - a torn tail stays a torn tail when the file is cut shorter (a crash can only have
+//     written less), and damage stays damage when bytes are added after it;
 //   - every record MatchRecordCodec decodes re-encodes to exactly its bytes, and
 //     decoding is deterministic.
 
@@ -56,7 +59,8 @@ private func read(_ bytes: [UInt8]) -> Result<JournalContents, JournalError> {
 private func same(_ a: Result<JournalContents, JournalError>, _ b: Result<JournalContents, JournalError>) -> Bool {
     switch (a, b) {
     case (.success(let x), .success(let y)):
-        x.kind == y.kind && x.records == y.records && x.intactLength == y.intactLength && x.damage == y.damage
+        x.kind == y.kind && x.records == y.records && x.intactLength == y.intactLength && x.fault == y.fault
+            && x.recordOffsets == y.recordOffsets
     case (.failure(let x), .failure(let y)): x == y
     default: false
     }
@@ -70,21 +74,40 @@ private func check(_ file: [UInt8]) {
     guard case .success(let contents) = first else { return }
 
     var again = Journal.header(kind: contents.kind)
-    for record in contents.records {
+    if contents.recordOffsets.count != contents.records.count { fail("\(contents.recordOffsets.count) offsets for \(contents.records.count) records") }
+    for (record, offset) in zip(contents.records, contents.recordOffsets) {
         if !(1...Journal.maxRecordLength).contains(record.count) { fail("a record of \(record.count) bytes") }
+        if offset != again.count { fail("a record said to start at \(offset), framed at \(again.count)") }
         Journal.frame(record, into: &again)
     }
     if again.count != contents.intactLength || !file[0..<min(file.count, again.count)].elementsEqual(again) {
         fail("the intact part (\(contents.intactLength) bytes) is not the header and records framed again")
     }
-    if (contents.damage == nil) != (contents.intactLength == file.count) {
-        fail("damage \(contents.damage ?? "none") with \(contents.intactLength) of \(file.count) bytes intact")
+    if (contents.fault == nil) != (contents.intactLength == file.count) {
+        fail("fault \(contents.fault.map { "\($0)" } ?? "none") with \(contents.intactLength) of \(file.count) bytes intact")
     }
-    if contents.damage != nil {
-        guard case .success(let repaired) = read(Array(file[0..<contents.intactLength])),
-              repaired.records == contents.records, repaired.damage == nil else { fail("the intact part reads differently") }
+    guard let fault = contents.fault else { return checkRecords(contents) }
+    if fault.offset != contents.intactLength || fault.offset + fault.unreadableBytes != file.count
+        || fault.record != contents.records.count + 1 || contents.fileLength != file.count {
+        fail("the fault \(fault) does not cover the \(file.count - contents.intactLength) bytes after the intact part")
     }
+    guard case .success(let repaired) = read(Array(file[0..<contents.intactLength])),
+          repaired.records == contents.records, repaired.fault == nil else { fail("the intact part reads differently") }
+    switch fault.kind {
+    case .tornTail:
+        let cut = contents.intactLength + (file.count - contents.intactLength) / 2
+        if case .success(let shorter) = read(Array(file[0..<cut])), shorter.fault?.kind == .damaged {
+            fail("a torn tail cut shorter (at \(cut)) reads as damage")
+        }
+    case .damaged:
+        if case .success(let longer) = read(file + [0x5A, 0, 0, 0, 1]), longer.fault?.kind != .damaged {
+            fail("damage followed by more bytes no longer reads as damage")
+        }
+    }
+    checkRecords(contents)
+}
 
+private func checkRecords(_ contents: JournalContents) {
     for record in contents.records {
         let decoded = Result { () throws(ProtocolError) in try MatchRecordCodec.decode(record) }
         if decoded != Result(catching: { () throws(ProtocolError) in try MatchRecordCodec.decode(record) }) {
