@@ -6,6 +6,7 @@ import SnapEngine
 import SnapNet
 import SnapProtocol
 import SnapSession
+import SnapTestSupport
 import Testing
 @testable import SnapUI
 import SnapTable
@@ -18,7 +19,7 @@ struct InProcessTests {
 
     init() {
         // Sockets and the settings file in private temporary folders, never the user's.
-        let base = "/tmp/snap-ip-\(getpid())"
+        let base = "\(scratchRoot)/ip"
         try? FileManager.default.createDirectory(atPath: base + "/run", withIntermediateDirectories: true)
         setenv("XDG_RUNTIME_DIR", base + "/run", 1)
         setenv("XDG_CONFIG_HOME", base + "/config", 1)
@@ -85,7 +86,7 @@ struct InProcessTests {
     func lobbyNameFixedOnceJoined() throws {
         var link: GameLink?
         var typedAt: Double?
-        let path = "/tmp/snap-ip-\(getpid())/run/snap/Keep.sock"
+        let path = "\(scratchRoot)/ip/run/snap/Keep.sock"
         let app = try App(options: WindowOptions(quitAfter: 2.5, hidden: true), logger: Self.logger) { app in
             HostLobbyScene(app: app, client: try! GameClient.host(name: "Keep", socket: path, logger: app.logger))
         }
@@ -155,7 +156,7 @@ struct InProcessTests {
 
     @Test("`snap join` with a taken name offers the next variant on the table screen; Yes joins as it")
     func tableNameTaken() throws {
-        let path = "/tmp/snap-ip-\(getpid())/run/snap/Taken.sock"
+        let path = "\(scratchRoot)/ip/run/snap/Taken.sock"
         let host = try GameClient.host(name: "Taken", socket: path, logger: Self.logger)
         let ray = try Self.rawJoin(path, name: "Ray")
         // Ray is in the lobby before the window asks for the same name.
@@ -228,7 +229,7 @@ struct InProcessTests {
 
     @Test("a client whose host left lands on the menu, told why")
     func hostLeftNotice() throws {
-        let path = "/tmp/snap-ip-\(getpid())/run/snap/Gone.sock"
+        let path = "\(scratchRoot)/ip/run/snap/Gone.sock"
         let host = try GameClient.host(name: "Gone", socket: path, logger: Self.logger)
         let app = try App(options: WindowOptions(quitAfter: 15, hidden: true), logger: Self.logger) { app in
             TableScene(app: app, client: try! GameClient.join(.unix(path), name: "Cy"))
@@ -445,7 +446,7 @@ struct InProcessTests {
 
     @Test("network input wakes the window: message → presented frame within a frame (p50/p99 printed)")
     func wakeLatency() throws {
-        let path = "/tmp/snap-ip-\(getpid())/run/snap/Wake.sock"
+        let path = "\(scratchRoot)/ip/run/snap/Wake.sock"
         let app = try App(options: WindowOptions(quitAfter: 6, hidden: true), logger: Self.logger) { app in
             HostLobbyScene(app: app, client: try! GameClient.host(name: "Wake", socket: path, logger: app.logger))
         }

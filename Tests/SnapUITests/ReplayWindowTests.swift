@@ -4,6 +4,7 @@ import SnapJournal
 import SnapNet
 import SnapProtocol
 import SnapSession
+import SnapTestSupport
 import Testing
 
 /// A match between the host's computer players in virtual time, written by the journal
@@ -36,7 +37,7 @@ func writeJournal(rounds: Int, seed: UInt64, in directory: String) throws -> Str
 struct ReplayWindowTests {
     @Test("a real journal plays back in a window: 20 s in, every seat's cards face up on the felt")
     func playsBack() throws {
-        let directory = NSTemporaryDirectory() + "snap-replay-\(getpid())"
+        let directory = scratchPath("snap-replay")
         let journal = try writeJournal(rounds: 2, seed: 3, in: directory)
         let verify = try runWindowed(["replay", journal, "--verify"])
         #expect(verify.status == 0, "\(verify.output)")
@@ -61,13 +62,13 @@ struct ReplayWindowTests {
         let missing = try runWindowed(["replay", "/nonexistent/match.snapjournal"])
         #expect(missing.status == 1)
         #expect(missing.output.contains("cannot read the journal /nonexistent/match.snapjournal"), "\(missing.output)")
-        let text = NSTemporaryDirectory() + "snap-replay-\(getpid())-notes.txt"
+        let text = scratchPath("snap-replay-notes.txt")
         try "shopping list\n".write(toFile: text, atomically: true, encoding: .utf8)
         let notJournal = try runWindowed(["replay", text])
         #expect(notJournal.status == 1)
         #expect(notJournal.output.contains("is not a Snap! journal"), "\(notJournal.output)")
         // A journal with no match in it (a host that never started): nothing to play.
-        let empty = NSTemporaryDirectory() + "snap-replay-\(getpid())-empty.snapjournal"
+        let empty = scratchPath("snap-replay-empty.snapjournal")
         try Data(Journal.header(kind: MatchRecordCodec.kind)).write(to: URL(fileURLWithPath: empty))
         let nothing = try runWindowed(["replay", empty])
         #expect(nothing.status == 1)

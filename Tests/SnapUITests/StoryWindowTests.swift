@@ -1,14 +1,14 @@
 #if GUI
 import CSDL2
 import Foundation
+import SnapTestSupport
 import Testing
 
 /// The Story window against a real `snap story serve`, players' turns taken by other processes.
 @Suite("Story window", .serialized)
 struct StoryWindowTests {
     let root: String = {
-        var template = Array("/tmp/snapsw-XXXXXX".utf8CString)
-        return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        scratchDirectory("story-window")
     }()
 
     final class Running: @unchecked Sendable {  // `data` is guarded by `lock`

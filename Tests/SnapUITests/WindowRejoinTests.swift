@@ -1,5 +1,6 @@
 #if GUI
 import Foundation
+import SnapTestSupport
 import Testing
 
 /// A window is a seat's connection, not the seat: one that crashed and is opened again
@@ -38,7 +39,7 @@ struct WindowRejoinTests {
 
     @Test("kill -9 a window mid-game, open it again: its seat is back", .timeLimit(.minutes(5)))
     func crashedWindowRejoins() throws {
-        let base = NSTemporaryDirectory() + "snap-rejoin-\(getpid())"
+        let base = scratchPath("snap-rejoin")
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
         environment["SDL_VIDEODRIVER"] = "offscreen"

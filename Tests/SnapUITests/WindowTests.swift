@@ -1,6 +1,7 @@
 #if GUI
 import CSDL2
 import Foundation
+import SnapTestSupport
 import Testing
 
 /// The built `snap` with SDL's offscreen video driver and a sound driver that needs no
@@ -14,9 +15,9 @@ func runWindowed(_ arguments: [String], audio: String = "dummy", extraEnvironmen
     environment["SDL_VIDEODRIVER"] = "offscreen"
     environment["SDL_AUDIODRIVER"] = audio
     environment["SNAP_LAN"] = "off"  // the Join screen listens on no network: tests stay on this machine
-    environment["XDG_RUNTIME_DIR"] = NSTemporaryDirectory() + "snap-ui-\(getpid())"
-    environment["XDG_CONFIG_HOME"] = NSTemporaryDirectory() + "snap-ui-config-\(getpid())"
-    environment["XDG_STATE_HOME"] = NSTemporaryDirectory() + "snap-ui-state-\(getpid())"
+    environment["XDG_RUNTIME_DIR"] = scratchPath("snap-ui")
+    environment["XDG_CONFIG_HOME"] = scratchPath("snap-ui-config")
+    environment["XDG_STATE_HOME"] = scratchPath("snap-ui-state")
     for (key, value) in extraEnvironment { environment[key] = value }
     try? FileManager.default.createDirectory(atPath: environment["XDG_RUNTIME_DIR"]!, withIntermediateDirectories: true)
     process.environment = environment
@@ -73,7 +74,7 @@ extension FileHandle {
     }
 }
 
-func screenshotPath(_ name: String) -> String { NSTemporaryDirectory() + "snap-ui-\(getpid())-\(name).png" }
+func screenshotPath(_ name: String) -> String { scratchPath("snap-ui-\(name).png") }
 
 @Suite("Windows under SDL's offscreen driver", .serialized)
 struct WindowTests {
@@ -143,7 +144,7 @@ struct WindowTests {
     @Test("a round the turn limit decides says so, then names the winner; the saved name is the player's",
           .timeLimit(.minutes(5)))
     func turnLimitRound() throws {
-        let config = NSTemporaryDirectory() + "snap-ui-limit-config-\(getpid())"
+        let config = scratchPath("snap-ui-limit-config")
         try FileManager.default.createDirectory(atPath: config + "/snap", withIntermediateDirectories: true)
         try "name=Quinn\n".write(toFile: config + "/snap/settings", atomically: true, encoding: .utf8)
         let path = screenshotPath("round-end")
@@ -163,7 +164,7 @@ struct WindowTests {
 
     @Test("sounds are really mixed: the disk audio driver records the dealing loop")
     func soundIsMixed() throws {
-        let file = NSTemporaryDirectory() + "snap-ui-\(getpid())-audio.raw"
+        let file = scratchPath("snap-ui-audio.raw")
         let run = try runWindowed(["solo", "--seed", "1", "--quit-after", "2"], audio: "disk",
                                   extraEnvironment: ["SDL_DISKAUDIOFILE": file, "SDL_DISKAUDIODELAY": "0"])
         #expect(run.status == 0, "\(run.output)")
@@ -175,7 +176,7 @@ struct WindowTests {
 
     @Test("a round won plays its fanfare: the disk audio driver mixes win.wav once")
     func winSoundIsMixed() throws {
-        let file = NSTemporaryDirectory() + "snap-ui-\(getpid())-win.raw"
+        let file = scratchPath("snap-ui-win.raw")
         let run = try runWindowed(["solo", "--opponents", "1", "--seed", "5", "--speed", "0.1", "--turn-limit", "10",
                                    "--autoplay", "--quit-when-won"], audio: "disk",
                                   extraEnvironment: ["SDL_DISKAUDIOFILE": file, "SDL_DISKAUDIODELAY": "0"], timeout: 120)
@@ -194,8 +195,8 @@ struct WindowTests {
 
     @Test("an installed copy (PREFIX/bin/snap, PREFIX/share/snap) opens from any directory")
     func installedPrefix() throws {
-        let prefix = NSTemporaryDirectory() + "snap-ui-prefix-\(getpid())"
-        let elsewhere = NSTemporaryDirectory() + "snap-ui-elsewhere-\(getpid())"
+        let prefix = scratchPath("snap-ui-prefix")
+        let elsewhere = scratchPath("snap-ui-elsewhere")
         let files = FileManager.default
         try? files.removeItem(atPath: prefix)
         try? files.removeItem(atPath: elsewhere)
@@ -264,8 +265,8 @@ struct WindowTests {
             echo "back $(xwininfo -id $host | awk '/Width|Height/ {printf "%s ", $2}')"
             wait
             """
-        let output = try runUnderX(script, environment: ["XDG_RUNTIME_DIR": NSTemporaryDirectory() + "snap-ui-x-\(getpid())",
-                                                          "XDG_CONFIG_HOME": NSTemporaryDirectory() + "snap-ui-x-config-\(getpid())"])
+        let output = try runUnderX(script, environment: ["XDG_RUNTIME_DIR": scratchPath("snap-ui-x"),
+                                                          "XDG_CONFIG_HOME": scratchPath("snap-ui-x-config")])
         struct Frame { var x, y, width, height: Int; var name: String }
         let windows: [Frame] = output.split(separator: "\n").filter { $0.hasPrefix("window ") }.compactMap { line in
             let parts = line.split(separator: " ", maxSplits: 5).map(String.init)
@@ -311,8 +312,8 @@ struct WindowTests {
             done
             wait
             """
-        let output = try runUnderX(script, environment: ["XDG_RUNTIME_DIR": NSTemporaryDirectory() + "snap-ui-x2-\(getpid())",
-                                                          "XDG_CONFIG_HOME": NSTemporaryDirectory() + "snap-ui-x2-config-\(getpid())"])
+        let output = try runUnderX(script, environment: ["XDG_RUNTIME_DIR": scratchPath("snap-ui-x2"),
+                                                          "XDG_CONFIG_HOME": scratchPath("snap-ui-x2-config")])
         let lines = output.split(separator: "\n").filter { $0.hasPrefix("title ") }
         #expect(lines.first == "title Snap! - Ann urgent 0", "\(output)")
         #expect(lines.contains("title Your turn - Snap! - Ann urgent 1"), "\(output)")
@@ -357,7 +358,7 @@ struct WindowTests {
     @Test("no Assets folder to be found is a clear error, not a crash")
     func missingAssets() throws {
         // A copy of the binary far from any checkout, run from an empty directory.
-        let lonely = NSTemporaryDirectory() + "snap-ui-lonely-\(getpid())"
+        let lonely = scratchPath("snap-ui-lonely")
         try? FileManager.default.removeItem(atPath: lonely)
         try FileManager.default.createDirectory(atPath: lonely, withIntermediateDirectories: true)
         let original = snapBinary()

@@ -5,6 +5,7 @@ import SnapNet
 import SnapProtocol
 import SnapTable
 @testable import SnapUI
+import SnapTestSupport
 import Testing
 
 /// `snap play` as a stranger plays it: a real X server, windows found by name, real
@@ -16,7 +17,7 @@ struct XPlayTests {
           .enabled(if: WindowTests.haveTools(["xvfb-run", "xdotool"])), .timeLimit(.minutes(5)))
     func clicksPlay() throws {
         let binary = snapBinary()
-        let base = NSTemporaryDirectory() + "snap-ui-xplay-\(getpid())"
+        let base = scratchPath("snap-ui-xplay")
         try? FileManager.default.removeItem(atPath: base)
         try FileManager.default.createDirectory(atPath: base + "/run", withIntermediateDirectories: true)
         // Logical points (the 1024×768 table) the script clicks, from the layout the game draws with.
