@@ -269,7 +269,32 @@ public final class TableScene: Scene {
         // Nothing moving: the drawn table must be the session's mirror of the host's.
         if model.started, let truth = client.session.table, model.reconcile(with: truth) { app.setNeedsRedraw() }
         alertIfMyTurn(app: app)
-        return checkEnding(app: app)
+        let change = checkEnding(app: app)
+        noteVisibleChanges(app: app, fromMessage: !batches.isEmpty)
+        return change
+    }
+
+    /// What the table shows that a player acts on, as last noted: the deal under way, whose
+    /// turn it is, the status line (turns, verdicts, round ends, away and back), the deal's
+    /// verdict and who is away.
+    private var shown: [String: String] = [:]
+
+    /// Each visible change found in this pass goes to the app (`--frame-log`), which holds
+    /// it to being on screen in this pass's frame.
+    private func noteVisibleChanges(app: App, fromMessage: Bool) {
+        guard app.logsFrames, model.started else { return }
+        let away = client.session.away.map { model.name($0) }.sorted()
+        let now: [String: String] = [
+            "deal": model.isDealing ? "dealing round \(model.visual.round)" : "deal finished round \(model.visual.round)",
+            "active": "active \(model.visual.active.map { model.name($0) } ?? "nobody")",
+            "status": "status \(statusLine)",
+            "verdict": "deal notice \(dealNotice.flatMap { $0.until > lastNow ? "\($0.verdict)" : nil } ?? "none")",
+            "away": "away \(away.isEmpty ? "nobody" : away.joined(separator: ", "))",
+        ]
+        for key in now.keys.sorted() where shown[key] != now[key] {
+            app.noteChange(now[key]!, fromMessage: fromMessage)
+        }
+        shown = now
     }
 
     private func updateDealingSound(now: Double, audio: Audio) {
