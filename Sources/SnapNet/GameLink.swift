@@ -150,7 +150,13 @@ final class NetworkLinkState: HostMessageSink, @unchecked Sendable {  // touched
         guard generation == self.generation, !ended else { return }
         lastHeard = .now
         switch message {
-        case .ping(let nonce): send(.pong(nonce: nonce))
+        case .ping(let nonce):
+            // Answered here, on the network thread, and only here: a window busy for a
+            // while still answers at once, and its loop never sees a ping to answer again
+            // (a second pong per ping, sent in a burst after a stall, went over the host's
+            // pong budget and cut the window for a protocol violation).
+            send(.pong(nonce: nonce))
+            return
         case .welcome(let welcome):
             link.setReconnecting(false)
             if let token = welcome.token {

@@ -35,8 +35,37 @@ public struct SeatTokenStore: Sendable {
     }
 
     /// Best effort: a token that cannot be kept only means no rejoin after a crash.
+    /// The name goes on the file's second line, so a window opened again under another
+    /// name can find the seat (`keptNames`).
     public func keep(_ token: SeatToken, for endpoint: Endpoint, name: String) {
-        _ = try? SecretFile.store(token, at: path(for: endpoint, name: name), exclusive: false)
+        _ = try? SecretFile.store(token, at: path(for: endpoint, name: name), exclusive: false, note: name)
+    }
+
+    /// The names this machine keeps a seat token for in the game at `endpoint`.
+    public func keptNames(for endpoint: Endpoint) -> [String] {
+        guard let folder = opendir(directory) else { return [] }
+        defer { closedir(folder) }
+        var names: [String] = []
+        while let entry = readdir(folder) {
+            let file = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard !file.hasPrefix("."), let name = Self.note(in: directory + "/" + file),
+                  path(for: endpoint, name: name) == directory + "/" + file, token(for: endpoint, name: name) != nil
+            else { continue }
+            names.append(name)
+        }
+        return names.sorted()
+    }
+
+    /// A token file's second line: the name it was kept for (nil in files kept before names were).
+    private static func note(in path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard fgets(&buffer, 256, file) != nil, fgets(&buffer, 256, file) != nil else { return nil }
+        let line = String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return line.isEmpty ? nil : line
     }
 
     public func forget(for endpoint: Endpoint, name: String) {

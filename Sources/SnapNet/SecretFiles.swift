@@ -29,9 +29,11 @@ public enum SecretFile {
     }
 
     /// Writes `secret` to `path` (0600), making its directories (0700). `exclusive`: only
-    /// if there is no such file yet (false, not an error, when there is).
+    /// if there is no such file yet (false, not an error, when there is). `note`: a second
+    /// line (`load` reads only the first).
     @discardableResult
-    public static func store(_ secret: SeatToken, at path: String, exclusive: Bool) throws(SecretFileError) -> Bool {
+    public static func store(_ secret: SeatToken, at path: String, exclusive: Bool,
+                             note: String? = nil) throws(SecretFileError) -> Bool {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if let failure = makePrivateDirectories(directory) {
             throw SecretFileError(path: failure.directory, problem: "cannot create it: \(String(cString: strerror(failure.errno)))")
@@ -41,7 +43,7 @@ public enum SecretFile {
             if exclusive, errno == EEXIST { return false }
             throw SecretFileError(path: path, problem: String(cString: strerror(errno)))
         }
-        let line = Array((secret.hex + "\n").utf8)
+        let line = Array((secret.hex + "\n" + (note.map { $0 + "\n" } ?? "")).utf8)
         let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         close(descriptor)
         guard written == line.count else { throw SecretFileError(path: path, problem: "cannot write it") }

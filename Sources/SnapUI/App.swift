@@ -19,6 +19,9 @@ public struct WindowOptions: Sendable {
     /// The window's size in screen pixels; 1024×768 when nil.
     public var size: (width: Int, height: Int)?
     public var renderer: RendererChoice = .automatic
+    /// Append a line to this file when a visible state change reaches the window and when
+    /// the first frame showing it is presented (`FrameLog`).
+    public var frameLog: String?
 
     public init(screenshot: String? = nil, quitAfter: Double? = nil, muted: Bool = false, hidden: Bool = false,
                 position: (x: Int, y: Int)? = nil, size: (width: Int, height: Int)? = nil) {
@@ -72,6 +75,52 @@ public enum WindowWake {
     }
 }
 
+extension WindowWake {
+    /// When the oldest wake not yet seen by the loop was asked for, without taking it.
+    static func pending() -> UInt64? {
+        state.lock.lock()
+        defer { state.lock.unlock() }
+        return state.since
+    }
+}
+
+/// `--frame-log PATH`: "changed <ms> <pass> <what>" when a visible state change reaches
+/// the window (when its message's wake was asked for, or the loop pass whose animation
+/// step made it), then "presented <ms> <pass> <what>" once the first frame showing it is
+/// on screen. Milliseconds of CLOCK_MONOTONIC, the same clock in every process on the
+/// machine; `pass` numbers the loop's passes. A test holds each window to presenting
+/// every change in the frame of the pass that found it, soon after it arrived.
+final class FrameLog {
+    private let file: UnsafeMutablePointer<FILE>
+    private var pending: [String] = []
+
+    init?(path: String) {
+        guard let file = fopen(path, "a") else { return nil }
+        self.file = file
+    }
+
+    deinit { fclose(file) }
+
+    func changed(_ what: String, at nanoseconds: UInt64, pass: Int) {
+        write("changed \(Self.milliseconds(nanoseconds)) \(pass) \(what)")
+        pending.append(what)
+    }
+
+    func presented(at nanoseconds: UInt64, pass: Int) {
+        for what in pending { write("presented \(Self.milliseconds(nanoseconds)) \(pass) \(what)") }
+        pending = []
+    }
+
+    private func write(_ line: String) {
+        fputs(line + "\n", file)
+        fflush(file)
+    }
+
+    static func milliseconds(_ nanoseconds: UInt64) -> String {
+        String(format: "%.3f", Double(nanoseconds) / 1e6)
+    }
+}
+
 /// CLOCK_MONOTONIC in nanoseconds (the same clock from every thread).
 public func monotonicNanoseconds() -> UInt64 {
     var spec = timespec()
@@ -117,6 +166,16 @@ public final class App {
     /// When the input being handled happened (its SDL timestamp, on `now`'s clock): a
     /// Snap! counts from the press, not from when the loop got round to it.
     public private(set) var inputTime = 0.0
+    private let frameLog: FrameLog?
+    /// The scene was animating when the last frame was drawn. The pass in which it stops
+    /// (the deal's last card lands, the first player is activated) must still draw: that
+    /// step changed the table, and nothing else may come to redraw it (the host's own
+    /// window gets no pings) until the next input.
+    private var drewAnimating = false
+    /// When the wake that started this pass was asked for (nanoseconds, monotonic).
+    private var passWokenAt: UInt64?
+    /// Loop passes so far (the frame log's pass numbers).
+    private var passes = 0
 
     public var now: Double {
         let d = ContinuousClock.now - start
@@ -136,6 +195,7 @@ public final class App {
         }
         self.options = options
         self.logger = logger
+        frameLog = options.frameLog.flatMap { FrameLog(path: $0) }
         graphics = try Graphics(title: "Snap!", hidden: options.hidden, position: options.position, size: options.size,
                                 renderer: options.renderer, fonts: try Fonts())
         logger.info("renderer: \(graphics.rendererName)")
@@ -160,6 +220,18 @@ public final class App {
 
     public func setNeedsRedraw() { needsRedraw = true }
 
+    /// True with `--frame-log`: scenes then report their visible changes (`noteChange`).
+    var logsFrames: Bool { frameLog != nil }
+
+    /// A visible change the scene found in this pass; `fromMessage`: it came with a message
+    /// from the host, so it reached this process when that message's wake was asked for.
+    func noteChange(_ what: String, fromMessage: Bool) {
+        guard let frameLog else { return }
+        var at = monotonicNanoseconds()
+        if fromMessage { at = [at, passWokenAt, WindowWake.pending()].compactMap { $0 }.min()! }
+        frameLog.changed(what, at: at, pass: passes)
+    }
+
     private var quitRequested = false
     /// Ends the loop after this frame (and takes the `--screenshot`, if any).
     public func quit() { quitRequested = true }
@@ -170,10 +242,12 @@ public final class App {
         quitRequested = false
         while running {
             let now = self.now
+            passWokenAt = nil
+            passes += 1
             var event = SDL_Event()
             // Sleep until input when nothing moves: an idle window costs almost nothing.
             // The network side wakes it too (`WindowWake`); the timeout only paces blinking carets.
-            let idle = !needsRedraw && !scene.isAnimating && onFrame == nil
+            let idle = !needsRedraw && !scene.isAnimating && !drewAnimating && onFrame == nil
             if idle, SDL_WaitEventTimeout(&event, 100) == 1 {
                 running = dispatch(event) && running
             }
@@ -181,12 +255,15 @@ public final class App {
             onFrame?(self, now)
             onPass?(self, now)
             if let change = scene.update(now: now, app: self) { running = apply(change) && running }
-            if needsRedraw || scene.isAnimating {
+            let animating = scene.isAnimating
+            if needsRedraw || animating || drewAnimating {
+                drewAnimating = animating
                 let frameStart = self.now
                 scene.draw(graphics, app: self)
                 beforePresent?(self)
                 graphics.present()
                 let presented = monotonicNanoseconds()
+                frameLog?.presented(at: presented, pass: passes)
                 let shownAt = self.now
                 for hook in afterPresent { hook(shownAt) }
                 if let woken = wokenAt {
@@ -211,7 +288,9 @@ public final class App {
         if event.type == WindowWake.eventType {
             // The scene drains its link in `update`, right after this; draw what it finds.
             // (Measured once the window is up: before its first frame, a wake waits for the window to open.)
-            if let since = WindowWake.take(), frames > 0 { wokenAt = min(wokenAt ?? since, since) }
+            let since = WindowWake.take()
+            if let since { passWokenAt = min(passWokenAt ?? since, since) }
+            if let since, frames > 0 { wokenAt = min(wokenAt ?? since, since) }
             needsRedraw = true
             return true
         }

@@ -79,8 +79,9 @@ public final class GameClient {
     public func poll(now: Double) -> [ReceivedMessage] {
         var result: [ReceivedMessage] = []
         for message in link.drain() {
+            // No replies: the session's only one is a pong, and the link answers pings on
+            // its network thread (the host's own window is never pinged).
             let applied = session.receiveForWindow(message, now: .seconds(now))
-            for reply in applied.replies { link.send(reply) }
             // A window that joined is ready at once (a headless host's --start-when waits for it).
             if case .welcome = message, !isHost, role == .player { link.send(.ready) }
             result.append(applied.received)
@@ -135,13 +136,15 @@ public final class GameClient {
                             rules: Rules = .original, seed: UInt64? = nil, rounds: Int? = nil,
                             turnTimeout: Duration? = .seconds(15), socket: String? = nil,
                             listen: (host: String, port: Int)? = nil, joinCode: String? = nil,
-                            logger: Logger) throws -> GameClient {
+                            nextRoundAfter: Duration? = nil, startWhen: Int? = nil, logger: Logger) throws -> GameClient {
         var hostConfiguration = configuration(name: name, bots: bots, level: level, speed: speed, rules: rules,
                                               seed: seed, maxClients: 3 - bots)
         hostConfiguration.turnTimeout = turnTimeout
         // nil: rounds go on until the host ends the game.
         hostConfiguration.rounds = rounds
         hostConfiguration.joinCode = listen == nil ? nil : joinCode
+        // nil: the host clicks Next Round.
+        hostConfiguration.autoNextRound = nextRoundAfter
         let server = HostServer(hostConfiguration, loop: group.next(), logger: logger)
         let path: String
         if let socket { path = socket } else {
@@ -158,6 +161,8 @@ public final class GameClient {
         }
         hosted.withLock { $0.append(server) }
         journal(server, logger: logger)
+        // nil: the host clicks Start.
+        server.startWhen = startWhen
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path)
         // Renaming the lobby opens the same game under the new name (an explicit --socket
         // path gives way to the default one, which is named after the host).
@@ -168,7 +173,8 @@ public final class GameClient {
             if fixedPort { try server?.stopListeningOnTCP() }
             do {
                 return try host(name: newName, bots: bots, level: level, speed: speed, rules: rules, seed: seed, rounds: rounds,
-                                turnTimeout: turnTimeout, socket: nil, listen: listen, joinCode: joinCode, logger: logger)
+                                turnTimeout: turnTimeout, socket: nil, listen: listen, joinCode: joinCode,
+                                nextRoundAfter: nextRoundAfter, startWhen: startWhen, logger: logger)
             } catch {
                 // The rename failed: the game goes on as it was, on its port again.
                 if fixedPort, let listen, let server, let port = try? server.listen(host: listen.host, port: listen.port) {

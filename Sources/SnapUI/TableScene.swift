@@ -1,6 +1,7 @@
 #if GUI
 import SnapTable
 import SnapEngine
+import SnapNet
 import SnapProtocol
 import SnapSession
 
@@ -19,8 +20,10 @@ public final class TableScene: Scene {
     var snapPressedUntil = -1.0
     var dialog: Dialog?
     private var dialogGoesToMenu = false
-    /// "Name taken — join as Ann 2?": the name a Yes joins again with.
+    /// "Name taken — join as Ann 2?", "Take back Ann's seat?", "Watch?": the name a Yes
+    /// joins again with, and as what.
     private var retryName: String?
+    private var retryRole: Hello.Role?
     /// `closing(.gameFinished, message)`: the table stays, with this in the status line.
     var gameOver: String?
     private var endingHandled = false
@@ -156,8 +159,10 @@ public final class TableScene: Scene {
             }
             dialog = nil
             if let variant = retryName {
+                let role = retryRole ?? client.role
                 retryName = nil
-                if choice == .yes { return joinAgain(as: variant, app: app) }
+                retryRole = nil
+                if choice == .yes { return joinAgain(as: variant, role: role, app: app) }
             }
             if dialogGoesToMenu { return toMenu(app: app, leaving: false) }
             return choice == .yes ? toMenu(app: app, leaving: true) : nil
@@ -269,7 +274,32 @@ public final class TableScene: Scene {
         // Nothing moving: the drawn table must be the session's mirror of the host's.
         if model.started, let truth = client.session.table, model.reconcile(with: truth) { app.setNeedsRedraw() }
         alertIfMyTurn(app: app)
-        return checkEnding(app: app)
+        let change = checkEnding(app: app)
+        noteVisibleChanges(app: app, fromMessage: !batches.isEmpty)
+        return change
+    }
+
+    /// What the table shows that a player acts on, as last noted: the deal under way, whose
+    /// turn it is, the status line (turns, verdicts, round ends, away and back), the deal's
+    /// verdict and who is away.
+    private var shown: [String: String] = [:]
+
+    /// Each visible change found in this pass goes to the app (`--frame-log`), which holds
+    /// it to being on screen in this pass's frame.
+    private func noteVisibleChanges(app: App, fromMessage: Bool) {
+        guard app.logsFrames, model.started else { return }
+        let away = client.session.away.map { model.name($0) }.sorted()
+        let now: [String: String] = [
+            "deal": model.isDealing ? "dealing round \(model.visual.round)" : "deal finished round \(model.visual.round)",
+            "active": "active \(model.visual.active.map { model.name($0) } ?? "nobody")",
+            "status": "status \(statusLine)",
+            "verdict": "deal notice \(dealNotice.flatMap { $0.until > lastNow ? "\($0.verdict)" : nil } ?? "none")",
+            "away": "away \(away.isEmpty ? "nobody" : away.joined(separator: ", "))",
+        ]
+        for key in now.keys.sorted() where shown[key] != now[key] {
+            app.noteChange(now[key]!, fromMessage: fromMessage)
+        }
+        shown = now
     }
 
     private func updateDealingSound(now: Double, audio: Audio) {
@@ -329,6 +359,25 @@ public final class TableScene: Scene {
                                      yes: "Join as \(variant)", no: "Menu")
             retryName = variant
             dialogGoesToMenu = true
+        case .gameStarted? where client.endpoint != nil && client.role == .player:
+            // A window opened again after a crash, perhaps under another name: this machine
+            // may keep a seat in this game. Else the game can still be watched.
+            app.audio.stopDealing()
+            let kept = client.endpoint.map { SeatTokenStore.default().keptNames(for: $0) } ?? []
+            if let seat = kept.first(where: { $0 != client.name }) {
+                dialog = Dialog.confirm("Take back \(seat)'s seat?",
+                                        "\(gameName) has started, and \(seat)'s seat in it is kept on this computer.",
+                                        yes: "Take it back", no: "Menu")
+                retryName = seat
+                retryRole = .player
+            } else {
+                dialog = Dialog.confirm(Self.closeTitle(.gameStarted),
+                                        message.isEmpty ? "\(gameName) has started without you." : message,
+                                        yes: "Watch", no: "Menu")
+                retryName = client.name
+                retryRole = .watcher
+            }
+            dialogGoesToMenu = true
         case let other?:
             app.audio.stopDealing()
             dialog = Dialog.alert(Self.closeTitle(other), message.isEmpty ? "The host closed the connection." : message)
@@ -338,12 +387,12 @@ public final class TableScene: Scene {
     }
 
     /// The same host, the same code, another name: a fresh table (the old link is closed).
-    private func joinAgain(as name: String, app: App) -> SceneChange {
+    private func joinAgain(as name: String, role: Hello.Role, app: App) -> SceneChange {
         guard let endpoint = client.endpoint else { return toMenu(app: app, leaving: false) }
         client.leave()
         model.stop()
         do {
-            let again = try GameClient.join(endpoint, name: name, joinCode: client.joinCode, role: client.role)
+            let again = try GameClient.join(endpoint, name: name, joinCode: client.joinCode, role: role)
             return .show(TableScene(app: app, client: again))
         } catch {
             let (title, message) = MenuKit.describe(error)

@@ -89,7 +89,8 @@ struct Host: ParsableCommand {
     var code: String?
     @Flag(help: "No join code on TCP: for a trusted network only.") var open = false
     @Flag(help: "Do not announce a TCP game on the local network.") var noAnnounce = false
-    @Option(help: "Start once this many players have joined (headless).") var startWhen = 1
+    @Option(help: "Start once this many players have joined (headless: default 1); in a window, once this many players are at the table, the host's included, instead of when the host clicks Start.")
+    var startWhen: Int?
     @Option(help: "Rounds to play before the game ends (default: 1 headless; in a window, until the host ends it).")
     var rounds: Int?
     @Option(help: "Seed for the deals, the host's bots and tie breaks, for reproducible games: deals from a seed are not secret (default: each round's deal from the system's secure generator).")
@@ -103,6 +104,8 @@ struct Host: ParsableCommand {
     var turnTimeout = 15.0
     @Option(help: ArgumentHelp("Seconds a player whose connection dropped keeps their seat (skipped meanwhile) before their cards are handed out (0: at once).", valueName: "seconds"))
     var grace = 30.0
+    @Option(help: ArgumentHelp("Start the next round this many seconds after a round is won (default: 2 headless; in a window, when the host clicks Next Round).", valueName: "seconds"))
+    var nextRoundAfter: Double?
     @Option(help: "Journal the match in this directory (default: $XDG_STATE_HOME/snap/matches).") var journalDirectory: String?
     @Flag(help: "Do not journal the match.") var noJournal = false
     @Flag(help: "Log connections, refusals and judging to standard error.") var verbose = false
@@ -112,12 +115,14 @@ struct Host: ParsableCommand {
     @OptionGroup var window: WindowFlags
     #endif
 
+    static func duration(_ seconds: Double) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
+
     /// `--turn-timeout` as the session takes it.
     var turnTimeoutDuration: Duration? { turnTimeout == 0 ? nil : .milliseconds(Int64((turnTimeout * 1000).rounded())) }
 
     /// `--bots`, or its default: a headless host fills up to two players, so that
     /// `snap host --headless` alone plays against one joined player.
-    var seatedBots: Int { bots ?? (headless ? max(0, 2 - startWhen) : 0) }
+    var seatedBots: Int { bots ?? (headless ? max(0, 2 - (startWhen ?? 1)) : 0) }
 
     func validate() throws {
         _ = try validName(name, option: "--name")
@@ -126,10 +131,14 @@ struct Host: ParsableCommand {
             throw ValidationError("--turn-timeout must be 0 (never) or 0.1 to 3600 seconds")
         }
         guard (0...3600).contains(grace) else { throw ValidationError("--grace must be 0 to 3600 seconds") }
+        if let nextRoundAfter, !(0...3600).contains(nextRoundAfter) {
+            throw ValidationError("--next-round-after must be 0 to 3600 seconds")
+        }
         if let rounds, rounds < 1 { throw ValidationError("--rounds must be at least 1") }
         guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
         guard (0...3).contains(bots) else { throw ValidationError("--bots must be 0 to 3") }
         if headless, !resume {  // a resumed match has its players already
+            let startWhen = self.startWhen ?? 1
             guard (1...3).contains(startWhen) else { throw ValidationError("--start-when must be 1 to 3") }
             guard startWhen + bots >= 2, startWhen + bots <= 4 else {
                 throw ValidationError("--start-when plus --bots must make 2 to 4 players")
@@ -162,7 +171,7 @@ struct Host: ParsableCommand {
                 HostLobbyScene(app: app, client: try GameClient.host(
                     name: name, bots: seatedBots, level: level, speed: speed, rules: ruleOptions.rules, seed: seed, rounds: rounds,
                     turnTimeout: turnTimeoutDuration, socket: socket, listen: listenAddress, joinCode: joinCode,
-                    logger: app.logger))
+                    nextRoundAfter: nextRoundAfter.map(Self.duration), startWhen: startWhen, logger: app.logger))
             }
             return
             #else
@@ -179,7 +188,7 @@ struct Host: ParsableCommand {
         configuration.bots = bots
         configuration.botLevel = level
         configuration.rules = ruleOptions.rules
-        configuration.autoNextRound = .seconds(2)
+        configuration.autoNextRound = nextRoundAfter.map(Self.duration) ?? .seconds(2)
         configuration.maxClients = min(3, 4 - bots)
         configuration.turnTimeout = turnTimeoutDuration
         configuration.grace = .milliseconds(Int64((grace * 1000).rounded()))
@@ -216,7 +225,7 @@ struct Host: ParsableCommand {
         } else {
             server = HostServer(configuration, loop: group.next(), logger: logger)
         }
-        server.startWhen = startWhen
+        server.startWhen = startWhen ?? 1
         server.observer = { action in
             switch action {
             case .roundWon(let round, let winner): say("round \(round): \(winner) wins")

@@ -16,6 +16,8 @@ struct WindowFlags: ParsableArguments {
     var position: String?
     @Option(help: ArgumentHelp("Open the window at this size (screen pixels; default 1024x768).", valueName: "WxH"))
     var size: String?
+    @Option(help: ArgumentHelp("Append to this file when each visible change (the deal finished, whose turn, the status line, away and back) reaches the window and when a frame showing it is presented (tests).", valueName: "path"))
+    var frameLog: String?
 
     func validate() throws {
         if let quitAfter, quitAfter <= 0 { throw ValidationError("--quit-after must be positive") }
@@ -34,9 +36,11 @@ struct WindowFlags: ParsableArguments {
     }
 
     var options: WindowOptions {
-        WindowOptions(screenshot: screenshot, quitAfter: quitAfter, muted: mute,
-                      position: position.flatMap { Self.pair($0, ",") }.map { (x: $0.0, y: $0.1) },
-                      size: size.flatMap { Self.pair($0, "x") }.map { (width: $0.0, height: $0.1) })
+        var options = WindowOptions(screenshot: screenshot, quitAfter: quitAfter, muted: mute,
+                                    position: position.flatMap { Self.pair($0, ",") }.map { (x: $0.0, y: $0.1) },
+                                    size: size.flatMap { Self.pair($0, "x") }.map { (width: $0.0, height: $0.1) })
+        options.frameLog = frameLog
+        return options
     }
 }
 

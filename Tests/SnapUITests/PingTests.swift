@@ -1,0 +1,145 @@
+#if GUI
+import Foundation
+import Glibc
+import Logging
+import NIOCore
+import SnapNet
+import SnapProtocol
+import SnapSession
+@testable import SnapUI
+import Testing
+
+/// Every ping is answered exactly once: a window's link answers on its network thread
+/// (its loop never answers again), a computer player through its session.
+@Suite("One pong per ping", .serialized)
+struct PingTests {
+    static let logger = Logger(label: "test")
+
+    init() {
+        setenv("SDL_VIDEODRIVER", "offscreen", 0)
+        setenv("SDL_AUDIODRIVER", "dummy", 0)
+    }
+
+    enum Peer: String, CaseIterable, CustomStringConvertible {
+        case window, bot
+        var description: String { rawValue }
+    }
+
+    @Test("a window (its link and its drain) and a computer player each send one pong per ping", arguments: Peer.allCases)
+    func onePongPerPing(_ peer: Peer) throws {
+        let host = try FakeHost()
+        var client: GameClient?
+        var bot: BotConnection?
+        switch peer {
+        case .window:
+            client = try GameClient.join(.unix(host.path), name: "Pip")
+        case .bot:
+            bot = BotConnection(name: "Bee", bot: BotClient(seed: 1), loop: GameClient.group.next(), logger: Self.logger)
+            _ = try bot!.run(.unix(host.path))
+        }
+        try host.accept()
+        let nonces: [UInt64] = [11, 22, 33, 44, 55]
+        var pongs: [UInt64: Int] = [:]
+        for (index, nonce) in nonces.enumerated() {
+            host.send(.ping(nonce: nonce), sequence: UInt32(index))
+            // The window drains its messages as its loop would, every frame for 0.3 s.
+            let until = Date().addingTimeInterval(0.3)
+            while Date() < until {
+                _ = client?.poll(now: 0)
+                for case .pong(let echoed) in host.read() { pongs[echoed, default: 0] += 1 }
+                usleep(10_000)
+            }
+        }
+        #expect(pongs == Dictionary(uniqueKeysWithValues: nonces.map { ($0, 1) }), "\(peer): pongs per nonce \(pongs)")
+        client?.link.close()
+        _ = bot
+    }
+
+    @Test("a window whose loop does not drain its messages for 6 s keeps its seat", .timeLimit(.minutes(1)))
+    func stalledWindowKeepsItsSeat() throws {
+        let base = "/tmp/snap-ping-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        let path = base + "/Stall.sock"
+        let host = try GameClient.host(name: "Stall", turnTimeout: nil, socket: path, logger: Self.logger)
+        defer { host.leave() }
+        let slow = try GameClient.join(.unix(path), name: "Slow")
+        func pollBoth(for seconds: Double, _ clients: [GameClient], until done: () -> Bool = { false }) {
+            let until = Date().addingTimeInterval(seconds)
+            while Date() < until, !done() {
+                for client in clients { _ = client.poll(now: 0) }
+                usleep(10_000)
+            }
+        }
+        pollBoth(for: 5, [host, slow]) {
+            host.server!.lobby.contains { $0.name == "Slow" && $0.ready }
+        }
+        host.start()
+        pollBoth(for: 5, [host, slow]) { slow.session.phase == .playing && host.session.phase == .playing }
+        #expect(slow.session.phase == .playing)
+        let seat = try #require(slow.session.seat)
+        // The stall: the host pings every second; only the link's network thread answers.
+        pollBoth(for: 6, [host])
+        // Then the window drains everything at once.
+        pollBoth(for: 2, [host, slow])
+        #expect(slow.session.phase == .playing, "the stalled window was cut: \(slow.session.phase)")
+        #expect(slow.link.connectionLost == nil)
+        #expect(host.session.table?[seat].isPresent == true, "the host no longer seats Slow")
+        slow.leave()
+    }
+}
+
+/// A host that is only a Unix socket: it reads what a client sends and sends what a test says.
+final class FakeHost {
+    let path: String
+    private let listener: Int32
+    private var connection: Int32 = -1
+    private var decoder = FrameDecoder()
+
+    init() throws {
+        path = "/tmp/snap-fake-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        unlink(path)
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(listener, 4) == 0 else { throw POSIXError(.EADDRINUSE) }
+    }
+
+    deinit {
+        if connection >= 0 { close(connection) }
+        close(listener)
+        unlink(path)
+    }
+
+    func accept() throws {
+        connection = Glibc.accept(listener, nil, nil)
+        guard connection >= 0 else { throw POSIXError(.ECONNABORTED) }
+        _ = fcntl(connection, F_SETFL, fcntl(connection, F_GETFL) | O_NONBLOCK)
+    }
+
+    func send(_ message: HostMessage, sequence: UInt32) {
+        let bytes = WireCodec.encode(message, sequence: sequence)
+        _ = bytes.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+    }
+
+    /// The client's messages that arrived since the last call.
+    func read() -> [ClientMessage] {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = Glibc.read(connection, &buffer, buffer.count)
+            guard count > 0 else { break }
+            decoder.append(buffer.prefix(count))
+        }
+        var messages: [ClientMessage] = []
+        while let frame = try? decoder.nextFrame() {
+            if let message = try? WireCodec.decodeClientMessage(frame) { messages.append(message) }
+        }
+        return messages
+    }
+}
+#endif
