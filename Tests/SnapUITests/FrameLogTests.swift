@@ -2,6 +2,7 @@
 import Foundation
 import SnapTable
 @testable import SnapUI
+import SnapTestSupport
 import Testing
 
 /// "The window never lags the game": a host window and a client window play ten rounds
@@ -46,7 +47,7 @@ struct FrameLogTests {
     /// or three minutes pass, then checks both frame logs.
     private func play(name: String, hostOptions: [String], start: String, underX: Bool) throws {
         let binary = snapBinary()
-        let base = NSTemporaryDirectory() + "snap-frames-\(name)-\(getpid())"
+        let base = scratchPath("snap-frames-\(name)")
         try? FileManager.default.removeItem(atPath: base)
         try FileManager.default.createDirectory(atPath: base + "/run", withIntermediateDirectories: true)
         // Fast enough for ten rounds in about a minute: host delays ×0.2, six turns a round,

@@ -7,6 +7,7 @@ import SnapNet
 import SnapProtocol
 import SnapSession
 @testable import SnapUI
+import SnapTestSupport
 import Testing
 
 /// Every ping is answered exactly once: a window's link answers on its network thread
@@ -38,6 +39,15 @@ struct PingTests {
             _ = try bot!.run(.unix(host.path))
         }
         try host.accept()
+        // Pings come once the client has signed in, as a host sends them.
+        let signIn = Date().addingTimeInterval(5)
+        var greeted = false
+        while !greeted, Date() < signIn {
+            _ = client?.poll(now: 0)
+            greeted = host.read().contains { if case .hello = $0 { true } else { false } }
+            usleep(10_000)
+        }
+        #expect(greeted, "\(peer) never said hello")
         let nonces: [UInt64] = [11, 22, 33, 44, 55]
         var pongs: [UInt64: Int] = [:]
         for (index, nonce) in nonces.enumerated() {
@@ -57,7 +67,7 @@ struct PingTests {
 
     @Test("a window whose loop does not drain its messages for 6 s keeps its seat", .timeLimit(.minutes(1)))
     func stalledWindowKeepsItsSeat() throws {
-        let base = "/tmp/snap-ping-\(getpid())"
+        let base = scratchPath("snap-ping")
         try? FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         let path = base + "/Stall.sock"
         let host = try GameClient.host(name: "Stall", turnTimeout: nil, socket: path, logger: Self.logger)
@@ -96,7 +106,7 @@ final class FakeHost {
     private var decoder = FrameDecoder()
 
     init() throws {
-        path = "/tmp/snap-fake-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        path = scratchPath("fake-\(UInt32.random(in: 0...UInt32.max)).sock")
         unlink(path)
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_un()

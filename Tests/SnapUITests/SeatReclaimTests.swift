@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import SnapNet
 import SnapProtocol
+import SnapTestSupport
 import Testing
 @testable import SnapUI
 
@@ -12,7 +13,7 @@ import Testing
 @Suite("A reopened window takes its seat back, whatever its name", .serialized)
 struct SeatReclaimTests {
     static let logger = Logger(label: "test")
-    let base = "/tmp/snap-reclaim-\(getpid())"
+    let base = scratchPath("snap-reclaim")
 
     init() {
         try? FileManager.default.createDirectory(atPath: base + "/run", withIntermediateDirectories: true)
