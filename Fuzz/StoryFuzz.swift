@@ -86,7 +86,8 @@ func fuzzSeeds() -> [(String, [UInt8])] {
                            places: 4, current: 0, text: "It was a dark night. Ünïcode ✓", createdAt: 1_700_000_000,
                            lastTurnAt: 1_700_000_100, turnsTaken: 3)
     let requests: [StoryRequest] = [
-        .hello(version: StoryWire.version, name: "Ann", key: key, joinCode: "ABCD-EFGH"),
+        .hello(version: StoryWire.version, name: "Ann", key: key.bytes, joinCode: "ABCD-EFGH"),
+        .hello(version: StoryWire.version, name: "Zed", key: Array(repeating: 0, count: 16), joinCode: ""),
         .create(others: ["Bo", "Cy"], title: "A title"), .automatch, .list, .show(id),
         .turn(id, text: "Once upon a time…"), .quit(id), .watch, .ping(42),
     ]

@@ -55,36 +55,45 @@ public enum ClientOutcome: Equatable, Sendable, CustomStringConvertible {
 /// on TCP that nobody listens (a full TCP queue drops the SYN and the kernel retries).
 func connect(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5),
              handler: @escaping @Sendable () -> ChannelHandler) throws -> Channel {
-    let bootstrap = ClientBootstrap(group: loop)
-        .connectTimeout(.seconds(5))
-        .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-        .channelInitializer { channel in
-            // The initializer runs on the channel's loop: the handler never crosses threads.
-            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler()) }
+    try connectLater(to: endpoint, on: loop, patience: patience, handler: handler).wait()
+}
+
+/// `connect`, without blocking: the polite retries are timers on `loop`, so a caller on a
+/// window's thread (or on the loop itself) never waits for them.
+func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5),
+                  handler: @escaping @Sendable () -> ChannelHandler) -> EventLoopFuture<Channel> {
+    let promise = loop.makePromise(of: Channel.self)
+    let deadline = NIODeadline.now() + .nanoseconds(Int64(patience.nanoseconds))
+    @Sendable func attempt(_ number: Int, pause: TimeAmount) {
+        let bootstrap = ClientBootstrap(group: loop)
+            .connectTimeout(.seconds(5))
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                // The initializer runs on the channel's loop: the handler never crosses threads.
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler()) }
+            }
+        let connecting = switch endpoint {
+        case .unix(let path): bootstrap.connect(unixDomainSocketPath: path)
+        case .tcp(let host, let port): bootstrap.connect(host: host, port: port)
         }
-    let clock = ContinuousClock()
-    let deadline = clock.now + patience
-    var pause = Duration.milliseconds(50)
-    var attempts = 0
-    while true {
-        attempts += 1
-        do {
-            switch endpoint {
-            case .unix(let path): return try bootstrap.connect(unixDomainSocketPath: path).wait()
-            case .tcp(let host, let port): return try bootstrap.connect(host: host, port: port).wait()
+        connecting.whenComplete { result in
+            switch result {
+            case .success(let channel):
+                promise.succeed(channel)
+            case .failure(let error as IOError) where error.errnoCode == EAGAIN:
+                guard NIODeadline.now() + pause <= deadline else {
+                    return promise.fail(NetError.hostBusy(endpoint.description,
+                        "kept its connection queue full for \(patience) (\(number) attempts); try again later"))
+                }
+                loop.scheduleTask(in: pause) { attempt(number + 1, pause: min(pause * 2, .seconds(1))) }
+            case .failure(let error):
+                let unix = if case .unix = endpoint { true } else { false }
+                promise.fail(NetError.cannotConnect(endpoint.description, plainReason(error, listening: false, unix: unix)))
             }
-        } catch let error as IOError where error.errnoCode == EAGAIN {
-            guard clock.now + pause <= deadline else {
-                throw NetError.hostBusy(endpoint.description,
-                                        "kept its connection queue full for \(patience) (\(attempts) attempts); try again later")
-            }
-            usleep(useconds_t(pause / .microseconds(1)))
-            pause = min(pause * 2, .seconds(1))
-        } catch {
-            let unix = if case .unix = endpoint { true } else { false }
-            throw NetError.cannotConnect(endpoint.description, plainReason(error, listening: false, unix: unix))
         }
     }
+    attempt(1, pause: .milliseconds(50))
+    return promise.futureResult
 }
 
 /// A computer player over the network (`snap join --bot`), or a headless watcher.

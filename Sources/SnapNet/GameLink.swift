@@ -205,18 +205,18 @@ final class NetworkLinkState: HostMessageSink, @unchecked Sendable {  // touched
             return
         }
         let endpoint = self.endpoint
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(pause.nanoseconds))) { [self] in
-            do {
-                let channel = try connect(to: endpoint, on: loop, patience: .seconds(1)) {
-                    HostFrameHandler(self, generation: generation)
+        // Timers on the link's loop: no thread waits for the host to come back.
+        loop.scheduleTask(in: .nanoseconds(Int64(pause.nanoseconds))) { [self] in
+            connectLater(to: endpoint, on: loop, patience: .seconds(1)) { HostFrameHandler(self, generation: generation) }
+                .whenComplete { result in
+                    switch result {
+                    case .success(let channel):
+                        self.start(channel, generation: generation)
+                    case .failure:
+                        guard generation == self.generation, !self.ended else { return }
+                        self.reconnect(after: min(max(pause * 2, .milliseconds(100)), .seconds(1)), since: lostAt, reason: reason)
+                    }
                 }
-                start(channel, generation: generation)
-            } catch {
-                loop.execute {
-                    guard generation == self.generation, !self.ended else { return }
-                    self.reconnect(after: min(max(pause * 2, .milliseconds(100)), .seconds(1)), since: lostAt, reason: reason)
-                }
-            }
         }
     }
 

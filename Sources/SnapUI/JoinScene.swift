@@ -40,7 +40,8 @@ public final class JoinScene: Scene {
     private var caret = -1
     /// Where the last attempt went, to try again under another name.
     private var lastTarget: (endpoint: Endpoint, label: String)?
-    private var retry: (Endpoint, String, String)?
+    /// What Yes in the dialog joins: a free name's variant, a seat kept on this computer, or a watcher's place.
+    private var retry: (Endpoint, String, String, Hello.Role)?
 
     static let panel = Rect(x: 172, y: 200, width: 680, height: 352)
     static let rowHeight = 50.0
@@ -87,12 +88,12 @@ public final class JoinScene: Scene {
         if var shown = dialog {
             let choice = shown.handle(input)
             dialog = choice == nil ? shown : nil
-            // "Name taken — join as Ann 2?": yes joins again under the free variant.
-            if choice != nil, let (endpoint, label, name) = retry {
+            // "Name taken — join as Ann 2?", "Take back Ann's seat?", "Watch?": yes joins so.
+            if choice != nil, let (endpoint, label, name, role) = retry {
                 retry = nil
                 if choice == .yes {
                     nameField.set(name)
-                    connect(endpoint, label: label, app: app, remember: false)
+                    connect(endpoint, label: label, role: role, app: app, remember: false)
                 }
             }
             return nil
@@ -212,10 +213,7 @@ public final class JoinScene: Scene {
         if case .lan(let game) = host, game.needsCode, !game.started, game.players < game.maxPlayers {
             return askCode(game.endpoint, label: "\(game.hostName) on \(game.machine)", problem: nil)
         }
-        if host.info.started {
-            dialog = Dialog.alert("Already playing", "\(host.info.hostName)'s game has already started.")
-            return
-        }
+        if host.info.started { return offerStartedGame(host.endpoint, label: host.info.hostName) }
         if host.info.players >= host.info.maxPlayers {
             dialog = Dialog.alert("Game full", "\(host.info.hostName)'s table is full (\(host.info.players) of \(host.info.maxPlayers)).")
             return
@@ -260,7 +258,8 @@ public final class JoinScene: Scene {
     }
 
     /// `remember`: save the name as this player's (not for a variant offered by "Name taken").
-    private func connect(_ endpoint: Endpoint, label: String, code: String = "", app: App, remember: Bool = true) {
+    private func connect(_ endpoint: Endpoint, label: String, code: String = "", role: Hello.Role = .player, app: App,
+                         remember: Bool = true) {
         guard remember ? saveName() : MenuKit.nameProblem(nameField.text) == nil else { return }
         nameField.isFocused = false
         addressField.isFocused = false
@@ -269,7 +268,7 @@ public final class JoinScene: Scene {
         let name = nameField.text
         lastTarget = (endpoint, label)
         Thread.detachNewThread {
-            attempt.finish(Result { try GameClient.join(endpoint, name: name, joinCode: code) })
+            attempt.finish(Result { try GameClient.join(endpoint, name: name, joinCode: code, role: role) })
         }
         state = .connecting(attempt, label: label, endpoint: endpoint, since: app.now)
         buttons.hidden = [.joinWithCode, .cancelCode]
@@ -284,6 +283,22 @@ public final class JoinScene: Scene {
         }
         state = .choosing
         buttons.hidden = [.cancel, .joinWithCode, .cancelCode]
+    }
+
+    /// A game that started without this player: a seat this computer keeps in it is offered
+    /// back (a window that crashed); otherwise watching it is.
+    private func offerStartedGame(_ endpoint: Endpoint, label: String) {
+        state = .choosing
+        buttons.hidden = [.cancel, .joinWithCode, .cancelCode]
+        if let seat = SeatTokenStore.default().keptNames(for: endpoint).first {
+            dialog = Dialog.confirm("Take back \(seat)'s seat?", "\(label)'s game has started, and \(seat)'s seat in it is kept on this computer.",
+                                    yes: "Take it back", no: "Cancel")
+            retry = (endpoint, label, seat, .player)
+        } else {
+            dialog = Dialog.confirm("Already playing", "\(label)'s game has started without you. You can watch it.",
+                                    yes: "Watch", no: "Cancel")
+            retry = (endpoint, label, nameField.text, .watcher)
+        }
     }
 
     private func fail(_ title: String, _ message: String) {
@@ -304,7 +319,7 @@ public final class JoinScene: Scene {
         case nil:
             // Lost before any welcome: whatever answered is not a Snap! game (or it hung up).
             return ("Cannot join", "\(host) did not let us in: \(MenuKit.shortReason(message)).")
-        default: return ("Could not join", message.isEmpty ? "The host refused." : message)
+        default: return ("Could not join", MenuKit.sentence(message, after: "Could not join"))
         }
     }
 
@@ -343,12 +358,15 @@ public final class JoinScene: Scene {
                 fail("Name taken", "")
                 dialog = Dialog.confirm("Name taken", "Someone called \(taken) has already joined \(label). Join as \(variant)?",
                                          yes: "Join", no: "Cancel")
-                if let target = lastTarget { retry = (target.endpoint, target.label, variant) }
+                if let target = lastTarget { retry = (target.endpoint, target.label, variant, .player) }
             case .ended(.wrongCode?, let message):
                 client.leave()
                 // Ask (again) for the code: the host said it is missing or wrong.
                 askCode(endpoint, label: label, problem: message.hasPrefix("too many") ? message
                         : message.hasPrefix("wrong") ? "That code was wrong: try again" : nil)
+            case .ended(.gameStarted?, _):
+                client.leave()
+                offerStartedGame(endpoint, label: client.session.welcome?.hostName ?? label)
             case .ended(let reason, let message):
                 client.leave()
                 let (title, text) = refusal(reason, message, host: client.session.welcome?.hostName ?? label)

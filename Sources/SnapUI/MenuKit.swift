@@ -1,4 +1,5 @@
 #if GUI
+import Foundation
 import SnapTable
 import Glibc
 import SnapBots
@@ -207,6 +208,26 @@ enum MenuKit {
         }
         if let problem = error as? ProtocolError { return ("Invalid name", "\(problem)") }
         return ("Something went wrong", "\(error)")
+    }
+
+    /// A host's closing words as a dialog's body under `title`: not restating the title,
+    /// without the command-line hints meant for `snap join` in a terminal, starting with a
+    /// capital and ending with a full stop. "wrong join code: ask the host for …" under
+    /// "Wrong join code" reads "Ask the host for …".
+    static func sentence(_ message: String, after title: String) -> String {
+        var text = Substring(message.trimmingCharacters(in: .whitespaces))
+        if text.lowercased().hasPrefix(title.lowercased()) {
+            text = text.dropFirst(title.count).drop { ":;,.—- ".contains($0) }
+        }
+        for hint in ["(watch it with snap join --watch)", "(snap join --code XXXXXX)"] {
+            if let range = text.range(of: hint) { text.removeSubrange(range) }
+        }
+        var sentence = text.trimmingCharacters(in: .whitespaces)
+        while sentence.hasSuffix(":") || sentence.hasSuffix(",") { sentence.removeLast() }
+        guard let first = sentence.first else { return "The host closed the connection." }
+        sentence = first.uppercased() + sentence.dropFirst()
+        if !(sentence.hasSuffix(".") || sentence.hasSuffix("!") || sentence.hasSuffix("?")) { sentence += "." }
+        return sentence
     }
 
     /// "unix:/run/user/1000/snap/Ann.sock" → "Ann"; "tcp:host:port" → "host:port".

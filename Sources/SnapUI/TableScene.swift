@@ -1,4 +1,5 @@
 #if GUI
+import Foundation
 import SnapTable
 import SnapEngine
 import SnapNet
@@ -24,6 +25,9 @@ public final class TableScene: Scene {
     /// joins again with, and as what.
     private var retryName: String?
     private var retryRole: Hello.Role?
+    /// Joining the same game again (another name, a kept seat, or to watch), off this
+    /// thread: the window keeps drawing while it connects.
+    private var rejoining: (attempt: JoinAttempt, label: String)?
     /// `closing(.gameFinished, message)`: the table stays, with this in the status line.
     var gameOver: String?
     private var endingHandled = false
@@ -152,6 +156,13 @@ public final class TableScene: Scene {
     }
 
     public func handle(_ input: Input, app: App) -> SceneChange? {
+        if let (attempt, _) = rejoining {
+            // Esc gives up on the join; anything else waits for it.
+            guard case .key(.escape) = input else { return nil }
+            attempt.cancel()
+            rejoining = nil
+            return toMenu(app: app, leaving: false)
+        }
         if var shown = dialog {
             guard let choice = shown.handle(input) else {
                 dialog = shown
@@ -261,6 +272,7 @@ public final class TableScene: Scene {
 
     public func update(now: Double, app: App) -> SceneChange? {
         lastNow = now
+        if rejoining != nil { return finishRejoining(app: app) }
         let batches = client.poll(now: now)
         if !batches.isEmpty { app.setNeedsRedraw() }
         model.receive(batches, session: client.session, now: now)
@@ -371,8 +383,7 @@ public final class TableScene: Scene {
                 retryName = seat
                 retryRole = .player
             } else {
-                dialog = Dialog.confirm(Self.closeTitle(.gameStarted),
-                                        message.isEmpty ? "\(gameName) has started without you." : message,
+                dialog = Dialog.confirm(Self.closeTitle(.gameStarted), "\(gameName) has started without you. You can watch it.",
                                         yes: "Watch", no: "Menu")
                 retryName = client.name
                 retryRole = .watcher
@@ -380,21 +391,43 @@ public final class TableScene: Scene {
             dialogGoesToMenu = true
         case let other?:
             app.audio.stopDealing()
-            dialog = Dialog.alert(Self.closeTitle(other), message.isEmpty ? "The host closed the connection." : message)
+            dialog = Dialog.alert(Self.closeTitle(other), MenuKit.sentence(message, after: Self.closeTitle(other)))
             dialogGoesToMenu = true
         }
         return nil
     }
 
     /// The same host, the same code, another name: a fresh table (the old link is closed).
-    private func joinAgain(as name: String, role: Hello.Role, app: App) -> SceneChange {
+    private func joinAgain(as name: String, role: Hello.Role, app: App) -> SceneChange? {
         guard let endpoint = client.endpoint else { return toMenu(app: app, leaving: false) }
         client.leave()
         model.stop()
-        do {
-            let again = try GameClient.join(endpoint, name: name, joinCode: client.joinCode, role: role)
+        let attempt = JoinAttempt()
+        let code = client.joinCode
+        let join = Self.join
+        Thread.detachNewThread {
+            attempt.finish(Result { try join(endpoint, name, code, role) })
+        }
+        rejoining = (attempt, role == .watcher ? "Watching…" : "Joining as \(name)…")
+        app.setNeedsRedraw()
+        return nil
+    }
+
+    /// How `joinAgain` joins: `GameClient.join`, or a test's slower one.
+    nonisolated(unsafe) static var join: @Sendable (Endpoint, String, String, Hello.Role) throws -> GameClient = {
+        try GameClient.join($0, name: $1, joinCode: $2, role: $3)
+    }
+
+    var isRejoining: Bool { rejoining != nil }
+
+    /// The join started by `joinAgain`, once it has an outcome.
+    private func finishRejoining(app: App) -> SceneChange? {
+        guard let (attempt, _) = rejoining, let result = attempt.result else { return nil }
+        rejoining = nil
+        switch result {
+        case .success(let again):
             return .show(TableScene(app: app, client: again))
-        } catch {
+        case .failure(let error):
             let (title, message) = MenuKit.describe(error)
             return toMenu(app: app, leaving: false, notice: (title, message))
         }
@@ -415,6 +448,10 @@ public final class TableScene: Scene {
 
     public func draw(_ graphics: Graphics, app: App) {
         drawTable(graphics, app: app, now: app.now)
+        if let (_, label) = rejoining {
+            Self.roundedRect(graphics, Rect(center: Point(512, 384), size: Size(460, 110)), Color(0, 0, 0, 170), radius: 18)
+            graphics.text(label, at: Point(512, 372), size: 26, bold: true, color: .gold)
+        }
     }
 }
 #endif

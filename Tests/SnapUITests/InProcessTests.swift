@@ -13,6 +13,7 @@ import SnapTable
 
 /// Windows run inside the test process (SDL's offscreen driver), so a test can push
 /// scripted events and read what the scene decided. One at a time: SDL has one event queue.
+extension InProcessWindows {
 @Suite("Windows in the test process", .serialized)
 struct InProcessTests {
     static let logger = Logger(label: "test")
@@ -166,6 +167,15 @@ struct InProcessTests {
         }
         #expect(host.session.lobby.count == 2)
         var offered: Dialog?
+        // The join again waits until the window has drawn a frame saying it is joining: a
+        // window that joined on its own thread would never draw one, and never return.
+        let drawnWhileJoining = DispatchSemaphore(value: 0)
+        TableScene.join = { endpoint, name, code, role in
+            if name == "Ray 2" { drawnWhileJoining.wait() }  // this test's join only
+            return try GameClient.join(endpoint, name: name, joinCode: code, role: role)
+        }
+        defer { TableScene.join = { try GameClient.join($0, name: $1, joinCode: $2, role: $3) } }
+        var framesWhileJoining = 0
         let app = try App(options: WindowOptions(quitAfter: 30, hidden: true), logger: Self.logger) { app in
             TableScene(app: app, client: try! GameClient.join(.unix(path), name: "Ray"))
         }
@@ -175,9 +185,14 @@ struct InProcessTests {
                 offered = dialog
                 Self.pushKey(Int(SDLK_RETURN.rawValue))
             }
+            if table.isRejoining {
+                framesWhileJoining += 1
+                if framesWhileJoining == 1 { drawnWhileJoining.signal() }
+            }
             if table.client.name == "Ray 2", table.client.session.phase == .lobby { app.quit() }
         }
         try app.run()
+        #expect(framesWhileJoining >= 1, "the window drew nothing while it joined again")
         let dialog = try #require(offered, "no dialog offered a variant")
         #expect(dialog.title == "Name taken")
         #expect(dialog.message == "Someone called Ray has already joined this game. Join as Ray 2?")
@@ -480,6 +495,7 @@ struct InProcessTests {
         #expect(p99 < 250, "p99 \(p99) ms")
         GameClient.endHostedGames()
     }
+}
 }
 #endif
 

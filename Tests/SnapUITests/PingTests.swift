@@ -10,6 +10,7 @@ import SnapSession
 import SnapTestSupport
 import Testing
 
+extension InProcessWindows {
 /// Every ping is answered exactly once: a window's link answers on its network thread
 /// (its loop never answers again), a computer player through its session.
 @Suite("One pong per ping", .serialized)
@@ -96,6 +97,7 @@ struct PingTests {
         #expect(host.session.table?[seat].isPresent == true, "the host no longer seats Slow")
         slow.leave()
     }
+}
 }
 
 /// A host that is only a Unix socket: it reads what a client sends and sends what a test says.

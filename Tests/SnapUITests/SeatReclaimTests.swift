@@ -8,6 +8,7 @@ import SnapTestSupport
 import Testing
 @testable import SnapUI
 
+extension InProcessWindows {
 /// A window opened again after a crash, under whatever name, finds the seat this machine
 /// kept in that game and offers it back; with no seat kept, it offers to watch.
 @Suite("A reopened window takes its seat back, whatever its name", .serialized)
@@ -63,7 +64,7 @@ struct SeatReclaimTests {
             guard let table = app.scene as? TableScene else { return }
             if offered == nil, let dialog = table.dialog {
                 offered = dialog
-                InProcessTests.pushKey(Int(SDLK_y.rawValue))
+                InProcessWindows.InProcessTests.pushKey(Int(SDLK_y.rawValue))
             }
             if offered != nil, table.dialog == nil, done(table) { app.quit() }
         }
@@ -111,5 +112,6 @@ struct SeatReclaimTests {
         player.leave()
         GameClient.endHostedGames()
     }
+}
 }
 #endif
