@@ -362,8 +362,8 @@ public final class JoinScene: Scene {
             case .ended(.wrongCode?, let message):
                 client.leave()
                 // Ask (again) for the code: the host said it is missing or wrong.
-                askCode(endpoint, label: label, problem: message.hasPrefix("too many") ? message
-                        : message.hasPrefix("wrong") ? "That code was wrong: try again" : nil)
+                askCode(endpoint, label: label, problem: message.hasPrefix("too many") ? MenuKit.sentence(message, after: "Join code")
+                        : message.hasPrefix("wrong") ? "That code was wrong. Try again." : nil)
             case .ended(.gameStarted?, _):
                 client.leave()
                 offerStartedGame(endpoint, label: client.session.welcome?.hostName ?? label)
@@ -489,7 +489,7 @@ public final class JoinScene: Scene {
         let box = Self.overlay
         MenuKit.panel(graphics, box, Color(250, 246, 236), radius: 16)
         graphics.text("Join code", at: Point(box.center.x, box.y + 18), size: 26, bold: true, color: .ink, shadow: false)
-        graphics.text(problem ?? "\(label) needs the code shown in its lobby", at: Point(box.center.x, box.y + 54),
+        graphics.text(problem ?? "\(label) needs the code shown in its lobby.", at: Point(box.center.x, box.y + 54),
                       size: 15, color: problem == nil ? Color(80, 80, 80) : MenuKit.errorColor, shadow: false)
         codeField.draw(graphics, now: app.now)
         buttons[.joinWithCode].draw(graphics, assets: app.assets)
