@@ -132,52 +132,87 @@ public final class GameClient {
     // MARK: - Starting games
 
     /// Hosts a game on this machine's default socket (and TCP when asked); this window plays too.
+    /// Where and how a windowed host runs its game, beside the game's own configuration.
+    public struct HostPlacement: Sendable {
+        /// The Unix socket (nil: the default one, named after the host).
+        public var socket: String?
+        /// Also on TCP, with the configuration's join code.
+        public var listen: (host: String, port: Int)?
+        /// Announce a TCP game on the local network.
+        public var announce = true
+        /// Where the match is journaled (nil: it is not).
+        public var journalDirectory: String? = MatchJournal.directory()
+        /// Start once this many players are at the table (nil: the host clicks Start).
+        public var startWhen: Int?
+
+        public init(socket: String? = nil, listen: (host: String, port: Int)? = nil, announce: Bool = true,
+                    journalDirectory: String? = MatchJournal.directory(), startWhen: Int? = nil) {
+            (self.socket, self.listen, self.announce, self.journalDirectory, self.startWhen) = (socket, listen, announce, journalDirectory, startWhen)
+        }
+    }
+
+    /// A host window's game with a windowed game's defaults (the menu's Host Game, `snap play`, tests).
     public static func host(name: String, bots: Int = 0, level: BotLevel = .normal, speed: Double = 1,
                             rules: Rules = .original, seed: UInt64? = nil, rounds: Int? = nil,
                             turnTimeout: Duration? = .seconds(15), socket: String? = nil,
                             listen: (host: String, port: Int)? = nil, joinCode: String? = nil,
                             nextRoundAfter: Duration? = nil, startWhen: Int? = nil, logger: Logger) throws -> GameClient {
-        var hostConfiguration = configuration(name: name, bots: bots, level: level, speed: speed, rules: rules,
-                                              seed: seed, maxClients: 3 - bots)
-        hostConfiguration.turnTimeout = turnTimeout
+        var configuration = configuration(name: name, bots: bots, level: level, speed: speed, rules: rules,
+                                          seed: seed, maxClients: 3 - bots)
+        configuration.joinCode = joinCode
+        configuration.turnTimeout = turnTimeout
         // nil: rounds go on until the host ends the game.
-        hostConfiguration.rounds = rounds
-        hostConfiguration.joinCode = listen == nil ? nil : joinCode
+        configuration.rounds = rounds
         // nil: the host clicks Next Round.
-        hostConfiguration.autoNextRound = nextRoundAfter
-        let server = HostServer(hostConfiguration, loop: group.next(), logger: logger)
+        configuration.autoNextRound = nextRoundAfter
+        return try host(configuration, HostPlacement(socket: socket, listen: listen, startWhen: startWhen), logger: logger)
+    }
+
+    /// A host window's game as `configuration` says (`snap host` builds it once, for a
+    /// window as for `--headless`), placed as `placement` says.
+    public static func host(_ configuration: HostConfiguration, _ placement: HostPlacement, logger: Logger) throws -> GameClient {
+        var configuration = configuration
+        if placement.listen == nil { configuration.joinCode = nil }
+        let name = configuration.hostName
+        let server = HostServer(configuration, loop: group.next(), logger: logger)
         let path: String
-        if let socket { path = socket } else {
+        if let socket = placement.socket { path = socket } else {
             let directory = try SocketDirectory.forHost()
             if let warning = directory.warning { logger.warning("\(warning)") }
             path = directory.socketPath(forHost: name)
         }
         try server.listen(unixPath: path)
-        if let listen {
+        if let listen = placement.listen {
             let port = try server.listen(host: listen.host, port: listen.port)
-            do { try server.announceOnLAN(listeningOn: listen.host, port: port) } catch {
-                logger.warning("not announced on the local network: \(error)")
+            if placement.announce {
+                do { try server.announceOnLAN(listeningOn: listen.host, port: port) } catch {
+                    logger.warning("not announced on the local network: \(error)")
+                }
             }
         }
         hosted.withLock { $0.append(server) }
-        journal(server, logger: logger)
+        if let directory = placement.journalDirectory { journal(server, in: directory, logger: logger) }
         // nil: the host clicks Start.
-        server.startWhen = startWhen
+        server.startWhen = placement.startWhen
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path)
         // Renaming the lobby opens the same game under the new name (an explicit --socket
         // path gives way to the default one, which is named after the host).
         client.rehost = { [weak server] newName, logger in
             // A fixed port (--listen HOST:7777) is the old game's until it lets go of it;
             // nobody has joined yet, so it can.
+            let listen = placement.listen
             let fixedPort = listen.map { $0.port != 0 } ?? false
             if fixedPort { try server?.stopListeningOnTCP() }
             do {
-                return try host(name: newName, bots: bots, level: level, speed: speed, rules: rules, seed: seed, rounds: rounds,
-                                turnTimeout: turnTimeout, socket: nil, listen: listen, joinCode: joinCode,
-                                nextRoundAfter: nextRoundAfter, startWhen: startWhen, logger: logger)
+                var renamed = configuration
+                renamed.hostName = newName
+                var moved = placement
+                moved.socket = nil
+                return try host(renamed, moved, logger: logger)
             } catch {
                 // The rename failed: the game goes on as it was, on its port again.
-                if fixedPort, let listen, let server, let port = try? server.listen(host: listen.host, port: listen.port) {
+                if fixedPort, let listen, let server, let port = try? server.listen(host: listen.host, port: listen.port),
+                   placement.announce {
                     try? server.announceOnLAN(listeningOn: listen.host, port: port)
                 }
                 throw error
@@ -204,15 +239,15 @@ public final class GameClient {
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: nil)
         client.isSolo = true
         server.startWhen = 1
-        journal(server, logger: logger)
+        journal(server, in: MatchJournal.directory(), logger: logger)
         return client
     }
 
     /// Every match is journaled (`snap history`, `snap replay`); a journal that cannot be
     /// written is a logged warning and the game goes on.
-    private static func journal(_ server: HostServer, logger: Logger) {
+    private static func journal(_ server: HostServer, in directory: String, logger: Logger) {
         do {
-            try server.startJournal(in: MatchJournal.directory()) { logger.warning("\($0)") }
+            try server.startJournal(in: directory) { logger.warning("\($0)") }
         } catch {
             logger.warning("this match is not journaled: \(error)")
         }

@@ -158,29 +158,13 @@ struct Host: ParsableCommand {
         return code.flatMap(JoinCode.normalized) ?? JoinCode.random()
     }
 
-    func run() throws {
-        if journal != nil, !resume { throw ValidationError("a journal file is only taken with --resume") }
-        if fromLastGoodRecord, !resume { throw ValidationError("--from-last-good-record is only taken with --resume") }
-        if resume, !headless { throw ValidationError("--resume needs --headless (windows cannot resume yet)") }
-        guard headless else {
-            #if GUI
-            let listenAddress = try listen.map { try validAddress($0, option: "--listen", use: .listen) }
-            let joinCode = joinCode()
-            if let joinCode { say("join code: \(joinCode)") }
-            try runWindow(window, verbose: verbose) { app in
-                HostLobbyScene(app: app, client: try GameClient.host(
-                    name: name, bots: seatedBots, level: level, speed: speed, rules: ruleOptions.rules, seed: seed, rounds: rounds,
-                    turnTimeout: turnTimeoutDuration, socket: socket, listen: listenAddress, joinCode: joinCode,
-                    nextRoundAfter: nextRoundAfter.map(Self.duration), startWhen: startWhen, logger: app.logger))
-            }
-            return
-            #else
-            throw ValidationError("this snap was built without windows (--disable-default-traits); use --headless")
-            #endif
-        }
+    /// The game every option describes, built once for a window and for `--headless`; only
+    /// the defaults differ (headless: one round, the next after 2 s; a window: rounds until
+    /// the host ends the game, each started by a click).
+    func hostConfiguration() -> HostConfiguration {
         var configuration = HostConfiguration(hostName: name)
-        configuration.rounds = rounds ?? 1
-        configuration.seed = seed ?? 1
+        configuration.rounds = rounds ?? (headless ? 1 : nil)
+        configuration.seed = seed ?? (headless ? 1 : UInt64.random(in: 1...UInt64.max))
         // A given seed makes the game reproducible, deals included: then they are not secret.
         configuration.secretDeals = seed == nil
         configuration.speed = speed
@@ -188,12 +172,35 @@ struct Host: ParsableCommand {
         configuration.bots = bots
         configuration.botLevel = level
         configuration.rules = ruleOptions.rules
-        configuration.autoNextRound = nextRoundAfter.map(Self.duration) ?? .seconds(2)
+        configuration.autoNextRound = nextRoundAfter.map(Self.duration) ?? (headless ? .seconds(2) : nil)
         configuration.maxClients = min(3, 4 - bots)
         configuration.turnTimeout = turnTimeoutDuration
         configuration.grace = .milliseconds(Int64((grace * 1000).rounded()))
         if benchStillTable { configuration.pacing = Pacing(deal: .zero, nextPlayer: .seconds(100_000)) }
         configuration.joinCode = joinCode()
+        return configuration
+    }
+
+    func run() throws {
+        if journal != nil, !resume { throw ValidationError("a journal file is only taken with --resume") }
+        if fromLastGoodRecord, !resume { throw ValidationError("--from-last-good-record is only taken with --resume") }
+        if resume, !headless { throw ValidationError("--resume needs --headless (windows cannot resume yet)") }
+        let configuration = hostConfiguration()
+        guard headless else {
+            #if GUI
+            let placement = GameClient.HostPlacement(
+                socket: socket, listen: try listen.map { try validAddress($0, option: "--listen", use: .listen) },
+                announce: !noAnnounce, journalDirectory: noJournal ? nil : journalDirectory ?? MatchJournal.directory(),
+                startWhen: startWhen)
+            if let joinCode = configuration.joinCode { say("join code: \(joinCode)") }
+            try runWindow(window, verbose: verbose) { app in
+                HostLobbyScene(app: app, client: try GameClient.host(configuration, placement, logger: app.logger))
+            }
+            return
+            #else
+            throw ValidationError("this snap was built without windows (--disable-default-traits); use --headless")
+            #endif
+        }
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }

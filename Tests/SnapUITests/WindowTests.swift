@@ -37,6 +37,25 @@ func runWindowed(_ arguments: [String], audio: String = "dummy", extraEnvironmen
     return (process.terminationStatus, String(decoding: output, as: UTF8.self))
 }
 
+@Suite("The host's window honours every option the headless host does")
+struct WindowedHostOptionsTests {
+    @Test("--journal-directory and --no-journal decide where a windowed host's match is journaled")
+    func journalOptions() throws {
+        let journals = scratchDirectory("window-journals")
+        let state = scratchDirectory("window-state")
+        let elsewhere = try runWindowed(["host", "--name", "Jay", "--journal-directory", journals, "--quit-after", "1.5"],
+                                        extraEnvironment: ["XDG_STATE_HOME": state])
+        #expect(elsewhere.status == 0, "\(elsewhere.output)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: journals).filter { $0.hasSuffix(".snapjournal") }
+        #expect(written.count == 1, "\(written)")
+        let none = try runWindowed(["host", "--name", "Kay", "--no-journal", "--quit-after", "1.5"],
+                                   extraEnvironment: ["XDG_STATE_HOME": state])
+        #expect(none.status == 0, "\(none.output)")
+        let defaults = (try? FileManager.default.contentsOfDirectory(atPath: state + "/snap/matches")) ?? []
+        #expect(defaults.isEmpty, "a --no-journal window wrote \(defaults)")
+    }
+}
+
 /// The built `snap`: beside the test bundle's executable, or one folder up.
 func snapBinary() -> String {
     let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
