@@ -29,8 +29,14 @@ public final class HostLobbyScene: Scene {
     static let maxPlayers = 4
     static let panel = Rect(x: 232, y: 226, width: 560, height: 304)
 
-    public init(app: App, client: GameClient) {
+    /// Windows to open one at a time, each once everyone opened before it is in the lobby
+    /// (`snap play`): seats go by joining order, so "Player 3" then sits before "Player 4".
+    private var launches: [() throws -> Void]
+    private var launched = 0
+
+    public init(app: App, client: GameClient, launchInTurn launches: [() throws -> Void] = []) {
         self.client = client
+        self.launches = launches
         nameField = .name(client.name, frame: Rect(x: 312, y: 136, width: 400, height: 42))
         buttons.add(.exit, Button("Exit", center: Point(392, 680), width: 200))
         buttons.add(.start, Button("Start", center: Self.startButtonCenter, width: 200))
@@ -185,6 +191,10 @@ public final class HostLobbyScene: Scene {
             players = lobby
             app.setNeedsRedraw()
             if !others.isEmpty, nameField.isFocused || nameField.text != client.name { keepName() }
+        }
+        if launched < launches.count, others.count >= launched {
+            launched += 1
+            do { try launches[launched - 1]() } catch { app.logger.warning("a window did not open: \(error)") }
         }
         let canStart = !others.isEmpty
         if buttons[.start].isEnabled != canStart {

@@ -216,19 +216,22 @@ struct Play: ParsableCommand {
             if window.position == nil, window.size == nil {
                 app.graphics.place(x: tiles[0].x, y: tiles[0].y, width: tiles[0].width, height: tiles[0].height)
             }
-            // Each client window is its own process, as on separate desktops, under its own name.
-            for (index, clientName) in Self.clientNames(host: name, count: clients).enumerated() {
-                let tile = tiles[index + 1]
-                let child = Process()
-                child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-                child.arguments = ["join", "--socket", client.socketPath!, "--name", clientName,
-                                   "--position", "\(tile.x),\(tile.y)", "--size", "\(tile.width)x\(tile.height)"]
-                    + (window.quitAfter.map { ["--quit-after", "\($0)"] } ?? [])
-                    + (window.mute ? ["--mute"] : [])
-                try child.run()
-                children.append(child)
+            // Each client window is its own process, as on separate desktops, under its own
+            // name; the lobby opens each once the one before it has joined, so they sit in order.
+            let launches = Self.clientNames(host: name, count: clients).enumerated().map { index, clientName in
+                { () throws -> Void in
+                    let tile = tiles[index + 1]
+                    let child = Process()
+                    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+                    child.arguments = ["join", "--socket", client.socketPath!, "--name", clientName,
+                                       "--position", "\(tile.x),\(tile.y)", "--size", "\(tile.width)x\(tile.height)"]
+                        + (window.quitAfter.map { ["--quit-after", "\($0)"] } ?? [])
+                        + (window.mute ? ["--mute"] : [])
+                    try child.run()
+                    children.append(child)
+                }
             }
-            return HostLobbyScene(app: app, client: client)
+            return HostLobbyScene(app: app, client: client, launchInTurn: launches)
         }
     }
 }
