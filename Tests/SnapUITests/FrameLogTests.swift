@@ -86,8 +86,7 @@ struct FrameLogTests {
             """
         let environment = ["SNAP_LAN": "off", "XDG_RUNTIME_DIR": base + "/run", "XDG_CONFIG_HOME": base + "/config",
                            "XDG_STATE_HOME": base + "/state"]
-        let output = underX ? try runUnderX(script, environment: environment)
-            : try runOffscreen(script, environment: environment)
+        let output = try runScript(script, underX: underX, environment: environment)
         #expect(output.contains("played"), "\(output)")
         for window in ["host", "join"] {
             let path = base + "/\(window).log"
@@ -107,22 +106,6 @@ struct FrameLogTests {
     }
 
     /// A bash script with SDL's offscreen driver (no display); its standard output.
-    private func runOffscreen(_ script: String, environment extra: [String: String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SDL_VIDEODRIVER"] = "offscreen"
-        environment["SDL_AUDIODRIVER"] = "dummy"
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    }
 }
 
 /// A window's `--frame-log`, checked: each change presented in the frame of the loop pass

@@ -67,11 +67,18 @@ func snapBinary() -> String {
 /// Runs a bash `script` under a fresh virtual X server (1600×900, SDL drawing to it, no
 /// sound device) with `environment` added, until it ends; returns its standard output.
 func runUnderX(_ script: String, environment extra: [String: String]) throws -> String {
+    try runScript(script, underX: true, environment: extra)
+}
+
+/// Runs a bash `script` with `environment` added, until it ends, with no sound device and
+/// SDL drawing under a fresh virtual X server (`underX`) or to its offscreen driver;
+/// returns its standard output.
+func runScript(_ script: String, underX: Bool, environment extra: [String: String]) throws -> String {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["xvfb-run", "-a", "-s", "-screen 0 1600x900x24", "bash", "-c", script]
+    process.executableURL = URL(fileURLWithPath: underX ? "/usr/bin/env" : "/bin/bash")
+    process.arguments = underX ? ["xvfb-run", "-a", "-s", "-screen 0 1600x900x24", "bash", "-c", script] : ["-c", script]
     var environment = ProcessInfo.processInfo.environment
-    environment["SDL_VIDEODRIVER"] = nil
+    environment["SDL_VIDEODRIVER"] = underX ? nil : "offscreen"
     environment["SDL_AUDIODRIVER"] = "dummy"
     for (key, value) in extra { environment[key] = value }
     if let runtime = environment["XDG_RUNTIME_DIR"] {
