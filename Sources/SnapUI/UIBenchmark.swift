@@ -25,6 +25,8 @@ public struct UIBenchmark {
         public var wakeTable: [Double]
         public var wakeLoaded: [Double]
         public var busyThreads: Int
+        /// The table-in-play figures split into parts.
+        public var wakeTableParts: WakeParts
     }
 
     public var frames: Int
@@ -102,7 +104,8 @@ public struct UIBenchmark {
         return Result(frames: frames, ours: ours, bare: bare, firstFrameMs: firstFrame, idleCPUPercent: idleCPU,
                       maxResidentMB: Double(usage.ru_maxrss) / 1_024, renderer: app.graphics.rendererName,
                       openGLLoaded: Self.openGLMapped(), wakeBare: wakes.bare, wakeTable: wakes.table,
-                      wakeLoaded: wakes.loaded, busyThreads: wakes.busyThreads)
+                      wakeLoaded: wakes.loaded, busyThreads: wakes.busyThreads,
+                      wakeTableParts: wakes.tableParts)
     }
 }
 
