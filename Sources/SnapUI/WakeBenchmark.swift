@@ -34,7 +34,7 @@ public struct WakeParts: Sendable {
 
 /// `snap bench ui`'s message → screen figures: how long a message from the host waits
 /// before a presented frame shows it, on a real table (a single-player game with three
-/// computer players at 0.15 of the normal pace so messages come often, the
+/// computer players at 0.03 of the normal pace so messages come often, the
 /// window's own turns clicked), once alone and once with every
 /// core kept busy; the baseline is bare SDL in the same run: another thread pushes an
 /// event, the loop wakes, draws the felt and presents.
@@ -48,11 +48,14 @@ struct WakeBenchmark {
     }
 
     var seconds: Double
+    /// The table alone plays until this many messages were measured (at most `4 × seconds`
+    /// long): enough for a p99 and a p99.9 to mean something.
+    var messages = 1_000
 
     func run(app: App) throws(SDLError) -> Result {
         let bare = bareSDL(app: app)
         app.recordWakeTraces = true
-        let table = try onTable(app: app, busyThreads: 0)
+        let table = try onTable(app: app, busyThreads: 0, messages: messages)
         let parts = WakeParts(app.takeWakeTraces())
         app.recordWakeTraces = false
         let busy = ProcessInfo.processInfo.activeProcessorCount
@@ -94,7 +97,7 @@ struct WakeBenchmark {
     }
 
     /// A game in play: every message that wakes the window, to the frame that shows it.
-    private func onTable(app: App, busyThreads: Int) throws(SDLError) -> [Double] {
+    private func onTable(app: App, busyThreads: Int, messages: Int = 0) throws(SDLError) -> [Double] {
         let client = GameClient.solo(name: "Bench", opponents: 3, level: .normal, speed: 0.03, seed: 11, logger: app.logger)
         let table = TableScene(app: app, client: client)
         app.show(table)
@@ -108,7 +111,8 @@ struct WakeBenchmark {
         }
         spinners.forEach { $0.start() }
         _ = app.takeWakeLatencies()
-        let end = app.now + seconds
+        let start = app.now
+        let end = start + seconds
         var lastClick = -1.0
         app.onPass = { app, now in
             // My turn: click my pile, as a player would.
@@ -117,7 +121,7 @@ struct WakeBenchmark {
                 lastClick = now
                 app.pushClick(at: table.pileFrame(for: mine).center)
             }
-            if now >= end { app.quit() }
+            if now >= end, app.wakeLatencies.count >= messages || now >= start + 4 * seconds { app.quit() }
         }
         defer {
             app.onPass = nil

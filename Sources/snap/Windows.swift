@@ -245,6 +245,8 @@ struct UIBench: ParsableCommand {
 
     @Option(help: "Frames to measure each way.") var frames = 600
     @Option(help: "Seconds a table plays for the message → screen figures, each way.") var tableSeconds = 8.0
+    @Option(help: "Messages the table alone plays on for (up to 4 × --table-seconds), for a p99 and p99.9 worth reading.")
+    var tableMessages = 1_000
     @Option(help: "Measure only this renderer: software or accelerated (default: each in its own process).")
     var renderer: BenchRenderer?
 
@@ -253,6 +255,7 @@ struct UIBench: ParsableCommand {
     func validate() throws {
         guard frames >= 20 else { throw ValidationError("--frames must be at least 20") }
         guard tableSeconds >= 1, tableSeconds <= 600 else { throw ValidationError("--table-seconds must be 1 to 600") }
+        guard tableMessages >= 0 else { throw ValidationError("--table-messages must not be negative") }
     }
 
     func run() throws {
@@ -268,7 +271,7 @@ struct UIBench: ParsableCommand {
                 let child = Process()
                 child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
                 child.arguments = ["bench", "ui", "--frames", "\(frames)", "--table-seconds", "\(tableSeconds)",
-                                   "--renderer", choice.rawValue]
+                                   "--table-messages", "\(tableMessages)", "--renderer", choice.rawValue]
                 let pipe = Pipe()
                 child.standardOutput = pipe
                 try child.run()
@@ -283,7 +286,7 @@ struct UIBench: ParsableCommand {
         let result: UIBenchmark.Result
         do {
             result = try UIBenchmark(frames: frames, renderer: renderer == .software ? .software : .accelerated,
-                                     tableSeconds: tableSeconds)
+                                     tableSeconds: tableSeconds, tableMessages: tableMessages)
                 .run(logger: makeLogger("snap.bench", verbose: false), processStart: processStart)
         } catch {
             say("\(renderer.rawValue): error: \(error)")
