@@ -158,6 +158,27 @@ public final class App {
         return wakeLatencies
     }
     private var wokenAt: UInt64?
+    /// Where each measured wake's time went (`snap bench ui`): one entry per `wakeLatencies` entry.
+    struct WakeTrace {
+        var asked: UInt64        // the network thread asked for the wake
+        var seen: UInt64         // the loop dispatched the SDL event
+        var updated: UInt64      // the scene drained its session and updated
+        var drawStart: UInt64
+        var presented: UInt64
+        var waited: Bool         // the loop was blocked waiting for events when it came
+        var midFrame: Bool       // it came while a frame was being drawn or presented
+    }
+    private(set) var wakeTraces: [WakeTrace] = []
+    var recordWakeTraces = false
+    private var tracedSeen: UInt64 = 0
+    private var tracedUpdated: UInt64 = 0
+    private var tracedWaited = false
+    private var lastDrawStart: UInt64 = 0
+    private var lastPresented: UInt64 = 0
+    func takeWakeTraces() -> [WakeTrace] {
+        defer { wakeTraces = [] }
+        return wakeTraces
+    }
     /// Called right after each `SDL_RenderPresent` returns, with the time (`now`'s clock):
     /// the table stamps "card shown" here.
     var afterPresent: [(Double) -> Void] = []
@@ -174,6 +195,8 @@ public final class App {
     private var drewAnimating = false
     /// When the wake that started this pass was asked for (nanoseconds, monotonic).
     private var passWokenAt: UInt64?
+    /// When the last frame began drawing (`now`'s clock): paces a software renderer.
+    private var lastFrameBegan = -1.0
     /// Loop passes so far (the frame log's pass numbers).
     private var passes = 0
 
@@ -241,24 +264,42 @@ public final class App {
         var running = true
         quitRequested = false
         while running {
-            let now = self.now
             passWokenAt = nil
             passes += 1
             var event = SDL_Event()
             // Sleep until input when nothing moves: an idle window costs almost nothing.
             // The network side wakes it too (`WindowWake`); the timeout only paces blinking carets.
-            let idle = !needsRedraw && !scene.isAnimating && !drewAnimating && onFrame == nil
-            if idle, SDL_WaitEventTimeout(&event, 100) == 1 {
-                running = dispatch(event) && running
+            let moving = scene.isAnimating || drewAnimating
+            let idle = !needsRedraw && !moving && onFrame == nil
+            let hadWake = wokenAt != nil
+            if idle {
+                if SDL_WaitEventTimeout(&event, 100) == 1 { running = dispatch(event) && running }
+            } else if !needsRedraw, onFrame == nil, let interval = graphics.pacedFrameInterval {
+                // Moving, with a renderer that does not wait for the display (software): the
+                // next frame is due one refresh after the last one began. Until then the loop
+                // waits for input, so a message that arrives meanwhile is drawn at once rather
+                // than after a frame begun just before it (drawing back to back, the loop spent
+                // a core and nearly every message came in mid-frame, to wait for two).
+                while running, !needsRedraw {
+                    let wait = lastFrameBegan + interval - self.now
+                    guard wait >= 0.001, SDL_WaitEventTimeout(&event, Int32(wait * 1_000)) == 1 else { break }
+                    running = dispatch(event) && running
+                }
             }
+            if recordWakeTraces, !hadWake, wokenAt != nil { tracedWaited = true }
             while SDL_PollEvent(&event) == 1 { running = dispatch(event) && running }
+            // Read after the wait: animations a message starts begin now, not when the pass began.
+            let now = self.now
             onFrame?(self, now)
             onPass?(self, now)
             if let change = scene.update(now: now, app: self) { running = apply(change) && running }
+            if recordWakeTraces { tracedUpdated = monotonicNanoseconds() }
             let animating = scene.isAnimating
             if needsRedraw || animating || drewAnimating {
                 drewAnimating = animating
                 let frameStart = self.now
+                lastFrameBegan = frameStart
+                let drawStart = recordWakeTraces ? monotonicNanoseconds() : 0
                 scene.draw(graphics, app: self)
                 beforePresent?(self)
                 graphics.present()
@@ -268,8 +309,15 @@ public final class App {
                 for hook in afterPresent { hook(shownAt) }
                 if let woken = wokenAt {
                     wakeLatencies.append(Double(presented &- woken) / 1e6)
+                    if recordWakeTraces {
+                        wakeTraces.append(WakeTrace(asked: woken, seen: tracedSeen, updated: tracedUpdated,
+                                                    drawStart: drawStart, presented: presented, waited: tracedWaited,
+                                                    midFrame: woken >= lastDrawStart && woken < lastPresented))
+                    }
                     wokenAt = nil
+                    tracedWaited = false
                 }
+                if recordWakeTraces { lastDrawStart = drawStart; lastPresented = presented }
                 frames += 1
                 if recordFrameTimes { frameTimes.append((self.now - frameStart) * 1_000) }
                 needsRedraw = false
@@ -290,7 +338,10 @@ public final class App {
             // (Measured once the window is up: before its first frame, a wake waits for the window to open.)
             let since = WindowWake.take()
             if let since { passWokenAt = min(passWokenAt ?? since, since) }
-            if let since, frames > 0 { wokenAt = min(wokenAt ?? since, since) }
+            if let since, frames > 0 {
+                if recordWakeTraces, wokenAt == nil { tracedSeen = monotonicNanoseconds() }
+                wokenAt = min(wokenAt ?? since, since)
+            }
             needsRedraw = true
             return true
         }
@@ -299,6 +350,10 @@ public final class App {
         inputTime = self.now - (age < 5 ? age : 0)
         guard let input = translate(event) else {
             if event.type == SDL_QUIT.rawValue { return false }
+            if event.type == SDL_RENDER_TARGETS_RESET.rawValue || event.type == SDL_RENDER_DEVICE_RESET.rawValue {
+                graphics.dropBackdrops()  // their pixels are gone
+                needsRedraw = true
+            }
             if event.type == SDL_WINDOWEVENT.rawValue {
                 let kind = UInt32(event.window.event)
                 if kind == SDL_WINDOWEVENT_SIZE_CHANGED.rawValue || kind == SDL_WINDOWEVENT_RESIZED.rawValue {
@@ -406,3 +461,4 @@ final class EmptyScene: Scene {
     var title: String { "Snap!" }
 }
 #endif
+

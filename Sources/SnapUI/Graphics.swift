@@ -71,6 +71,10 @@ public final class Graphics {
 
     /// SDL's name for the renderer in use ("software", "opengl", "opengles2", …).
     public let rendererName: String
+    /// Seconds between frames while something moves, for a renderer whose present does not
+    /// wait for the display's refresh (the software renderer): one refresh (60 Hz when the
+    /// display does not say). Nil when presenting waits for vertical sync.
+    public let pacedFrameInterval: Double?
 
     public init(title: String, hidden: Bool = false, position: (x: Int, y: Int)? = nil,
                 size: (width: Int, height: Int)? = nil, renderer choice: RendererChoice = .automatic,
@@ -99,6 +103,16 @@ public final class Graphics {
         self.renderer = renderer
         var info = SDL_RendererInfo()
         rendererName = SDL_GetRendererInfo(renderer, &info) == 0 && info.name != nil ? String(cString: info.name) : "unknown"
+        // SDL 2.26's software renderer claims PRESENTVSYNC, yet presents at once (0.1–0.3 ms
+        // a bare frame, offscreen and under Xvfb): only another renderer's claim is believed.
+        if info.flags & SDL_RENDERER_PRESENTVSYNC.rawValue != 0, rendererName != "software" {
+            pacedFrameInterval = nil
+        } else {
+            var mode = SDL_DisplayMode()
+            let index = SDL_GetWindowDisplayIndex(window)
+            let hertz = index >= 0 && SDL_GetCurrentDisplayMode(index, &mode) == 0 && mode.refresh_rate >= 30 ? mode.refresh_rate : 60
+            pacedFrameInterval = 1 / Double(hertz)
+        }
         self.fonts = fonts
         try sdlCheck(SDL_RenderSetLogicalSize(renderer, Int32(logicalSize.width), Int32(logicalSize.height)), "SDL_RenderSetLogicalSize")
         SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
@@ -258,6 +272,39 @@ public final class Graphics {
             y += tileSize.height
         }
     }
+
+    /// Full-table backdrops drawn once (`backdrop`), by name.
+    private var backdrops: [String: Texture] = [:]
+
+    /// Draws the backdrop `name` over the whole table: `draw` renders it once into a texture,
+    /// then each frame copies that. The felt alone is twelve tiles, each stretched a point
+    /// for overlap, and its shaded edges are some eighty blended bands: with the software
+    /// renderer that was most of a table frame (about 5 of 7 ms), every frame.
+    /// Without render targets it just draws.
+    public func backdrop(_ name: String, draw: (Graphics) -> Void) {
+        if backdrops[name] == nil, let made = renderBackdrop(draw) { backdrops[name] = made }
+        guard let texture = backdrops[name] else { return draw(self) }
+        var destination = SDL_FRect(x: 0, y: 0, w: Float(logicalSize.width), h: Float(logicalSize.height))
+        SDL_RenderCopyF(renderer, texture.pointer, nil, &destination)
+    }
+
+    private func renderBackdrop(_ draw: (Graphics) -> Void) -> Texture? {
+        guard let pointer = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ARGB8888.rawValue,
+                                              Int32(SDL_TEXTUREACCESS_TARGET.rawValue),
+                                              Int32(logicalSize.width), Int32(logicalSize.height)) else { return nil }
+        let texture = Texture(pointer)
+        // Opaque: copied, not blended, over whatever was there.
+        SDL_SetTextureBlendMode(pointer, SDL_BLENDMODE_NONE)
+        guard SDL_SetRenderTarget(renderer, pointer) == 0 else { return nil }
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+        SDL_RenderClear(renderer)
+        draw(self)  // at 1:1: SDL sets a target texture's own viewport and scale
+        SDL_SetRenderTarget(renderer, nil)
+        return texture
+    }
+
+    /// Forgets the backdrops (the renderer lost its targets' pixels); the next frame redraws them.
+    func dropBackdrops() { backdrops = [:] }
 
     /// Text rendered once per (text, size, weight, colour) and cached.
     public func textTexture(_ text: String, size: Int, bold: Bool = false, color: Color = .white) -> Texture? {

@@ -26,8 +26,10 @@ enum MenuKit {
 
     /// Felt, darkened a little towards the top and bottom edges.
     static func background(_ graphics: Graphics, _ assets: Assets) {
-        graphics.tile(assets.felt, tileSize: Size(256, 256))
-        shadeEdges(graphics, depth: 120, darkest: 54, sides: false)
+        graphics.backdrop("menu felt") { graphics in
+            graphics.tile(assets.felt, tileSize: Size(256, 256))
+            shadeEdges(graphics, depth: 120, darkest: 54, sides: false)
+        }
     }
 
     /// Darkens the edges: `darkest` (alpha) at the edge fading to nothing `depth` points in,

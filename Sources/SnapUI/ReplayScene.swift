@@ -94,8 +94,7 @@ public final class ReplayScene: Scene, TableDrawer {
     public func draw(_ graphics: Graphics, app: App) {
         let assets = app.assets
         let now = driver.position
-        graphics.tile(assets.felt, tileSize: Size(256, 256))
-        Self.vignette(graphics)
+        Self.feltWithVignette(graphics, assets)
         let visual = model.visual
         let round = visual.round > 0 ? "Round \(visual.round) of \(driver.rounds)" : "Before the first deal"
         graphics.text("Replay · \(round)", at: Point(1004, 14), size: 16, bold: true, color: Self.winsColor, align: .right)

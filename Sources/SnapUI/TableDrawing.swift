@@ -27,8 +27,7 @@ extension TableScene: TableDrawer {
 
     func drawTable(_ graphics: Graphics, app: App, now: Double) {
         let assets = app.assets
-        graphics.tile(assets.felt, tileSize: Size(256, 256))
-        Self.vignette(graphics)
+        Self.feltWithVignette(graphics, assets)
         guard model.started, let table else {
             drawWaiting(graphics)
             exitButton.draw(graphics, assets: assets)
@@ -287,6 +286,14 @@ extension TableDrawer {
     // MARK: - Shapes
 
     /// Darker towards the edges, so the middle of the table draws the eye.
+    /// The table's felt with its shaded edges, drawn once and copied each frame.
+    static func feltWithVignette(_ graphics: Graphics, _ assets: Assets) {
+        graphics.backdrop("table felt") { graphics in
+            graphics.tile(assets.felt, tileSize: Size(256, 256))
+            vignette(graphics)
+        }
+    }
+
     static func vignette(_ graphics: Graphics) {
         MenuKit.shadeEdges(graphics, depth: 80, darkest: 44, sides: true)
     }

@@ -25,17 +25,23 @@ public struct UIBenchmark {
         public var wakeTable: [Double]
         public var wakeLoaded: [Double]
         public var busyThreads: Int
+        /// The table-in-play figures split into parts.
+        public var wakeTableParts: WakeParts
     }
 
     public var frames: Int
     public var renderer: RendererChoice
     /// How long the table plays for the message → screen figures, each way.
     public var tableSeconds: Double
+    /// The table alone plays on until this many messages were measured (up to 4 × `tableSeconds`).
+    public var tableMessages: Int
 
-    public init(frames: Int = 600, renderer: RendererChoice = .software, tableSeconds: Double = 8) {
+    public init(frames: Int = 600, renderer: RendererChoice = .software, tableSeconds: Double = 8,
+                tableMessages: Int = 1_000) {
         self.frames = frames
         self.renderer = renderer
         self.tableSeconds = tableSeconds
+        self.tableMessages = tableMessages
     }
 
     public func run(logger: Logger, processStart: ContinuousClock.Instant) throws(SDLError) -> Result {
@@ -98,11 +104,12 @@ public struct UIBenchmark {
         // Peak memory of drawing alone: the game played next adds a host and three computer players.
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        let wakes = try WakeBenchmark(seconds: tableSeconds).run(app: app)
+        let wakes = try WakeBenchmark(seconds: tableSeconds, messages: tableMessages).run(app: app)
         return Result(frames: frames, ours: ours, bare: bare, firstFrameMs: firstFrame, idleCPUPercent: idleCPU,
                       maxResidentMB: Double(usage.ru_maxrss) / 1_024, renderer: app.graphics.rendererName,
                       openGLLoaded: Self.openGLMapped(), wakeBare: wakes.bare, wakeTable: wakes.table,
-                      wakeLoaded: wakes.loaded, busyThreads: wakes.busyThreads)
+                      wakeLoaded: wakes.loaded, busyThreads: wakes.busyThreads,
+                      wakeTableParts: wakes.tableParts)
     }
 }
 

@@ -4,9 +4,37 @@ import Foundation
 import SnapTable
 import Synchronization
 
+/// Where message → screen went, each wake split into parts (milliseconds).
+public struct WakeParts: Sendable {
+    /// The network thread asked for the wake → the loop dispatched its SDL event.
+    public var toLoop: [Double] = []
+    /// → the scene drained its session and updated (animations started).
+    public var drain: [Double] = []
+    /// → the frame's drawing started.
+    public var toDraw: [Double] = []
+    /// → drawn and presented.
+    public var draw: [Double] = []
+    /// Wakes that found the loop blocked waiting for events, and wakes that came while a frame
+    /// was being drawn or presented (they wait for it, then for their own).
+    public var waited = 0
+    public var midFrame = 0
+
+    init(_ traces: [App.WakeTrace]) {
+        func ms(_ from: UInt64, _ to: UInt64) -> Double { to >= from ? Double(to - from) / 1e6 : 0 }
+        for trace in traces {
+            toLoop.append(ms(trace.asked, trace.seen))
+            drain.append(ms(trace.seen, trace.updated))
+            toDraw.append(ms(trace.updated, trace.drawStart))
+            draw.append(ms(trace.drawStart, trace.presented))
+            if trace.waited { waited += 1 }
+            if trace.midFrame { midFrame += 1 }
+        }
+    }
+}
+
 /// `snap bench ui`'s message → screen figures: how long a message from the host waits
 /// before a presented frame shows it, on a real table (a single-player game with three
-/// computer players at 0.15 of the normal pace so messages come often, the
+/// computer players at 0.03 of the normal pace so messages come often, the
 /// window's own turns clicked), once alone and once with every
 /// core kept busy; the baseline is bare SDL in the same run: another thread pushes an
 /// event, the loop wakes, draws the felt and presents.
@@ -16,16 +44,23 @@ struct WakeBenchmark {
         var table: [Double]
         var loaded: [Double]
         var busyThreads: Int
+        var tableParts: WakeParts
     }
 
     var seconds: Double
+    /// The table alone plays until this many messages were measured (at most `4 × seconds`
+    /// long): enough for a p99 and a p99.9 to mean something.
+    var messages = 1_000
 
     func run(app: App) throws(SDLError) -> Result {
         let bare = bareSDL(app: app)
-        let table = try onTable(app: app, busyThreads: 0)
+        app.recordWakeTraces = true
+        let table = try onTable(app: app, busyThreads: 0, messages: messages)
+        let parts = WakeParts(app.takeWakeTraces())
+        app.recordWakeTraces = false
         let busy = ProcessInfo.processInfo.activeProcessorCount
         let loaded = try onTable(app: app, busyThreads: busy)
-        return Result(bare: bare, table: table, loaded: loaded, busyThreads: busy)
+        return Result(bare: bare, table: table, loaded: loaded, busyThreads: busy, tableParts: parts)
     }
 
     /// The floor: SDL's own event queue and a present, nothing of ours.
@@ -62,8 +97,8 @@ struct WakeBenchmark {
     }
 
     /// A game in play: every message that wakes the window, to the frame that shows it.
-    private func onTable(app: App, busyThreads: Int) throws(SDLError) -> [Double] {
-        let client = GameClient.solo(name: "Bench", opponents: 3, level: .normal, speed: 0.15, seed: 11, logger: app.logger)
+    private func onTable(app: App, busyThreads: Int, messages: Int = 0) throws(SDLError) -> [Double] {
+        let client = GameClient.solo(name: "Bench", opponents: 3, level: .normal, speed: 0.03, seed: 11, logger: app.logger)
         let table = TableScene(app: app, client: client)
         app.show(table)
         let stop = Atomic<Bool>(false)
@@ -76,7 +111,8 @@ struct WakeBenchmark {
         }
         spinners.forEach { $0.start() }
         _ = app.takeWakeLatencies()
-        let end = app.now + seconds
+        let start = app.now
+        let end = start + seconds
         var lastClick = -1.0
         app.onPass = { app, now in
             // My turn: click my pile, as a player would.
@@ -85,7 +121,7 @@ struct WakeBenchmark {
                 lastClick = now
                 app.pushClick(at: table.pileFrame(for: mine).center)
             }
-            if now >= end { app.quit() }
+            if now >= end, app.wakeLatencies.count >= messages || now >= start + 4 * seconds { app.quit() }
         }
         defer {
             app.onPass = nil

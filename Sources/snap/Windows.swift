@@ -248,6 +248,8 @@ struct UIBench: ParsableCommand {
 
     @Option(help: "Frames to measure each way.") var frames = 600
     @Option(help: "Seconds a table plays for the message → screen figures, each way.") var tableSeconds = 8.0
+    @Option(help: "Messages the table alone plays on for (up to 4 × --table-seconds), for a p99 and p99.9 worth reading.")
+    var tableMessages = 1_000
     @Option(help: "Measure only this renderer: software or accelerated (default: each in its own process).")
     var renderer: BenchRenderer?
 
@@ -256,6 +258,7 @@ struct UIBench: ParsableCommand {
     func validate() throws {
         guard frames >= 20 else { throw ValidationError("--frames must be at least 20") }
         guard tableSeconds >= 1, tableSeconds <= 600 else { throw ValidationError("--table-seconds must be 1 to 600") }
+        guard tableMessages >= 0 else { throw ValidationError("--table-messages must not be negative") }
     }
 
     func run() throws {
@@ -271,7 +274,7 @@ struct UIBench: ParsableCommand {
                 let child = Process()
                 child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
                 child.arguments = ["bench", "ui", "--frames", "\(frames)", "--table-seconds", "\(tableSeconds)",
-                                   "--renderer", choice.rawValue]
+                                   "--table-messages", "\(tableMessages)", "--renderer", choice.rawValue]
                 let pipe = Pipe()
                 child.standardOutput = pipe
                 try child.run()
@@ -286,7 +289,7 @@ struct UIBench: ParsableCommand {
         let result: UIBenchmark.Result
         do {
             result = try UIBenchmark(frames: frames, renderer: renderer == .software ? .software : .accelerated,
-                                     tableSeconds: tableSeconds)
+                                     tableSeconds: tableSeconds, tableMessages: tableMessages)
                 .run(logger: makeLogger("snap.bench", verbose: false), processStart: processStart)
         } catch {
             say("\(renderer.rawValue): error: \(error)")
@@ -315,6 +318,25 @@ struct UIBench: ParsableCommand {
         wakes("baseline (bare SDL: event pushed → present)", result.wakeBare)
         wakes("table in play", result.wakeTable)
         wakes("table in play, \(result.busyThreads) cores kept busy", result.wakeLoaded)
+        // The tail, where a p99 alone says little: nearest-rank p99.9.
+        func tail(_ label: String, _ values: [Double]) {
+            guard !values.isEmpty else { return }
+            let sorted = values.sorted()
+            let rank = max(1, min(sorted.count, (999 * sorted.count + 999) / 1_000))
+            say("  message to screen tail, \(label): p99.9 \(twoDecimals(sorted[rank - 1])) ms, "
+                + "max \(twoDecimals(sorted.last!)) ms over \(values.count) messages")
+        }
+        tail("baseline", result.wakeBare)
+        tail("table in play", result.wakeTable)
+        tail("table in play, cores kept busy", result.wakeLoaded)
+        let parts = result.wakeTableParts
+        if !parts.toLoop.isEmpty {
+            func part(_ values: [Double]) -> String { "p50 \(p(values, 50)), p99 \(p(values, 99))" }
+            say("  message to screen, table in play, in parts (ms): wake → loop sees it \(part(parts.toLoop)); "
+                + "drain and update \(part(parts.drain)); → draw starts \(part(parts.toDraw)); "
+                + "draw and present \(part(parts.draw)); \(parts.waited) of \(parts.toLoop.count) found the loop waiting, "
+                + "\(parts.midFrame) came during a frame")
+        }
         if !result.wakeTable.isEmpty, !result.wakeBare.isEmpty {
             let ratio = percentile(result.wakeTable.sorted(), 99) / max(0.001, percentile(result.wakeBare.sorted(), 99))
             say("  message to screen ratio p99 (table / baseline): \(twoDecimals(ratio))x")
