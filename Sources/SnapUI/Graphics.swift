@@ -252,10 +252,59 @@ public final class Graphics {
 
     /// Draws `texture` stretched into `rect`, turned `degrees` about its centre.
     public func draw(_ texture: Texture, in rect: Rect, degrees: Double = 0, alpha: Double = 1, flipX: Bool = false) {
-        SDL_SetTextureAlphaMod(texture.pointer, UInt8(max(0, min(255, alpha * 255))))
+        let drawn = degrees == 0 && !flipX ? fitted(texture, to: Size(rect.width, rect.height)) : texture
+        SDL_SetTextureAlphaMod(drawn.pointer, UInt8(max(0, min(255, alpha * 255))))
         var destination = SDL_FRect(x: Float(rect.x), y: Float(rect.y), w: Float(rect.width), h: Float(rect.height))
-        SDL_RenderCopyExF(renderer, texture.pointer, nil, &destination, degrees, nil,
-                          flipX ? SDL_FLIP_HORIZONTAL : SDL_FLIP_NONE)
+        if drawn !== texture {
+            SDL_RenderCopyF(renderer, drawn.pointer, nil, &destination)
+        } else {
+            SDL_RenderCopyExF(renderer, texture.pointer, nil, &destination, degrees, nil,
+                              flipX ? SDL_FLIP_HORIZONTAL : SDL_FLIP_NONE)
+        }
+    }
+
+    /// Copies of textures already at the size they are drawn, in pixels, by texture and size
+    /// (holding the source too, so that its identity is never another texture's).
+    private var fittedCopies: [FittedKey: (source: Texture, copy: Texture)] = [:]
+    private struct FittedKey: Hashable {
+        let texture: ObjectIdentifier
+        let width: Int
+        let height: Int
+    }
+
+    /// The software renderer scales every copy whose size differs from its texture's, and
+    /// scaling a blended card costs several times a plain copy: a card (drawn at half its
+    /// PNG's size) is scaled once here, at the window's current scale, and copied as is
+    /// after. Other renderers scale on the GPU for free: they get the texture itself.
+    private func fitted(_ texture: Texture, to size: Size) -> Texture {
+        guard rendererName == "software" else { return texture }
+        var scaleX: Float = 1, scaleY: Float = 1
+        SDL_RenderGetScale(renderer, &scaleX, &scaleY)
+        let width = Int((size.width * Double(scaleX)).rounded()), height = Int((size.height * Double(scaleY)).rounded())
+        // Only smaller: a copy scaled up would be no sharper, and a full-window one is a backdrop's job.
+        guard width > 0, height > 0, width < texture.pixelWidth, height < texture.pixelHeight else { return texture }
+        let key = FittedKey(texture: ObjectIdentifier(texture), width: width, height: height)
+        if let cached = fittedCopies[key] { return cached.copy }
+        if fittedCopies.count >= 512 { fittedCopies = [:] }  // windows resized many times: start again
+        guard let pointer = SDL_CreateTexture(renderer, SDL_PIXELFORMAT_ARGB8888.rawValue,
+                                              Int32(SDL_TEXTUREACCESS_TARGET.rawValue), Int32(width), Int32(height)) else { return texture }
+        let copy = Texture(pointer)
+        let previous = SDL_GetRenderTarget(renderer)
+        guard SDL_SetRenderTarget(renderer, pointer) == 0 else { return texture }
+        SDL_SetTextureBlendMode(pointer, SDL_BLENDMODE_NONE)
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 0)
+        SDL_RenderClear(renderer)
+        var mode = SDL_BLENDMODE_BLEND
+        SDL_GetTextureBlendMode(texture.pointer, &mode)
+        SDL_SetTextureBlendMode(texture.pointer, SDL_BLENDMODE_NONE)  // its pixels, alpha included, as they are
+        SDL_SetTextureAlphaMod(texture.pointer, 255)
+        var whole = SDL_Rect(x: 0, y: 0, w: Int32(width), h: Int32(height))
+        SDL_RenderCopy(renderer, texture.pointer, nil, &whole)
+        SDL_SetTextureBlendMode(texture.pointer, mode)
+        SDL_SetRenderTarget(renderer, previous)
+        SDL_SetTextureBlendMode(pointer, mode)
+        fittedCopies[key] = (texture, copy)
+        return copy
     }
 
     /// Tiles `texture` over the whole table at `tileSize`.
@@ -304,7 +353,10 @@ public final class Graphics {
     }
 
     /// Forgets the backdrops (the renderer lost its targets' pixels); the next frame redraws them.
-    func dropBackdrops() { backdrops = [:] }
+    func dropBackdrops() {
+        backdrops = [:]
+        fittedCopies = [:]
+    }
 
     /// Text rendered once per (text, size, weight, colour) and cached.
     public func textTexture(_ text: String, size: Int, bold: Bool = false, color: Color = .white) -> Texture? {

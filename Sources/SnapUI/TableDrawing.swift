@@ -164,7 +164,8 @@ extension TableDrawer {
         } else {
             Self.roundedRect(graphics, Rect(center: openBase + Point(2, 3), size: cardSize), Color(0, 0, 0, 55), radius: 6)
             if let top = open.last { model.faceDrawn(top) }
-            for card in open.suffix(14) {
+            // The top six: below them a tilted card hardly shows, and each costs a rotated copy a frame.
+            for card in open.suffix(6) {
                 let jitter = TableModel.jitter(card, round: visual.round)
                 graphics.draw(assets.face(card), in: Rect(center: openBase + jitter.offset, size: cardSize),
                               degrees: jitter.degrees)

@@ -248,7 +248,7 @@ struct UIBench: ParsableCommand {
 
     @Option(help: "Frames to measure each way.") var frames = 600
     @Option(help: "Seconds a table plays for the message → screen figures, each way.") var tableSeconds = 8.0
-    @Option(help: "Messages the table alone plays on for (up to 4 × --table-seconds), for a p99 and p99.9 worth reading.")
+    @Option(help: "Messages the table alone plays on for (up to 8 × --table-seconds), for a p99 and p99.9 worth reading.")
     var tableMessages = 1_000
     @Option(help: "Measure only this renderer: software or accelerated (default: each in its own process).")
     var renderer: BenchRenderer?
