@@ -105,7 +105,13 @@ let package = Package(
         .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
         .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),
         .testTarget(name: "SnapSessionTests", dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots", "SnapCrypto"]),
-        .testTarget(name: "SnapNetTests", dependencies: ["SnapNet", "SnapTestSupport"]),
+        .testTarget(
+            name: "SnapNetTests",
+            dependencies: [
+                "SnapNet", "SnapTestSupport",
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine"]),
         .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport"]),
         .testTarget(

@@ -101,7 +101,14 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         let wins = MatchJournal.roundsWon(in: directory)
         if loop.inEventLoop { session.setEarlierWins(wins) } else { try? loop.submit { self.session.setEarlierWins(wins) }.wait() }
         let writer = try MatchJournal.create(in: directory, hostName: session.configuration.hostName, onError: onWarning)
-        journal = writer
+        // On the loop, in one step: whatever the match logged before (a game that started
+        // as soon as its local player sat down), then everything after. A journal attached
+        // mid-match without its first records is damage, not a match.
+        let attach: @Sendable () -> Void = { [self] in
+            for record in session.log { writer.append { MatchRecordCodec.encode(record) } }
+            journal = writer
+        }
+        if loop.inEventLoop { attach() } else { try loop.submit(attach).wait() }
         return writer.path
     }
 

@@ -1,4 +1,6 @@
 import Foundation
+import NIOPosix
+import Logging
 import SnapEngine
 import SnapJournal
 import SnapNet
@@ -276,6 +278,35 @@ struct DamagedJournalTests {
             expectNeverSilentlyShortened(order, fileLength: Self.file(swapped).count, "swap at \(index)")
             #expect(order.fault?.kind == .damaged && order.fault?.record == index + 1, "swap at \(index)")
         }
+    }
+}
+
+@Suite("A journal started after the match began")
+struct LateJournalTests {
+    @Test("a journal attached once the game has started still holds the match from its first record")
+    func lateJournal() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        var configuration = HostConfiguration(hostName: "Solo")
+        configuration.bots = 3
+        configuration.maxClients = 0
+        configuration.speed = 0.02
+        let server = HostServer(configuration, loop: group.next(), logger: Logger(label: "test"))
+        server.startWhen = 1
+        let link = server.connectLocal()
+        link.send(.hello(Hello(name: "Solo")))  // the local player sits down: the game starts at once
+        let deadline = ContinuousClock.now + .seconds(20)
+        while server.commandsApplied < 2, ContinuousClock.now < deadline { usleep(5_000) }
+        #expect(server.commandsApplied >= 2)
+        let path = try server.startJournal(in: scratchDirectory("late-journal"), onWarning: { _ in })
+        usleep(200_000)
+        server.submit(.quit)
+        _ = try server.finished.wait()
+        link.close()
+        let journal = try MatchJournal.read(path: path)
+        #expect(journal.fault == nil, "\(journal.fault.map { "\($0)" } ?? "")")
+        guard case .started = journal.records.first?.entry else { Issue.record("no start record first"); return }
+        #expect(try MatchReplay.fold(journal.records).commands > 0)
     }
 }
 
