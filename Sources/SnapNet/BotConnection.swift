@@ -53,24 +53,40 @@ public enum ClientOutcome: Equatable, Sendable, CustomStringConvertible {
 /// most 1 s apart) until `patience` has passed, then fails with `NetError.hostBusy`.
 /// Nothing else is retried: ECONNREFUSED on a Unix socket means a stale socket file, and
 /// on TCP that nobody listens (a full TCP queue drops the SYN and the kernel retries).
-func connect(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5),
+func connect(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
              handler: @escaping @Sendable () -> ChannelHandler) throws -> Channel {
-    try connectLater(to: endpoint, on: loop, patience: patience, handler: handler).wait()
+    try connectLater(to: endpoint, on: loop, patience: patience, trust: trust, handler: handler).wait()
 }
 
 /// `connect`, without blocking: the polite retries are timers on `loop`, so a caller on a
 /// window's thread (or on the loop itself) never waits for them.
-func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5),
+///
+/// Over TCP the connection is TLS (PROTOCOL.md §2): it succeeds only once `trust` (by
+/// default the player's known hosts) accepts the server's certificate and the handshake
+/// is done, and `handler` joins the pipeline only then, so nothing it writes can go out
+/// to a server that was not trusted. A refusal fails with `NetError.untrusted`.
+func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
                   handler: @escaping @Sendable () -> ChannelHandler) -> EventLoopFuture<Channel> {
     let promise = loop.makePromise(of: Channel.self)
     let deadline = NIODeadline.now() + .nanoseconds(Int64(patience.nanoseconds))
     @Sendable func attempt(_ number: Int, pause: TimeAmount) {
+        let handshake = HandshakeSlot()
         let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(.seconds(5))
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 // The initializer runs on the channel's loop: the handler never crosses threads.
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler()) }
+                channel.eventLoop.makeCompletedFuture {
+                    switch endpoint {
+                    case .unix:
+                        try channel.pipeline.syncOperations.addHandler(handler())
+                    case .tcp(let host, let port):
+                        let handshook = channel.eventLoop.makePromise(of: Void.self)
+                        handshake.future = handshook.futureResult
+                        try TLSTransport.addClient(to: channel, host: host, port: port, trust: trust ?? .standard(),
+                                                   handshook: handshook)
+                    }
+                }
             }
         let connecting = switch endpoint {
         case .unix(let path): bootstrap.connect(unixDomainSocketPath: path)
@@ -79,7 +95,23 @@ func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration 
         connecting.whenComplete { result in
             switch result {
             case .success(let channel):
-                promise.succeed(channel)
+                guard let handshook = handshake.future else { return promise.succeed(channel) }
+                handshook.whenComplete { handshake in
+                    switch handshake {
+                    case .success:
+                        do {
+                            try channel.pipeline.syncOperations.addHandler(handler())
+                            promise.succeed(channel)
+                        } catch {
+                            channel.close(promise: nil)
+                            promise.fail(NetError.cannotConnect(endpoint.description, "\(error)"))
+                        }
+                    case .failure(let refusal as TLSRefusal):
+                        promise.fail(NetError.untrusted(refusal))
+                    case .failure(let error):
+                        promise.fail(NetError.cannotConnect(endpoint.description, "\(error)"))
+                    }
+                }
             case .failure(let error as IOError) where error.errnoCode == EAGAIN:
                 guard NIODeadline.now() + pause <= deadline else {
                     return promise.fail(NetError.hostBusy(endpoint.description,
@@ -94,6 +126,12 @@ func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration 
     }
     attempt(1, pause: .milliseconds(50))
     return promise.futureResult
+}
+
+/// The handshake of the one connection attempt that got a channel (TCP only). Touched on
+/// the attempt's loop only.
+private final class HandshakeSlot: @unchecked Sendable {
+    var future: EventLoopFuture<Void>?
 }
 
 /// A computer player over the network (`snap join --bot`), or a headless watcher.
@@ -135,6 +173,9 @@ public final class BotConnection: HostMessageSink, @unchecked Sendable {  // tou
     /// Each round's verdict on the host's deal, as the reveal comes in.
     public var onDealVerdict: (@Sendable (DealVerdict) -> Void)?
 
+    /// How a TCP host's certificate is checked (nil: the player's known hosts).
+    public var trust: ServerTrust?
+
     public init(name: String, joinCode: String = "", bot: BotClient, loop: EventLoop, role: Hello.Role = .player,
                 silenceLimit: Duration = .seconds(5), logger: Logger) {
         self.name = name
@@ -165,7 +206,7 @@ public final class BotConnection: HostMessageSink, @unchecked Sendable {  // tou
     }
 
     private func open(_ endpoint: Endpoint, generation: Int, patience: Duration = .seconds(5)) throws -> Channel {
-        try connect(to: endpoint, on: loop, patience: patience) { HostFrameHandler(self, generation: generation) }
+        try connect(to: endpoint, on: loop, patience: patience, trust: trust) { HostFrameHandler(self, generation: generation) }
     }
 
     private func attach(_ channel: Channel, generation: Int) {

@@ -84,13 +84,13 @@ extension HostServer {
 /// takes its seat back), and when the connection drops mid-game reconnects with backoff
 /// for as long as the host keeps the seat.
 public func connectLink(to endpoint: Endpoint, on loop: EventLoop, hello: Hello, tokens: SeatTokenStore? = nil,
-                        silenceLimit: Duration = .seconds(5)) throws -> GameLink {
+                        silenceLimit: Duration = .seconds(5), trust: ServerTrust? = nil) throws -> GameLink {
     let link = GameLink()
     var hello = hello
     if hello.role == .player, hello.token == nil { hello.token = tokens?.token(for: endpoint, name: hello.name) }
     let state = NetworkLinkState(link: link, loop: loop, endpoint: endpoint, hello: hello, tokens: tokens,
-                                 silenceLimit: silenceLimit)
-    let channel = try connect(to: endpoint, on: loop) { HostFrameHandler(state, generation: 0) }
+                                 silenceLimit: silenceLimit, trust: trust)
+    let channel = try connect(to: endpoint, on: loop, trust: trust) { HostFrameHandler(state, generation: 0) }
     state.start(channel, generation: 0)
     link.sender = { message in loop.execute { state.send(message) } }
     link.closer = { loop.execute { state.close() } }
@@ -104,6 +104,7 @@ final class NetworkLinkState: HostMessageSink, @unchecked Sendable {  // touched
     var hello: Hello
     let tokens: SeatTokenStore?
     let silenceLimit: Duration
+    let trust: ServerTrust?
     var channel: Channel?
     var sequence: UInt32 = 0
     var lastHeard = ContinuousClock.now
@@ -113,7 +114,9 @@ final class NetworkLinkState: HostMessageSink, @unchecked Sendable {  // touched
     var grace: Duration = .zero
     var generation = 0
 
-    init(link: GameLink, loop: EventLoop, endpoint: Endpoint, hello: Hello, tokens: SeatTokenStore?, silenceLimit: Duration) {
+    init(link: GameLink, loop: EventLoop, endpoint: Endpoint, hello: Hello, tokens: SeatTokenStore?, silenceLimit: Duration,
+         trust: ServerTrust?) {
+        self.trust = trust
         self.link = link
         self.loop = loop
         self.endpoint = endpoint
@@ -207,7 +210,7 @@ final class NetworkLinkState: HostMessageSink, @unchecked Sendable {  // touched
         let endpoint = self.endpoint
         // Timers on the link's loop: no thread waits for the host to come back.
         loop.scheduleTask(in: .nanoseconds(Int64(pause.nanoseconds))) { [self] in
-            connectLater(to: endpoint, on: loop, patience: .seconds(1)) { HostFrameHandler(self, generation: generation) }
+            connectLater(to: endpoint, on: loop, patience: .seconds(1), trust: trust) { HostFrameHandler(self, generation: generation) }
                 .whenComplete { result in
                     switch result {
                     case .success(let channel):

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import SnapJournal
 import SnapProtocol
 import SnapSession
@@ -119,7 +120,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         try claimSocketPath(path)
         do {
             // Created with a restrictive umask: the socket is never open to others, not even briefly.
-            let channel = try withRestrictiveUmask { try bootstrap().bind(unixDomainSocketPath: path).wait() }
+            let channel = try withRestrictiveUmask { try bootstrap(tls: nil).bind(unixDomainSocketPath: path).wait() }
             chmod(path, 0o600)
             listeners.append(channel)
             socketPaths.append(path)
@@ -128,10 +129,16 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         }
     }
 
-    /// Listens on TCP; returns the port (useful with port 0).
-    public func listen(host: String, port: Int) throws -> Int {
+    /// Listens on TCP, every connection in TLS shown `identity`; returns the port (useful
+    /// with port 0).
+    public func listen(host: String, port: Int, identity: TLSIdentity) throws -> Int {
+        try listen(host: host, port: port, tls: try identity.serverContext())
+    }
+
+    /// TCP without TLS (`tls` nil) is for benchmarks only: the baseline TLS is measured against.
+    package func listen(host: String, port: Int, tls: NIOSSLContext?) throws -> Int {
         do {
-            let channel = try bootstrap().bind(host: host, port: port).wait()
+            let channel = try bootstrap(tls: tls).bind(host: host, port: port).wait()
             listeners.append(channel)
             let bound = channel.localAddress?.port ?? port
             tcpListeners.append((host, bound))
@@ -177,7 +184,12 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     /// Announcement bytes sent so far (0 when not announcing).
     public var announcementBytes: Int { (try? loop.submit { self.announcer?.bytesSent ?? 0 }.wait()) ?? 0 }
 
-    private func bootstrap() -> ServerBootstrap {
+    /// What a plain client reaching a TLS port reads before it is closed.
+    static let plainRefusal = WireCodec.encode(
+        HostMessage.closing(.versionUnsupported, message: "this host speaks TLS on TCP (protocol version 4): "
+            + "update snap to join it, or join on its Unix socket from the same machine"), sequence: 0)
+
+    private func bootstrap(tls: NIOSSLContext?) -> ServerBootstrap {
         let sendBuffer = outboundLimits.socketSendBuffer
         return ServerBootstrap(group: loop)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -189,6 +201,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
                     _ = channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(sendBuffer))
                 }
                 return channel.eventLoop.makeCompletedFuture {
+                    if let tls { try TLSTransport.addServer(to: channel, context: tls, plainRefusal: Self.plainRefusal) }
                     try channel.pipeline.syncOperations.addHandler(FrameConnectionHandler(server: self))
                 }
             }

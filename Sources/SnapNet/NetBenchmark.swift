@@ -100,7 +100,7 @@ public struct NetBenchmark {
             try server.listen(unixPath: path)
             connect = { try BenchSocket(unixPath: path) }
         case .tcp:
-            let port = try server.listen(host: "127.0.0.1", port: 0)
+            let port = try server.listen(host: "127.0.0.1", port: 0, tls: nil)
             connect = { try BenchSocket(tcpPort: port) }
         }
 

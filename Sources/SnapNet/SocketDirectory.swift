@@ -286,6 +286,8 @@ public enum NetError: Error, CustomStringConvertible, Equatable {
     /// A port outside the range its use allows (0–65535 to listen, 1–65535 to connect).
     case badPort(String, ClosedRange<Int>)
     case noHost(String)
+    /// Over TCP: the server's certificate was not trusted, or TLS could not be set up.
+    case untrusted(TLSRefusal)
 
     public var description: String {
         switch self {
@@ -303,6 +305,7 @@ public enum NetError: Error, CustomStringConvertible, Equatable {
         case .badPort(let text, let range):
             "port must be \(range.lowerBound)–\(range.upperBound)\(range.lowerBound == 0 ? " (0 picks a free one)" : ""): \(text)"
         case .noHost(let why): why
+        case .untrusted(let refusal): refusal.description
         }
     }
 }

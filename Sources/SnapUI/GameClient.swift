@@ -20,6 +20,8 @@ public final class GameClient {
     public let name: String
     /// Where this host listens (for the lobby and `snap play`).
     public let socketPath: String?
+    /// A TCP host's certificate fingerprint (the lobby shows its short form).
+    public internal(set) var certificate: CertificateFingerprint?
     /// Single player: everyone else at the table is a computer player.
     public private(set) var isSolo = false
 
@@ -144,10 +146,13 @@ public final class GameClient {
         public var journalDirectory: String? = MatchJournal.directory()
         /// Start once this many players are at the table (nil: the host clicks Start).
         public var startWhen: Int?
+        /// The TLS certificate TCP players see (nil: the one made here on first use).
+        public var identity: TLSIdentity?
 
         public init(socket: String? = nil, listen: (host: String, port: Int)? = nil, announce: Bool = true,
-                    journalDirectory: String? = MatchJournal.directory(), startWhen: Int? = nil) {
+                    journalDirectory: String? = MatchJournal.directory(), startWhen: Int? = nil, identity: TLSIdentity? = nil) {
             (self.socket, self.listen, self.announce, self.journalDirectory, self.startWhen) = (socket, listen, announce, journalDirectory, startWhen)
+            self.identity = identity
         }
     }
 
@@ -182,8 +187,10 @@ public final class GameClient {
             path = directory.socketPath(forHost: name)
         }
         try server.listen(unixPath: path)
-        if let listen = placement.listen {
-            let port = try server.listen(host: listen.host, port: listen.port)
+        // Over TCP every connection is TLS: the given certificate, or the one made here on first use.
+        let identity = try placement.listen.map { _ in try placement.identity ?? TLSIdentity.selfMade() }
+        if let listen = placement.listen, let identity {
+            let port = try server.listen(host: listen.host, port: listen.port, identity: identity)
             if placement.announce {
                 do { try server.announceOnLAN(listeningOn: listen.host, port: port) } catch {
                     logger.warning("not announced on the local network: \(error)")
@@ -195,6 +202,7 @@ public final class GameClient {
         // nil: the host clicks Start.
         server.startWhen = placement.startWhen
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path)
+        client.certificate = identity?.fingerprint
         // Renaming the lobby opens the same game under the new name (an explicit --socket
         // path gives way to the default one, which is named after the host).
         client.rehost = { [weak server] newName, logger in
@@ -211,7 +219,8 @@ public final class GameClient {
                 return try host(renamed, moved, logger: logger)
             } catch {
                 // The rename failed: the game goes on as it was, on its port again.
-                if fixedPort, let listen, let server, let port = try? server.listen(host: listen.host, port: listen.port),
+                if fixedPort, let listen, let server, let identity,
+                   let port = try? server.listen(host: listen.host, port: listen.port, identity: identity),
                    placement.announce {
                     try? server.announceOnLAN(listeningOn: listen.host, port: port)
                 }
@@ -272,9 +281,9 @@ public final class GameClient {
     /// Joins a host over a Unix socket or TCP; a seat this name held in that game (the
     /// window crashed) is taken back with its kept token.
     public static func join(_ endpoint: Endpoint, name: String, joinCode: String = "",
-                            role: Hello.Role = .player) throws -> GameClient {
+                            role: Hello.Role = .player, trust: ServerTrust? = nil) throws -> GameClient {
         let link = try connectLink(to: endpoint, on: group.next(), hello: Hello(name: name, joinCode: joinCode, role: role),
-                                   tokens: .default())
+                                   tokens: .default(), trust: trust)
         return GameClient(link: link, name: name, joinCode: joinCode, server: nil, socketPath: nil, role: role,
                           signedIn: true, endpoint: endpoint)
     }

@@ -206,7 +206,16 @@ enum MenuKit {
                 return ("Cannot host", "The folder \(path) cannot be used: \(why).")
             case .noHost(let why):
                 return ("No answer", why)
+            case .untrusted(let refusal):
+                switch refusal {
+                case .changed: return ("Certificate changed", "\(refusal)")
+                case .noTLS: return ("Cannot connect", "\(refusal)")
+                default: return ("Not trusted", "\(refusal)")
+                }
             }
+        }
+        if let problem = error as? TLSSetupError {
+            return ("Cannot host", "The encryption certificate cannot be used: \(problem).")
         }
         if let problem = error as? ProtocolError { return ("Invalid name", "\(problem)") }
         return ("Something went wrong", "\(error)")

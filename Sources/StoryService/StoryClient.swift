@@ -42,7 +42,11 @@ public enum StoryEndpoint: Sendable, CustomStringConvertible, Equatable {
 /// want nothing cleverer, and the window reads on its own thread.
 public final class StoryClient: @unchecked Sendable {  // one thread at a time (see above)
     public let name: String
-    private let descriptor: Int32
+    private let stream: BlockingStream
+    /// How long to wait for an answer (nil: for ever, a window's reader).
+    private let timeout: Duration?
+    /// The certificate the service showed over TCP (nil on a Unix socket).
+    public var serverFingerprint: CertificateFingerprint? { stream.serverFingerprint }
     private var decoder = FrameDecoder(maxBodyLength: StoryWire.maxBodyLength)
     private var outSequence = SequenceCounter()
     private var inSequence = SequenceChecker()
@@ -51,14 +55,17 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
     public private(set) var pendingUpdates: [StoryMatch] = []
 
     /// Connects and signs in as `name` with `key`; throws the service's refusal if any.
-    public init(endpoint: StoryEndpoint, name: String, key: SeatToken, joinCode: String = "", timeoutSeconds: Int = 30) throws {
+    /// Over TCP the connection is TLS, the service's certificate checked by `trust`
+    /// (default: the player's known hosts, PROTOCOL.md §2).
+    public init(endpoint: StoryEndpoint, name: String, key: SeatToken, joinCode: String = "", timeoutSeconds: Int = 30,
+                trust: ServerTrust? = nil) throws {
         self.name = name
-        descriptor = try Self.connect(endpoint)
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        if case .tcp = endpoint {
-            var one: Int32 = 1
-            setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        timeout = timeoutSeconds > 0 ? .seconds(timeoutSeconds) : nil
+        do {
+            stream = try BlockingStream(endpoint: endpoint.endpoint, trust: trust)
+        } catch let error as NetError {
+            if case .untrusted = error { throw StoryClientError.cannotConnect(endpoint.description, error.description) }
+            throw StoryClientError.cannotConnect(endpoint.description, Self.reason(error))
         }
         do {
             try send(.hello(version: StoryWire.version, name: name, key: key.bytes, joinCode: joinCode))
@@ -68,34 +75,28 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
             case let other: throw StoryClientError.broken("expected a welcome, got \(other.kind)")
             }
         } catch {
-            Glibc.close(descriptor)
+            stream.close()
             throw error
         }
     }
 
-    deinit { Glibc.close(descriptor) }
+    deinit { stream.close() }
 
-    /// Closes the socket now (a window's reader thread then stops).
-    public func hangUp() { shutdown(descriptor, Int32(SHUT_RDWR)) }
+    /// Closes the connection now (a window's reader thread then stops).
+    public func hangUp() { stream.close() }
 
     public func send(_ request: StoryRequest) throws {
         // What cannot go on the wire is refused here, in the service's words where it has them.
         if let problem = request.problem { throw StoryClientError.refused(problem.refusal, problem.message) }
-        let bytes = writeLock.locked { request.encode(sequence: outSequence.next()) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw StoryClientError.broken(String(cString: strerror(errno)))
+        try writeLock.locked {
+            do { try stream.write(request.encode(sequence: outSequence.next())) } catch {
+                throw StoryClientError.broken("the connection is closed")
             }
-            offset += written
         }
     }
 
     /// The next message from the service, whatever it is.
     public func next() throws -> StoryReply {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             do {
                 if let frame = try decoder.nextFrame() {
@@ -105,12 +106,11 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
             } catch {
                 throw StoryClientError.broken("\(error)")
             }
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count < 0, errno == EINTR { continue }
-            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { throw StoryClientError.broken("no answer in time") }
-            if count < 0 { throw StoryClientError.broken(String(cString: strerror(errno))) }
-            if count == 0 { throw StoryClientError.broken("the service closed the connection") }
-            decoder.append(chunk[0..<count])
+            let (bytes, closed) = stream.read(timeout: timeout ?? .seconds(3600))
+            if let closed { throw StoryClientError.broken(closed == "the other side closed the connection" ? "the service closed the connection" : closed) }
+            if bytes.isEmpty, timeout == nil { continue }
+            if bytes.isEmpty { throw StoryClientError.broken("no answer in time") }
+            decoder.append(bytes)
         }
     }
 
@@ -157,47 +157,21 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
         return pendingUpdates
     }
 
-    static func connect(_ endpoint: StoryEndpoint) throws -> Int32 {
-        switch endpoint {
-        case .unix(let path):
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            let bytes = Array(path.utf8)
-            guard bytes.count <= SocketDirectory.maxSocketPathBytes else { throw NetError.pathTooLong(path) }
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                for (index, byte) in bytes.enumerated() { raw[index] = byte }
-            }
-            let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard descriptor >= 0 else { throw StoryClientError.cannotConnect(path, String(cString: strerror(errno))) }
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            guard result == 0 else {
-                let code = errno
-                Glibc.close(descriptor)
-                throw StoryClientError.cannotConnect(path, plainErrno(code, unix: true))
-            }
-            return descriptor
-        case .tcp(let host, let port):
-            var hints = addrinfo()
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-            var list: UnsafeMutablePointer<addrinfo>?
-            guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else {
-                throw StoryClientError.cannotConnect(endpoint.description, "cannot resolve \(host)")
-            }
-            defer { freeaddrinfo(list) }
-            var entry: UnsafeMutablePointer<addrinfo>? = first
-            var lastError: Int32 = ECONNREFUSED
-            while let current = entry {
-                let descriptor = socket(current.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-                if descriptor >= 0 {
-                    if Glibc.connect(descriptor, current.pointee.ai_addr, current.pointee.ai_addrlen) == 0 { return descriptor }
-                    lastError = errno
-                    Glibc.close(descriptor)
-                }
-                entry = current.pointee.ai_next
-            }
-            throw StoryClientError.cannotConnect(endpoint.description, plainErrno(lastError))
+    /// The words of a connection failure, without `NetError`'s "cannot connect to …" (the
+    /// client's own error says that).
+    static func reason(_ error: NetError) -> String {
+        switch error {
+        case .cannotConnect(let where_, let why): plainReason(describing: why, listening: false, unix: where_.hasPrefix("unix:"))
+        default: error.description
+        }
+    }
+}
+
+extension StoryEndpoint {
+    var endpoint: Endpoint {
+        switch self {
+        case .unix(let path): .unix(path)
+        case .tcp(let host, let port): .tcp(host: host, port: port)
         }
     }
 }

@@ -6,6 +6,7 @@ import Musl
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import SnapJournal
 import SnapNet
 import SnapProtocol
@@ -93,7 +94,7 @@ public final class StoryServer: FrameServer, @unchecked Sendable {  // all state
     public func listen(unixPath path: String) throws {
         try claimSocketPath(path)
         do {
-            let channel = try withRestrictiveUmask { try bootstrap().bind(unixDomainSocketPath: path).wait() }
+            let channel = try withRestrictiveUmask { try bootstrap(tls: nil).bind(unixDomainSocketPath: path).wait() }
             chmod(path, 0o600)
             listeners.append(channel)
             socketPaths.append(path)
@@ -102,10 +103,10 @@ public final class StoryServer: FrameServer, @unchecked Sendable {  // all state
         }
     }
 
-    /// Listens on TCP; returns the port bound.
-    public func listen(host: String, port: Int) throws -> Int {
+    /// Listens on TCP, every connection in TLS shown `identity`; returns the port bound.
+    public func listen(host: String, port: Int, identity: TLSIdentity) throws -> Int {
         do {
-            let channel = try bootstrap().bind(host: host, port: port).wait()
+            let channel = try bootstrap(tls: try identity.serverContext()).bind(host: host, port: port).wait()
             listeners.append(channel)
             return channel.localAddress?.port ?? port
         } catch {
@@ -113,12 +114,17 @@ public final class StoryServer: FrameServer, @unchecked Sendable {  // all state
         }
     }
 
-    private func bootstrap() -> ServerBootstrap {
+    /// What a plain client reaching a TLS port reads before it is closed.
+    static let plainRefusal = StoryReply.refused(.badRequest, "this story service speaks TLS on TCP: update snap to reach it")
+        .encode(sequence: 0)
+
+    private func bootstrap(tls: NIOSSLContext?) -> ServerBootstrap {
         ServerBootstrap(group: loop)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { [unowned self] channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls { try TLSTransport.addServer(to: channel, context: tls, plainRefusal: Self.plainRefusal) }
                     try channel.pipeline.syncOperations.addHandler(FrameConnectionHandler(server: self))
                 }
             }

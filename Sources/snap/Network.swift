@@ -68,7 +68,8 @@ struct Host: ParsableCommand {
             Listens on $XDG_RUNTIME_DIR/snap/NAME.sock (or --socket), and on TCP only with --listen. \
             On TCP it announces the game on the local network (DNS-SD, _snap._tcp) and prints \
             "join code: XXXXXX": players on TCP must give it (--code sets one, --open needs none). \
-            Game traffic over TCP is not encrypted. \
+            Over TCP every connection is TLS: it prints "certificate: SHA256:…", the fingerprint \
+            players see (a self-signed certificate made on first use, or --tls-cert/--tls-key). \
             A socket directory that is not yours and 0700 is refused (with a warning) for \
             ~/.local/state/snap/sockets.
             With --headless, prints "listening on …" lines, then one line per finished round \
@@ -89,6 +90,7 @@ struct Host: ParsableCommand {
     var code: String?
     @Flag(help: "No join code on TCP: for a trusted network only.") var open = false
     @Flag(help: "Do not announce a TCP game on the local network.") var noAnnounce = false
+    @OptionGroup var tls: TLSServerOptions
     @Option(help: "Start once this many players have joined (headless: default 1); in a window, once this many players are at the table, the host's included, instead of when the host clicks Start.")
     var startWhen: Int?
     @Option(help: "Rounds to play before the game ends (default: 1 headless; in a window, until the host ends it).")
@@ -191,7 +193,7 @@ struct Host: ParsableCommand {
             let placement = GameClient.HostPlacement(
                 socket: socket, listen: try listen.map { try validAddress($0, option: "--listen", use: .listen) },
                 announce: !noAnnounce, journalDirectory: noJournal ? nil : journalDirectory ?? MatchJournal.directory(),
-                startWhen: startWhen)
+                startWhen: startWhen, identity: try listen.map { _ in try tls.identity() })
             if let joinCode = configuration.joinCode { say("join code: \(joinCode)") }
             try runWindow(window, verbose: verbose) { app in
                 HostLobbyScene(app: app, client: try GameClient.host(configuration, placement, logger: app.logger))
@@ -262,7 +264,11 @@ struct Host: ParsableCommand {
             say("listening on unix:\(path)")
             if let listen {
                 let (host, port) = try parseHostPort(listen, for: .listen)
-                let bound = try server.listen(host: host, port: port)
+                let identity: TLSIdentity
+                do { identity = try tls.identity() } catch let error as TLSSetupError {
+                    throw NetError.cannotListen(formatHostPort(host, port), "its TLS certificate: \(error)")
+                }
+                let bound = try server.listen(host: host, port: port, identity: identity)
                 say("listening on tcp:" + formatHostPort(host, bound))
                 let usable = reachableAddresses(listeningOn: host).map { formatHostPort($0, bound) }
                 say("players can connect to: " + usable.joined(separator: ", "))
@@ -333,6 +339,7 @@ struct Join: ParsableCommand {
     @Flag(help: "Sign in fresh: do not take back a seat this name held (after a crash) or reconnect when the connection drops.")
     var noRejoin = false
     @Flag(help: "Log to standard error.") var verbose = false
+    @OptionGroup var tls: TLSClientOptions
     #if GUI
     @OptionGroup var window: WindowFlags
     #endif
@@ -353,7 +360,7 @@ struct Join: ParsableCommand {
             let endpoint = try resolveEndpoint(loop: group.next())
             try runWindow(window, verbose: verbose) { app in
                 TableScene(app: app, client: try GameClient.join(endpoint, name: name, joinCode: code ?? "",
-                                                                 role: watch ? .watcher : .player))
+                                                                 role: watch ? .watcher : .player, trust: try tls.trust()))
             }
             return
             #else
@@ -373,6 +380,10 @@ struct Join: ParsableCommand {
         let player = BotConnection(name: name, joinCode: code.flatMap(JoinCode.normalized) ?? "",
                                    bot: BotClient(level: level, seed: seed, timeScale: speed), loop: loop,
                                    role: watch ? .watcher : .player, logger: makeLogger("snap.join", verbose: verbose))
+        do { player.trust = try tls.trust() } catch {
+            say("error: \(error)")
+            throw ExitCode(3)
+        }
         player.rejoins = !noRejoin
         player.tokenStore = noRejoin ? nil : .default()
         player.onReconnect = { line in say(line) }

@@ -50,6 +50,7 @@ struct StoryPlayerOptions: ParsableArguments {
     @Option(help: "The service's Unix socket (default: story.socket in $XDG_RUNTIME_DIR/snap).") var socket: String?
     @Option(help: "Reach the service over TCP instead, e.g. 192.168.1.20:7788.") var connect: String?
     @Option(help: "The service's join code (over TCP).") var code: String?
+    @OptionGroup var tls: TLSClientOptions
 
     func validate() throws {
         if let name { _ = try validName(name, option: "--name") }
@@ -80,7 +81,8 @@ struct StoryPlayerOptions: ParsableArguments {
         let name = try playerName()
         do {
             let key = try StoryKeyStore.default().key(for: name)
-            return try StoryClient(endpoint: try endpoint(), name: name, key: key, joinCode: code.flatMap(JoinCode.normalized) ?? "")
+            return try StoryClient(endpoint: try endpoint(), name: name, key: key, joinCode: code.flatMap(JoinCode.normalized) ?? "",
+                                   trust: try tls.trust())
         } catch {
             throw storyFailure(error)
         }
@@ -220,6 +222,7 @@ struct StoryServe: ParsableCommand {
     @Option(help: "Also listen on TCP, e.g. 0.0.0.0:7788 (port 0 picks a free one).") var listen: String?
     @Option(help: "The join code TCP players must give (default: a random one).") var code: String?
     @Flag(help: "No join code on TCP: for a trusted network only.") var open = false
+    @OptionGroup var tls: TLSServerOptions
     @Option(help: "The journal file (default: $XDG_STATE_HOME/snap/story/story.journal).") var journal: String?
     @Flag(help: "Log connections and refusals to standard error.") var verbose = false
 
@@ -276,7 +279,7 @@ struct StoryServe: ParsableCommand {
             if let listen {
                 let address = try validAddress(listen, option: "--listen", use: .listen)
                 server.joinCode = open ? nil : code.flatMap(JoinCode.normalized) ?? JoinCode.random()
-                let port = try server.listen(host: address.host, port: address.port)
+                let port = try server.listen(host: address.host, port: address.port, identity: try tls.identity())
                 say("listening on tcp:" + formatHostPort(address.host, port))
                 say(server.joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone who can reach the port may play)")
             }
