@@ -177,44 +177,71 @@ public struct ServerTrust: Sendable {
         }
     }
 
-    /// The verdict on `chain` (leaf first) presented by `host`:`port`; remembers what
-    /// it trusts. Nil: trusted.
-    func check(_ chain: [[UInt8]], host: String, port: Int) async -> TLSRefusal? {
+    /// What to do with `chain` (leaf first) presented by `host`:`port`: a verdict now
+    /// (nil: trusted, remembered), or a certificate authority's chain to verify.
+    enum Verdict {
+        case decided(TLSRefusal?)
+        case verifyAuthority(leaf: Certificate, remembered: KnownHosts.Entry?)
+    }
+
+    /// Everything but the chain of an authority is decided here, at once, on the event
+    /// loop: no task that a busy cooperative pool could keep from running.
+    func verdict(_ chain: [[UInt8]], host: String, port: Int) -> Verdict {
         let address = formatHostPort(host, port)
-        guard let leafDER = chain.first else { return .handshake(address: address, detail: "no certificate shown") }
+        guard let leafDER = chain.first else { return .decided(.handshake(address: address, detail: "no certificate shown")) }
         let presented = CertificateFingerprint(certificateDER: leafDER)
         do {
             if let accepting, accepting == presented {
                 try knownHosts.remember(.fingerprint(presented), for: address)
-                return nil
+                return .decided(nil)
             }
             let remembered = try knownHosts.entry(for: address)
             if !requireAuthority, case .fingerprint(let known) = remembered {
-                return known == presented ? nil : .changed(address: address, remembered: known, presented: presented)
+                return .decided(known == presented ? nil : .changed(address: address, remembered: known, presented: presented))
             }
             if !requireAuthority, remembered == nil, let announced {
-                guard announced == presented else { return .notAnnounced(address: address, announced: announced, presented: presented) }
+                guard announced == presented else {
+                    return .decided(.notAnnounced(address: address, announced: announced, presented: presented))
+                }
                 try knownHosts.remember(.fingerprint(presented), for: address)
-                return nil
+                return .decided(nil)
             }
             let leaf: Certificate
             do { leaf = try Certificate(derEncoded: leafDER) } catch {
-                return .handshake(address: address, detail: "its certificate does not parse (\(error))")
+                return .decided(.handshake(address: address, detail: "its certificate does not parse (\(error))"))
             }
-            let selfSigned = leaf.issuer == leaf.subject
-            if selfSigned {
-                if requireAuthority || remembered == .authority { return .selfSigned(address: address, presented: presented) }
+            if leaf.issuer == leaf.subject {
+                if requireAuthority || remembered == .authority { return .decided(.selfSigned(address: address, presented: presented)) }
                 try knownHosts.remember(.fingerprint(presented), for: address)
                 onFirstUse?("certificate of \(address) is new: \(presented); trusted from now on (remembered in \(knownHosts.path))")
-                return nil
+                return .decided(nil)
             }
-            if let problem = await authorityProblem(leaf: leaf, intermediates: chain.dropFirst(), host: host) {
-                return .authority(address: address, reason: problem)
-            }
+            return .verifyAuthority(leaf: leaf, remembered: remembered)
+        } catch {
+            return .decided(.knownHosts(error.description))
+        }
+    }
+
+    /// An authority's chain, verified (swift-certificates' verifier is async).
+    func verifyAuthority(leaf: Certificate, remembered: KnownHosts.Entry?, chain: [[UInt8]], host: String, port: Int) async -> TLSRefusal? {
+        let address = formatHostPort(host, port)
+        if let problem = await authorityProblem(leaf: leaf, intermediates: chain.dropFirst(), host: host) {
+            return .authority(address: address, reason: problem)
+        }
+        do {
             if remembered != .authority { try knownHosts.remember(.authority, for: address) }
-            return nil
         } catch {
             return .knownHosts(error.description)
+        }
+        return nil
+    }
+
+    /// The verdict on `chain` presented by `host`:`port`; remembers what it trusts. Nil: trusted.
+    func check(_ chain: [[UInt8]], host: String, port: Int) async -> TLSRefusal? {
+        switch verdict(chain, host: host, port: port) {
+        case .decided(let refusal): refusal
+        case .verifyAuthority(let leaf, let remembered):
+            await verifyAuthority(leaf: leaf, remembered: remembered, chain: chain, host: host, port: port)
         }
     }
 
@@ -225,10 +252,13 @@ public struct ServerTrust: Sendable {
         if now < leaf.notValidBefore { return "it is not valid before \(leaf.notValidBefore)" }
         let ip = isIPAddress(host)
         let identity = ServerIdentityPolicy(serverHostname: ip ? nil : host, serverIP: ip ? host : nil)
-        var nameCheck = Verifier(rootCertificates: CertificateStore([leaf])) { identity }
-        if case .couldNotValidate = await nameCheck.validate(leaf: leaf, intermediates: CertificateStore()) {
-            let names = (try? leaf.extensions.subjectAlternativeNames).map { $0?.map { "\($0)" } ?? [] } ?? []
-            return "it is for \(names.isEmpty ? "another name" : names.joined(separator: ", ")), not \(host)"
+        let names = (try? leaf.extensions.subjectAlternativeNames) ?? nil
+        if !(names.map { $0.contains { Self.name($0, matches: host) } } ?? false) {
+            let listed: [String] = names?.compactMap { (name: GeneralName) -> String? in
+                if case .dnsName(let dns) = name { return dns }
+                return nil
+            } ?? []
+            return "it is for \(listed.isEmpty ? "other names" : listed.joined(separator: ", ")), not \(host)"
         }
         var roots = CertificateStore.systemTrustRoots
         roots.append(contentsOf: authorities)
@@ -241,6 +271,30 @@ public struct ServerTrust: Sendable {
             return "no certificate authority this machine trusts signed it (issuer: \(leaf.issuer))"
         }
         return nil
+    }
+}
+
+extension ServerTrust {
+    /// RFC 6125's rule, the common part: a DNS name equal but for case, or a wildcard
+    /// standing for exactly one leftmost label; an IP address byte for byte.
+    static func name(_ name: GeneralName, matches host: String) -> Bool {
+        switch name {
+        case .dnsName(let dns):
+            let want = host.lowercased().split(separator: ".", omittingEmptySubsequences: false)
+            let have = dns.lowercased().split(separator: ".", omittingEmptySubsequences: false)
+            guard want.count == have.count, !want.isEmpty else { return false }
+            return zip(want, have).enumerated().allSatisfy { index, pair in
+                pair.0 == pair.1 || (index == 0 && pair.1 == "*" && want.count > 2)
+            }
+        case .ipAddress(let bytes):
+            var v4 = in_addr()
+            if inet_pton(AF_INET, host, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } == Array(bytes.bytes) }
+            var v6 = in6_addr()
+            if inet_pton(AF_INET6, host, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } == Array(bytes.bytes) }
+            return false
+        default:
+            return false
+        }
     }
 }
 

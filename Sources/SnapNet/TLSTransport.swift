@@ -44,10 +44,17 @@ public enum TLSTransport {
             context: clientContext.get(), serverHostname: isIPAddress(host) ? nil : host,
             customVerificationCallback: { certificates, verdict in
                 let chain = certificates.map { (try? $0.toDERBytes()) ?? [] }
-                Task {
-                    let problem = await trust.check(chain, host: host, port: port)
+                switch trust.verdict(chain, host: host, port: port) {
+                case .decided(let problem):
                     refusal.withLockedValue { $0 = problem }
                     verdict.succeed(problem == nil ? .certificateVerified : .failed)
+                case .verifyAuthority(let leaf, let remembered):
+                    Task {
+                        let problem = await trust.verifyAuthority(leaf: leaf, remembered: remembered, chain: chain,
+                                                                  host: host, port: port)
+                        refusal.withLockedValue { $0 = problem }
+                        verdict.succeed(problem == nil ? .certificateVerified : .failed)
+                    }
                 }
             })
         let address = formatHostPort(host, port)

@@ -142,7 +142,7 @@ struct InProcessTests {
     func renameFixedPort() throws {
         // A port free a moment ago (the kernel hands out a fresh one each time).
         let probeServer = HostServer(HostConfiguration(hostName: "Probe"), loop: GameClient.group.next(), logger: Self.logger)
-        let port = try probeServer.listen(host: "127.0.0.1", port: 0)
+        let port = try probeServer.listen(host: "127.0.0.1", port: 0, tls: nil)
         try probeServer.stopListeningOnTCP()
         probeServer.shutdown(reason: "done")
         let old = try GameClient.host(name: "Fixed", listen: (host: "127.0.0.1", port: port), joinCode: "ABCD-EFGH",

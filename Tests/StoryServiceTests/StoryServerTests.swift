@@ -64,7 +64,7 @@ struct StoryServerTests {
     /// Sends `bytes` on a fresh connection and returns the first reply (nil if the service
     /// closed without one).
     func firstReply(_ socket: String, _ bytes: [UInt8]) throws -> StoryReply? {
-        let descriptor = try StoryClient.connect(.unix(socket))
+        let descriptor = try rawUnixSocket(socket)
         defer { close(descriptor) }
         _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -109,7 +109,7 @@ struct StoryServerTests {
                 StoryRequest.hello(version: 1, name: "Ann", key: key(1).bytes, joinCode: "").encode(sequence: 3),  // gap
                 [0, 0, 0, 9, 0x53, 0x4E, 0x41, 0x50, 0x01, 0, 0, 0, 0],  // Snap!'s type 0x01
             ] {
-                let descriptor = try StoryClient.connect(.unix(socket))
+                let descriptor = try rawUnixSocket(socket)
                 defer { close(descriptor) }
                 _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
                 var buffer = [UInt8](repeating: 0, count: 4096)
@@ -129,4 +129,22 @@ struct StoryServerTests {
             try fine.ping(1)
         }
     }
+}
+
+/// A plain blocking Unix-socket connection, for sending the service raw bytes.
+func rawUnixSocket(_ path: String) throws -> Int32 {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+    }
+    let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    let result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard result == 0 else {
+        close(descriptor)
+        throw StoryClientError.cannotConnect(path, String(cString: strerror(errno)))
+    }
+    return descriptor
 }

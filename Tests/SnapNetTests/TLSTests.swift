@@ -1,0 +1,335 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Crypto
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+@testable import SnapNet
+import SnapProtocol
+import SnapSession
+import SnapTestSupport
+import Testing
+import X509
+
+/// TLS on TCP (PROTOCOL.md §2): real sockets on 127.0.0.1, real handshakes.
+@Suite("TLS: certificates, trust on first use, and what is refused")
+struct TLSTests {
+    static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+    /// A host listening on TCP with `identity`; its port.
+    func host(_ identity: TLSIdentity) throws -> (HostServer, Int) {
+        let server = HostServer(HostConfiguration(hostName: "Host"), loop: Self.group.next(), logger: Logger(label: "test"))
+        return (server, try server.listen(host: "127.0.0.1", port: 0, identity: identity))
+    }
+
+    func trust(_ directory: String) -> ServerTrust { ServerTrust(knownHosts: KnownHosts(path: directory + "/known_hosts")) }
+
+    @Test("the self-made certificate is made once, kept 0600, and the same afterwards")
+    func selfMade() throws {
+        let directory = scratchDirectory("tls") + "/tls"
+        let first = try TLSIdentity.selfMade(in: directory)
+        let again = try TLSIdentity.selfMade(in: directory)
+        #expect(first.fingerprint == again.fingerprint)
+        #expect(first.isSelfMade)
+        var status = stat()
+        #expect(stat(directory + "/identity.pem", &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o600)
+        // Readable by others: refused, not used.
+        chmod(directory + "/identity.pem", 0o644)
+        #expect(throws: TLSSetupError.self) { try TLSIdentity.selfMade(in: directory) }
+        // A fingerprint reads back from its text.
+        #expect(CertificateFingerprint(first.fingerprint.description) == first.fingerprint)
+        #expect(CertificateFingerprint("SHA256:short") == nil)
+    }
+
+    @Test("first use remembers the certificate; the next connection must show the same")
+    func firstUse() throws {
+        let directory = scratchDirectory("tofu")
+        let identity = try TLSIdentity.selfMade(in: directory + "/tls")
+        let (server, port) = try host(identity)
+        defer { server.shutdown(reason: "test over") }
+        let notices = NIOLockedValueBox<[String]>([])
+        var trust = trust(directory)
+        trust.onFirstUse = { line in notices.withLockedValue { $0.append(line) } }
+        let stream = try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust)
+        #expect(stream.serverFingerprint == identity.fingerprint)
+        stream.close()
+        #expect(try trust.knownHosts.entry(for: "127.0.0.1:\(port)") == .fingerprint(identity.fingerprint))
+        #expect(notices.withLockedValue { $0.count } == 1)
+        // Again: known, so no new notice.
+        try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust).close()
+        #expect(notices.withLockedValue { $0.count } == 1)
+    }
+
+    @Test("a man in the middle with its own certificate is refused before anything is sent, and can be accepted by fingerprint")
+    func manInTheMiddle() throws {
+        let directory = scratchDirectory("mitm")
+        let real = try TLSIdentity.selfMade(in: directory + "/real")
+        let impostor = try TLSIdentity.selfMade(in: directory + "/impostor")
+        // The player met the real host at this address before.
+        let recorder = try RecordingTLSServer(identity: impostor, on: Self.group.next())
+        defer { recorder.close() }
+        let trust = trust(directory)
+        let address = "127.0.0.1:\(recorder.port)"
+        try trust.knownHosts.remember(.fingerprint(real.fingerprint), for: address)
+        // A bot with a join code and a seat token: none of it may reach the impostor.
+        let bot = BotConnection(name: "Ann", joinCode: "ABCDEF", bot: BotClient(level: .normal, seed: 1, timeScale: 0),
+                                loop: Self.group.next(), logger: Logger(label: "test"))
+        bot.trust = trust
+        let refusal: NetError? = {
+            do { _ = try bot.run(.tcp(host: "127.0.0.1", port: recorder.port)).wait(); return nil } catch { return error as? NetError }
+        }()
+        guard case .untrusted(.changed(let at, let remembered, let presented))? = refusal else {
+            Issue.record("expected a changed-certificate refusal, got \(String(describing: refusal))")
+            return
+        }
+        #expect(at == address && remembered == real.fingerprint && presented == impostor.fingerprint)
+        #expect(refusal!.description.contains(real.fingerprint.description))
+        #expect(refusal!.description.contains(impostor.fingerprint.description))
+        #expect(refusal!.description.contains("--accept-certificate"))
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(recorder.plaintext.isEmpty, "the impostor read \(recorder.plaintext.count) bytes")
+        // Still remembered as the real one.
+        #expect(try trust.knownHosts.entry(for: address) == .fingerprint(real.fingerprint))
+
+        // The player accepts the new certificate by its fingerprint: it replaces the old.
+        var accepting = trust
+        accepting.accepting = impostor.fingerprint
+        let stream = try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: recorder.port), trust: accepting)
+        try stream.write([1, 2, 3])
+        stream.close()
+        #expect(try trust.knownHosts.entry(for: address) == .fingerprint(impostor.fingerprint))
+    }
+
+    @Test("a LAN announcement's fingerprint is checked on first use")
+    func announced() throws {
+        let directory = scratchDirectory("announced")
+        let identity = try TLSIdentity.selfMade(in: directory + "/tls")
+        let other = try TLSIdentity.selfMade(in: directory + "/other")
+        let (server, port) = try host(identity)
+        defer { server.shutdown(reason: "test over") }
+        var trust = trust(directory)
+        trust.announced = other.fingerprint
+        #expect {
+            try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust)
+        } throws: { error in
+            if case NetError.untrusted(.notAnnounced) = error { return true }
+            return false
+        }
+        #expect(try trust.knownHosts.entry(for: "127.0.0.1:\(port)") == nil)
+        trust.announced = identity.fingerprint
+        try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust).close()
+    }
+
+    @Test("a plain client reaching a TLS port reads a closing frame that says why")
+    func plainClient() throws {
+        let directory = scratchDirectory("plain")
+        let (server, port) = try host(try TLSIdentity.selfMade(in: directory + "/tls"))
+        defer { server.shutdown(reason: "test over") }
+        let bytes = try rawExchange(port: port, send: WireCodec.encode(ClientMessage.hello(Hello(name: "Old")), sequence: 0))
+        var decoder = FrameDecoder()
+        decoder.append(bytes)
+        let frame = try #require(try decoder.nextFrame())
+        guard case .closing(let reason, let message) = try WireCodec.decodeHostMessage(frame) else {
+            Issue.record("expected closing")
+            return
+        }
+        #expect(reason == .versionUnsupported)
+        #expect(message.contains("TLS"))
+    }
+
+    @Test("a TLS client reaching a plain server is told it does not speak TLS")
+    func plainServer() throws {
+        let server = HostServer(HostConfiguration(hostName: "Old"), loop: Self.group.next(), logger: Logger(label: "test"))
+        defer { server.shutdown(reason: "test over") }
+        let port = try server.listen(host: "127.0.0.1", port: 0, tls: nil)
+        #expect {
+            try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust(scratchDirectory("plain")))
+        } throws: { error in
+            guard case NetError.untrusted(let refusal) = error else { return false }
+            if case .noTLS = refusal { return true }
+            Issue.record("refusal: \(refusal)")
+            return false
+        }
+    }
+
+    @Test("a client that opens a handshake and stalls is closed after the deadline", .timeLimit(.minutes(1)))
+    func stalledHandshake() throws {
+        let (server, port) = try host(try TLSIdentity.selfMade(in: scratchDirectory("stall") + "/tls"))
+        defer { server.shutdown(reason: "test over") }
+        let started = ContinuousClock.now
+        // One byte of a handshake record, then nothing.
+        let bytes = try rawExchange(port: port, send: [0x16], timeoutSeconds: 20)
+        let waited = ContinuousClock.now - started
+        #expect(bytes.isEmpty)
+        #expect(waited >= .seconds(4) && waited < .seconds(15), "closed after \(waited)")
+    }
+
+    /// An authority's chain is verified in a task: the test waits for it off the
+    /// cooperative pool (its own thread), as the command line and the window do.
+    @Test("certificates from an authority: verified with the host name and dates; self-signed refused where one is required")
+    func authority() async throws {
+        try await offThePool { try self.authorityChecks() }
+    }
+
+    func offThePool(_ body: @escaping @Sendable () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, Error>) in
+            Thread { done.resume(with: Result { try body() }) }.start()
+        }
+    }
+
+    func authorityChecks() throws {
+        let directory = scratchDirectory("ca")
+        let ca = try TestAuthority()
+        let good = try ca.issue(for: "localhost", in: directory, name: "good")
+        let expired = try ca.issue(for: "localhost", in: directory, name: "expired", expired: true)
+        var trust = trust(directory)
+        trust.authorities = [ca.certificate]
+
+        let (server, port) = try host(try TLSIdentity.load(certificate: good.certificate, key: good.key))
+        defer { server.shutdown(reason: "test over") }
+        try BlockingStream(endpoint: .tcp(host: "localhost", port: port), trust: trust).close()
+        #expect(try trust.knownHosts.entry(for: "localhost:\(port)") == .authority)
+        // The certificate names localhost, not 127.0.0.1.
+        #expect(refusal(trust, "127.0.0.1", port)?.contains("not 127.0.0.1") == true)
+        // Without the authority trusted, the chain does not hold.
+        var untrusting = self.trust(scratchDirectory("ca-none"))
+        untrusting.requireAuthority = true
+        #expect(refusal(untrusting, "localhost", port)?.contains("no certificate authority") == true)
+
+        let (stale, stalePort) = try host(try TLSIdentity.load(certificate: expired.certificate, key: expired.key))
+        defer { stale.shutdown(reason: "test over") }
+        #expect(refusal(trust, "localhost", stalePort)?.contains("expired") == true)
+
+        let (plain, plainPort) = try host(try TLSIdentity.selfMade(in: directory + "/tls"))
+        defer { plain.shutdown(reason: "test over") }
+        var requiring = trust
+        requiring.requireAuthority = true
+        #expect(refusal(requiring, "localhost", plainPort)?.contains("self-signed") == true)
+    }
+
+    @Test("a damaged known_hosts line is an error naming it, never skipped")
+    func damagedKnownHosts() throws {
+        let directory = scratchDirectory("known")
+        let known = KnownHosts(path: directory + "/known_hosts")
+        try "a:1 SHA256:nope\n".write(toFile: known.path, atomically: true, encoding: .utf8)
+        #expect(throws: TLSSetupError.self) { try known.entries() }
+        do { _ = try known.entries() } catch { #expect(error.description.contains("line 1")) }
+    }
+
+    // MARK: - Helpers
+
+    func refusal(_ trust: ServerTrust, _ host: String, _ port: Int) -> String? {
+        do {
+            try BlockingStream(endpoint: .tcp(host: host, port: port), trust: trust).close()
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// Sends `send` over a plain TCP connection and reads until the server closes it.
+    func rawExchange(port: Int, send bytes: [UInt8], timeoutSeconds: Int = 10) throws -> [UInt8] {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        return received
+    }
+}
+
+/// A TLS server that records every byte it decrypts: the impostor in the middle.
+final class RecordingTLSServer: @unchecked Sendable {
+    let channel: Channel
+    private let received = NIOLockedValueBox<[UInt8]>([])
+    var port: Int { channel.localAddress!.port! }
+    var plaintext: [UInt8] { received.withLockedValue { $0 } }
+
+    init(identity: TLSIdentity, on loop: EventLoop) throws {
+        let context = try identity.serverContext()
+        let received = self.received
+        channel = try ServerBootstrap(group: loop)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try TLSTransport.addServer(to: channel, context: context, plainRefusal: [])
+                    try channel.pipeline.syncOperations.addHandler(Recorder(received))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).wait()
+    }
+
+    func close() { try? channel.close().wait() }
+
+    final class Recorder: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        let received: NIOLockedValueBox<[UInt8]>
+        init(_ received: NIOLockedValueBox<[UInt8]>) { self.received = received }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let bytes = Array(unwrapInboundIn(data).readableBytesView)
+            received.withLockedValue { $0 += bytes }
+        }
+    }
+}
+
+/// A certificate authority of the test's own, and certificates it signs.
+struct TestAuthority {
+    let key = P256.Signing.PrivateKey()
+    let certificate: Certificate
+    let name: DistinguishedName
+
+    init() throws {
+        name = try DistinguishedName { CommonName("Snap! test authority") }
+        let signer = Certificate.PrivateKey(key)
+        certificate = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: signer.publicKey,
+            notValidBefore: Date() - 3600, notValidAfter: Date() + 86_400, issuer: name, subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true))
+            },
+            issuerPrivateKey: signer)
+    }
+
+    /// A leaf for `host`, written as PEM files (key 0600) in `directory`.
+    func issue(for host: String, in directory: String, name file: String, expired: Bool = false) throws -> (certificate: String, key: String) {
+        let leafKey = P256.Signing.PrivateKey()
+        let subject = try DistinguishedName { CommonName(host) }
+        let now = Date()
+        let leaf = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: Certificate.PublicKey(leafKey.publicKey),
+            notValidBefore: expired ? now - 7200 : now - 3600, notValidAfter: expired ? now - 3600 : now + 3600,
+            issuer: name, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                SubjectAlternativeNames([.dnsName(host)])
+            },
+            issuerPrivateKey: Certificate.PrivateKey(key))
+        let certificatePath = directory + "/\(file).crt"
+        let keyPath = directory + "/\(file).key"
+        try (try leaf.serializeAsPEM().pemString + "\n").write(toFile: certificatePath, atomically: true, encoding: .utf8)
+        FileManager.default.createFile(atPath: keyPath, contents: Data(leafKey.pemRepresentation.utf8),
+                                       attributes: [.posixPermissions: 0o600])
+        return (certificatePath, keyPath)
+    }
+}
