@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        // Ed25519 for Story's player keys (StoryService only).
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         .target(name: "SnapEngine"),
@@ -57,6 +59,7 @@ let package = Package(
             name: "StoryService",
             dependencies: [
                 "StoryEngine", "SnapProtocol", "SnapJournal", "SnapNet",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -97,7 +100,7 @@ let package = Package(
         .testTarget(
             name: "StoryServiceTests",
             dependencies: [
-                "StoryService", "StoryEngine", "SnapProtocol", "SnapTestSupport",
+                "StoryService", "StoryEngine", "SnapProtocol", "SnapJournal", "SnapNet", "SnapTestSupport",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -50,8 +50,15 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
     /// Updates that arrived while waiting for an answer (a watching connection).
     public private(set) var pendingUpdates: [StoryMatch] = []
 
-    /// Connects and signs in as `name` with `key`; throws the service's refusal if any.
-    public init(endpoint: StoryEndpoint, name: String, key: SeatToken, joinCode: String = "", timeoutSeconds: Int = 30) throws {
+    /// Connects and signs in as `name`: a hello with `key`'s public key, then the proof
+    /// (`key`'s signature of the service's nonce, the name and `channelBinding`) with
+    /// `oldKey` if given (version 1's key, to carry the name over). Throws the service's
+    /// refusal if any. `channelBinding` must be what the service uses on this channel:
+    /// `.unbound` on a Unix socket or plain TCP; over TLS the SHA-256 fingerprint of the
+    /// certificate this client verified (`StoryChannelBinding`).
+    /// `StoryKeyStore.signIn` does this with the player's own keys.
+    public init(endpoint: StoryEndpoint, name: String, key: StoryKey, oldKey: SeatToken? = nil, joinCode: String = "",
+                channelBinding: StoryChannelBinding = .unbound, timeoutSeconds: Int = 30) throws {
         self.name = name
         descriptor = try Self.connect(endpoint)
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
@@ -61,7 +68,13 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
             setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         }
         do {
-            try send(.hello(version: StoryWire.version, name: name, key: key.bytes, joinCode: joinCode))
+            try send(.hello(name: name, publicKey: key.publicKey, joinCode: joinCode))
+            switch try next() {
+            case .challenge(let nonce):
+                try send(key.proof(nonce: nonce, name: name, channelBinding: channelBinding, oldKey: oldKey))
+            case .refused(let why, let message): throw StoryClientError.refused(why, message)
+            case let other: throw StoryClientError.broken("expected a challenge, got \(other.kind)")
+            }
             switch try next() {
             case .welcome: break
             case .refused(let why, let message): throw StoryClientError.refused(why, message)

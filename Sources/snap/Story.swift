@@ -79,8 +79,7 @@ struct StoryPlayerOptions: ParsableArguments {
     func client() throws -> StoryClient {
         let name = try playerName()
         do {
-            let key = try StoryKeyStore.default().key(for: name)
-            return try StoryClient(endpoint: try endpoint(), name: name, key: key, joinCode: code.flatMap(JoinCode.normalized) ?? "")
+            return try StoryKeyStore.default().signIn(endpoint: try endpoint(), name: name, joinCode: code.flatMap(JoinCode.normalized) ?? "")
         } catch {
             throw storyFailure(error)
         }
@@ -265,6 +264,10 @@ struct StoryServe: ParsableCommand {
                 }
             }
             for problem in restored.problems { warn("journal \(problem) was skipped") }
+            if restored.oldKeysRemoved > 0 {
+                say("the journal's \(restored.oldKeysRemoved) keys from an older snap are now kept as their SHA-256 digests; "
+                    + "each player's next sign-in moves their name to a key pair")
+            }
             let millis = Double((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000) / 1000
                 + Double((ContinuousClock.now - started).components.seconds) * 1000
             say("restored \(restored.matches) matches from \(path) in \(String(format: "%.1f", millis)) ms")
