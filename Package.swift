@@ -116,7 +116,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine"]),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport"]),
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService"]),
         .testTarget(
             name: "SnapUITests",
             dependencies: [

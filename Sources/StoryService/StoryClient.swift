@@ -67,22 +67,19 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
             var one: Int32 = 1
             setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         }
-        do {
-            try send(.hello(name: name, publicKey: key.publicKey, joinCode: joinCode))
-            switch try next() {
-            case .challenge(let nonce):
-                try send(key.proof(nonce: nonce, name: name, channelBinding: channelBinding, oldKey: oldKey))
-            case .refused(let why, let message): throw StoryClientError.refused(why, message)
-            case let other: throw StoryClientError.broken("expected a challenge, got \(other.kind)")
-            }
-            switch try next() {
-            case .welcome: break
-            case .refused(let why, let message): throw StoryClientError.refused(why, message)
-            case let other: throw StoryClientError.broken("expected a welcome, got \(other.kind)")
-            }
-        } catch {
-            Glibc.close(descriptor)
-            throw error
+        // NB: no close on a throw here: the instance is whole, so deinit closes the socket (a
+        // second close could shut a descriptor another thread has opened since).
+        try send(.hello(name: name, publicKey: key.publicKey, joinCode: joinCode))
+        switch try next() {
+        case .challenge(let nonce):
+            try send(key.proof(nonce: nonce, name: name, channelBinding: channelBinding, oldKey: oldKey))
+        case .refused(let why, let message): throw StoryClientError.refused(why, message)
+        case let other: throw StoryClientError.broken("expected a challenge, got \(other.kind)")
+        }
+        switch try next() {
+        case .welcome: break
+        case .refused(let why, let message): throw StoryClientError.refused(why, message)
+        case let other: throw StoryClientError.broken("expected a welcome, got \(other.kind)")
         }
     }
 

@@ -28,7 +28,7 @@ public struct StoryKeyStore: Sendable {
     }
 
     /// Version 1's key file for `name`.
-    func oldKeyPath(for name: String) -> String {
+    public func oldKeyPath(for name: String) -> String {
         // Names may hold spaces and punctuation; the file name keeps letters and digits only
         // and adds the name's bytes in hex so that two names never share a file.
         let safe = name.map { $0.isLetter || $0.isNumber ? $0 : "_" }
@@ -37,7 +37,7 @@ public struct StoryKeyStore: Sendable {
     }
 
     /// The private key's file for `name`.
-    func keyPath(for name: String) -> String { oldKeyPath(for: name) + ".ed25519" }
+    public func keyPath(for name: String) -> String { oldKeyPath(for: name) + ".ed25519" }
 
     /// Who signs in as `name` from here: the key pair, made and kept (0600) the first time,
     /// and the old key while its file is there.

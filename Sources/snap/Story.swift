@@ -265,8 +265,9 @@ struct StoryServe: ParsableCommand {
             }
             for problem in restored.problems { warn("journal \(problem) was skipped") }
             if restored.oldKeysRemoved > 0 {
-                say("the journal's \(restored.oldKeysRemoved) keys from an older snap are now kept as their SHA-256 digests; "
-                    + "each player's next sign-in moves their name to a key pair")
+                let count = restored.oldKeysRemoved
+                say("the journal's \(count) player key\(count == 1 ? "" : "s") from an older snap \(count == 1 ? "is" : "are") now kept "
+                    + "as SHA-256 digests only; each player's next sign-in moves their name to a key pair")
             }
             let millis = Double((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000) / 1000
                 + Double((ContinuousClock.now - started).components.seconds) * 1000
