@@ -64,6 +64,7 @@ let package = Package(
             name: "StoryService",
             dependencies: [
                 "StoryEngine", "SnapProtocol", "SnapJournal", "SnapNet",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -105,7 +106,7 @@ let package = Package(
         .testTarget(
             name: "StoryServiceTests",
             dependencies: [
-                "StoryService", "StoryEngine", "SnapProtocol", "SnapTestSupport",
+                "StoryService", "StoryEngine", "SnapProtocol", "SnapJournal", "SnapNet", "SnapTestSupport",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -123,7 +124,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine"]),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport"]),
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService"]),
         .testTarget(
             name: "SnapUITests",
             dependencies: [

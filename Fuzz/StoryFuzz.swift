@@ -10,6 +10,9 @@
 //   - a decoded request, and a decoded record, re-encodes to exactly its bytes;
 //   - a journal of a few good records and the input (twice) replays (StoryHost.replay,
 //     StoryBook.apply) without trapping, and the same way twice;
+//   - a decoded hello or proof goes through StoryHost's sign-in checks (checkHello,
+//     signIn, with stand-in key checks: StoryHost is built without swift-crypto) without
+//     trapping, and the same way twice;
 //   - a decoded reply re-encodes to its bytes, except a refusal (whose code may be
 //     unknown and whose message is fitted), which is stable after one round trip.
 
@@ -31,6 +34,33 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
+/// Stand-ins for SHA-256 and Ed25519 (StoryKeyChecks.live is swift-crypto's): deterministic,
+/// and a "signature" is valid when it starts with the message's first bytes.
+let fuzzChecks = StoryKeyChecks(
+    digest: { bytes in (0..<32).map { index in bytes.enumerated().reduce(UInt8(index)) { $0 &+ $1.element &* UInt8(truncatingIfNeeded: $1.offset &+ 1) } } },
+    verify: { _, signature, message in signature.count == 64 && signature.prefix(8).elementsEqual(message.prefix(8)) })
+
+private func checkSignIn(_ request: StoryRequest) {
+    var host = StoryHost(checks: fuzzChecks)
+    _ = host.replay([StoryRecord.oldKey(name: "Ann", key: SeatToken(bytes: Array(1...16))!).bytes,
+                     StoryRecord.publicKey(name: "Bo", key: Array(repeating: 2, count: 32)).bytes])
+    let message = StoryWire.signInMessage(nonce: Array(repeating: 7, count: 32), name: "Ann", channelBinding: .unbound)
+    switch request {
+    case .hello(let name, let publicKey, _):
+        if host.checkHello(name: name, publicKey: publicKey) != host.checkHello(name: name, publicKey: publicKey) {
+            fail("checkHello is not deterministic")
+        }
+    case .proof(let signature, let oldKey):
+        for name in ["Ann", "Bo", "Cy"] {
+            let first = host.signIn(name: name, publicKey: Array(repeating: 2, count: 32), signature: signature, oldKey: oldKey, message: message)
+            let again = host.signIn(name: name, publicKey: Array(repeating: 2, count: 32), signature: signature, oldKey: oldKey, message: message)
+            if first != again { fail("signIn is not deterministic") }
+            if case .welcome(let record?) = first { host.register(record) }
+        }
+    default: break
+    }
+}
+
 private func decodeRequest(_ frame: Frame) -> Result<StoryRequest, ProtocolError> {
     Result { () throws(ProtocolError) in try StoryRequest.decode(frame) }
 }
@@ -45,6 +75,7 @@ private func checkRequest(_ frame: Frame, _ bytes: [UInt8]) {
     guard case .success(let request) = first else { return }
     if request.kind.rawValue != frame.type { fail("request \(request) decoded from type \(frame.type)") }
     if request.encode(sequence: frame.sequence) != bytes { fail("request \(request) re-encodes differently") }
+    checkSignIn(request)
 }
 
 private func checkReply(_ frame: Frame, _ bytes: [UInt8]) {
@@ -72,7 +103,7 @@ private func checkRecord(_ bytes: [UInt8]) {
     if record.bytes != bytes { fail("record \(record) re-encodes differently") }
     let journal = [StoryRecord.command(.create(starter: "Ann", others: ["Bo", "Cy"], title: "T", at: 1)).bytes,
                    StoryRecord.command(.automatch(name: "Dee", at: 2)).bytes, bytes, bytes]
-    var host = StoryHost(), again = StoryHost()
+    var host = StoryHost(checks: fuzzChecks), again = StoryHost(checks: fuzzChecks)
     let problems = host.replay(journal)
     if again.replay(journal) != problems || again.book.matches != host.book.matches || again.keys != host.keys {
         fail("replaying \(record) is not deterministic")
@@ -81,22 +112,28 @@ private func checkRecord(_ bytes: [UInt8]) {
 
 func fuzzSeeds() -> [(String, [UInt8])] {
     let key = SeatToken(bytes: Array(1...16))!
+    let publicKey = Array(UInt8(33)...UInt8(64))
     let id = StoryMatchID(7)
     let match = StoryMatch(id: id, title: "A dark night", participants: [StoryParticipant(name: "Ann"), StoryParticipant(name: "Bo", quit: true)],
                            places: 4, current: 0, text: "It was a dark night. Ünïcode ✓", createdAt: 1_700_000_000,
                            lastTurnAt: 1_700_000_100, turnsTaken: 3)
     let requests: [StoryRequest] = [
-        .hello(version: StoryWire.version, name: "Ann", key: key.bytes, joinCode: "ABCD-EFGH"),
-        .hello(version: StoryWire.version, name: "Zed", key: Array(repeating: 0, count: 16), joinCode: ""),
+        .hello(name: "Ann", publicKey: publicKey, joinCode: "ABCD-EFGH"),
+        .hello(name: "Zed", publicKey: Array(repeating: 0, count: 32), joinCode: ""),
+        .otherVersionHello(version: 1, rest: [3, 0x41, 0x6E, 0x6E] + key.bytes + [0]),
+        .proof(signature: Array(repeating: 0x73, count: 64), oldKey: []),
+        .proof(signature: Array(repeating: 0x73, count: 64), oldKey: key.bytes),
         .create(others: ["Bo", "Cy"], title: "A title"), .automatch, .list, .show(id),
         .turn(id, text: "Once upon a time…"), .quit(id), .watch, .ping(42),
     ]
     let replies: [StoryReply] = [
-        .welcome(version: StoryWire.version, name: "Ann"), .match(match), .update(match), .listed(count: 3),
+        .challenge(nonce: Array(repeating: 0x5C, count: 32)), .welcome(version: StoryWire.version, name: "Ann"), .match(match), .update(match), .listed(count: 3),
         .refused(.notYourTurn, "not your turn"), .pong(42),
     ]
     let records: [StoryRecord] = [
-        .register(name: "Ann", key: key),
+        .oldKey(name: "Ann", key: key),
+        .oldKeyDigest(name: "Bo", digest: Array(repeating: 0xD1, count: 32)),
+        .publicKey(name: "Cy", key: publicKey),
         .command(.create(starter: "Ann", others: ["Bo"], title: "T", at: 1)),
         .command(.automatch(name: "Cy", at: 2)),
         .command(.turn(id, name: "Ann", text: "Hello ✓", at: 3)),

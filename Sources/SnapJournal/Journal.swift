@@ -252,6 +252,51 @@ extension Journal {
         }
     }
 
+    /// Replaces the file at `path` with `bytes` whole or not at all: they are written to
+    /// `PATH.rewrite` (0600), synced, renamed over `path`, and the directory synced, so a
+    /// crash at any point leaves either the old file or the new one.
+    public static func replace(_ path: String, with bytes: [UInt8]) throws(JournalError) {
+        let temporary = path + ".rewrite"
+        func failure(_ what: String) -> JournalError {
+            .cannotRead(path, "cannot rewrite it (\(what)): \(String(cString: strerror(errno)))")
+        }
+        unlink(temporary)  // a crash's leftover, never the journal itself
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw failure("creating \(temporary)") }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                let error = failure("writing \(temporary)")
+                close(descriptor)
+                unlink(temporary)
+                throw error
+            }
+            written += count
+        }
+        guard fsync(descriptor) == 0 else {
+            let error = failure("syncing \(temporary)")
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+        close(descriptor)
+        guard rename(temporary, path) == 0 else {
+            let error = failure("renaming \(temporary)")
+            unlink(temporary)
+            throw error
+        }
+        // The rename itself is on disk only once the directory is.
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
+    }
+
     private static func be32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
         (0..<4).reduce(0) { $0 << 8 | UInt32(bytes[offset + $1]) }
     }

@@ -62,6 +62,8 @@ public enum ProtocolError: Error, Hashable, Sendable {
     case yourSeatNotPlaying(Seat)
     /// An `info` counting more players than its table takes.
     case tooManyPlayers(players: UInt8, maxPlayers: UInt8)
+    /// A story `proof` whose old key is neither absent (0 bytes) nor 16 bytes.
+    case storyOldKeyLength(Int)
 
     // MARK: Text
 
@@ -142,6 +144,7 @@ extension ProtocolError: CustomStringConvertible {
         case .yourSeatNotPlaying(let seat): "your seat \(seat.rawValue) is not among the players"
         case .tooManyPlayers(let players, let maxPlayers):
             "\(players) players at a table for at most \(maxPlayers)"
+        case .storyOldKeyLength(let count): "an old key of \(count) bytes: it is 0 (none) or 16"
         case .invalidUTF8: "text is not valid UTF-8"
         case .badName(let problem): "bad player name: \(problem)"
         case .badCloseMessage(let problem): "bad closing message: \(problem)"

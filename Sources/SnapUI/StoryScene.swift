@@ -17,8 +17,7 @@ public final class StoryLink: @unchecked Sendable {  // `inbox` is guarded by `l
     private var failure: String?
 
     public init(endpoint: StoryEndpoint, name: String) throws {
-        let key = try StoryKeyStore.default().key(for: name)
-        client = try StoryClient(endpoint: endpoint, name: name, key: key, timeoutSeconds: 0)
+        client = try StoryKeyStore.default().signIn(endpoint: endpoint, name: name, timeoutSeconds: 0)
         try client.send(.watch)
         try client.send(.list)
         let thread = Thread { [self] in
@@ -145,8 +144,8 @@ public final class StoryScene: Scene {
             }
             dialog = Dialog.alert("Not taken", message)
             onStatus?("refused: \(message)")
-        case .welcome, .pong:
-            break
+        case .challenge, .welcome, .pong:
+            break  // sign-in is over before the reader starts; pongs answer nothing here
         }
     }
 

@@ -54,11 +54,15 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
     /// Updates that arrived while waiting for an answer (a watching connection).
     public private(set) var pendingUpdates: [StoryMatch] = []
 
-    /// Connects and signs in as `name` with `key`; throws the service's refusal if any.
-    /// Over TCP the connection is TLS, the service's certificate checked by `trust`
-    /// (default: the player's known hosts, PROTOCOL.md §2).
-    public init(endpoint: StoryEndpoint, name: String, key: SeatToken, joinCode: String = "", timeoutSeconds: Int = 30,
-                trust: ServerTrust? = nil) throws {
+    /// Connects and signs in as `name`: a hello with `key`'s public key, then the proof
+    /// (`key`'s signature of the service's nonce, the name and the channel binding) with
+    /// `oldKey` if given (version 1's key, to carry the name over). Throws the service's
+    /// refusal if any. Over TCP the connection is TLS, the service's certificate checked
+    /// by `trust` (default: the player's known hosts, PROTOCOL.md §2), and the proof is
+    /// bound to the fingerprint of the certificate verified; on a Unix socket it is
+    /// `.unbound`. `StoryKeyStore.signIn` does this with the player's own keys.
+    public init(endpoint: StoryEndpoint, name: String, key: StoryKey, oldKey: SeatToken? = nil, joinCode: String = "",
+                timeoutSeconds: Int = 30, trust: ServerTrust? = nil, channelBinding: StoryChannelBinding? = nil) throws {
         self.name = name
         timeout = timeoutSeconds > 0 ? .seconds(timeoutSeconds) : nil
         do {
@@ -67,8 +71,16 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
             if case .untrusted = error { throw StoryClientError.cannotConnect(endpoint.description, error.description) }
             throw StoryClientError.cannotConnect(endpoint.description, Self.reason(error))
         }
+        // `channelBinding` given: a test's, to check that a proof bound elsewhere is refused.
+        let channelBinding = channelBinding ?? stream.serverFingerprint.flatMap { StoryChannelBinding.tlsCertificate(sha256: $0.digest) } ?? .unbound
         do {
-            try send(.hello(version: StoryWire.version, name: name, key: key.bytes, joinCode: joinCode))
+            try send(.hello(name: name, publicKey: key.publicKey, joinCode: joinCode))
+            switch try next() {
+            case .challenge(let nonce):
+                try send(key.proof(nonce: nonce, name: name, channelBinding: channelBinding, oldKey: oldKey))
+            case .refused(let why, let message): throw StoryClientError.refused(why, message)
+            case let other: throw StoryClientError.broken("expected a challenge, got \(other.kind)")
+            }
             switch try next() {
             case .welcome: break
             case .refused(let why, let message): throw StoryClientError.refused(why, message)

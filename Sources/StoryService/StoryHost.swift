@@ -1,25 +1,50 @@
 import SnapProtocol
 import StoryEngine
 
-/// The service's state apart from the sockets: the matches, the keys, and what a signed-in
-/// player's request does. `handle` returns the records to journal (before any reply goes
-/// out) and the replies; the server only moves bytes. Tests drive it directly too.
+/// The two checks a sign-in needs, as values: StoryHost stays free of any crypto library
+/// (the fuzzer, Fuzz/StoryFuzz.swift, builds it alone). `StoryKeyChecks.live`
+/// (StoryKeys.swift) is SHA-256 and Ed25519 from swift-crypto.
+public struct StoryKeyChecks: Sendable {
+    /// SHA-256 of a version 1 key: what the service keeps instead of the key.
+    public var digest: @Sendable ([UInt8]) -> [UInt8]
+    /// Whether `signature` is `publicKey`'s signature of `message`.
+    public var verify: @Sendable (_ publicKey: [UInt8], _ signature: [UInt8], _ message: [UInt8]) -> Bool
+
+    public init(digest: @escaping @Sendable ([UInt8]) -> [UInt8],
+                verify: @escaping @Sendable (_ publicKey: [UInt8], _ signature: [UInt8], _ message: [UInt8]) -> Bool) {
+        self.digest = digest
+        self.verify = verify
+    }
+}
+
+/// What the service knows of a name's key: never a secret.
+public enum StoryRegisteredKey: Hashable, Sendable {
+    /// Registered by version 1: the SHA-256 of its secret key, until the player signs in
+    /// with a key pair and that key once more.
+    case oldKeyDigest([UInt8])
+    case publicKey([UInt8])
+}
+
+/// The service's state apart from the sockets: the matches, the names' keys, and what a
+/// signed-in player's request does. Its functions return the records to journal (before
+/// any reply goes out); the server only moves bytes. Tests drive it directly too.
 public struct StoryHost: Sendable {
     public private(set) var book = StoryBook()
-    /// Each name's key, registered by the first hello with that name.
-    public private(set) var keys: [String: SeatToken] = [:]
+    /// Each name's key, registered by the first sign-in with that name.
+    public private(set) var keys: [String: StoryRegisteredKey] = [:]
+    public let checks: StoryKeyChecks
 
-    public init() {}
+    public init(checks: StoryKeyChecks) {
+        self.checks = checks
+    }
 
     /// Rebuilds from journal records; returns why any record could not be applied.
     public mutating func replay(_ records: [[UInt8]]) -> [String] {
         var problems: [String] = []
         for (index, bytes) in records.enumerated() {
             do {
-                switch try StoryRecord(bytes) {
-                case .register(let name, let key): keys[name] = key
-                case .command(let command): try book.apply(command)
-                }
+                let record = try StoryRecord(bytes)
+                if case .command(let command) = record { try book.apply(command) } else { register(record) }
             } catch {
                 problems.append("record \(index + 1): \(error)")
             }
@@ -32,26 +57,65 @@ public struct StoryHost: Sendable {
         case refused(StoryRefusal, String)
     }
 
-    /// Checks a hello: the name's first use registers its key; another key is refused.
-    public func signIn(version: UInt16, name: String, key bytes: [UInt8]) -> SignIn {
-        guard version == StoryWire.version else {
-            return .refused(.signIn, "this story service speaks version \(StoryWire.version), not \(version)")
-        }
-        do { _ = try PlayerName.validate(name) } catch {
-            return .refused(.signIn, "not a usable name: \(error)")
-        }
-        guard let key = SeatToken(bytes: bytes) else {
-            return .refused(.signIn, "a key of sixteen zero bytes is not a key: a player's key is 16 random bytes (docs/STORY.md, Identity)")
-        }
-        guard let known = keys[name] else { return .welcome(register: .register(name: name, key: key)) }
-        guard known == key else {
-            return .refused(.wrongKey, "the name \(name) belongs to someone else here (their key is not yours); choose another --name")
-        }
-        return .welcome(register: nil)
+    /// The refusal of a hello of another version, in words naming the upgrade.
+    public static func versionRefusal(_ version: UInt16) -> String {
+        version < StoryWire.version
+            ? "this story service speaks version \(StoryWire.version) (players sign in with a key pair), not \(version): "
+                + "upgrade snap to play here; your name and key file carry over"
+            : "this story service speaks version \(StoryWire.version), not \(version): it is older than your snap; ask for it to be upgraded"
     }
 
+    /// A hello's checks before the challenge: a usable name, and no other public key
+    /// registered for it. Nil: send the challenge.
+    public func checkHello(name: String, publicKey: [UInt8]) -> StoryRequestError? {
+        do { _ = try PlayerName.validate(name) } catch {
+            return .init(.signIn, "not a usable name: \(error)")
+        }
+        if case .publicKey(let known) = keys[name], known != publicKey { return .init(.wrongKey, Self.taken(name)) }
+        return nil
+    }
+
+    /// The proof: `signature` must be `publicKey`'s signature of `message` (the nonce this
+    /// connection was sent, its name and channel binding: `StoryWire.signInMessage`). A new
+    /// name registers its public key. A name registered by version 1 moves over to the
+    /// public key when `oldKey` is its old key (which the service then forgets); a name
+    /// registered with another public key is refused.
+    public func signIn(name: String, publicKey: [UInt8], signature: [UInt8], oldKey: [UInt8], message: [UInt8]) -> SignIn {
+        if let problem = checkHello(name: name, publicKey: publicKey) { return .refused(problem.refusal, problem.message) }
+        guard checks.verify(publicKey, signature, message) else {
+            return .refused(.wrongKey, "the proof does not match the key offered for \(name): it was made for another "
+                            + "sign-in (another connection, or a channel other than this one); sign in again")
+        }
+        switch keys[name] {
+        case nil:
+            return .welcome(register: .publicKey(name: name, key: publicKey))
+        case .publicKey:
+            return .welcome(register: nil)  // the same key: checkHello refused any other
+        case .oldKeyDigest(let digest):
+            guard !oldKey.isEmpty else {
+                return .refused(.wrongKey, "the name \(name) was registered by an older snap: sign in once from the "
+                                + "account that has its old key file, which carries the name over to your new key")
+            }
+            guard SeatToken(bytes: oldKey) != nil else {
+                return .refused(.signIn, "an old key of sixteen zero bytes is not a key (docs/STORY.md, Identity)")
+            }
+            guard constantTimeEqual(checks.digest(oldKey), digest) else { return .refused(.wrongKey, Self.taken(name)) }
+            return .welcome(register: .publicKey(name: name, key: publicKey))
+        }
+    }
+
+    static func taken(_ name: String) -> String {
+        "the name \(name) belongs to someone else here (their key is not yours); choose another --name"
+    }
+
+    /// Applies a key record (a sign-in's, or one replayed); the last one for a name wins.
     public mutating func register(_ record: StoryRecord) {
-        if case .register(let name, let key) = record { keys[name] = key }
+        switch record {
+        case .oldKey(let name, let key): keys[name] = .oldKeyDigest(checks.digest(key.bytes))
+        case .oldKeyDigest(let name, let digest): keys[name] = .oldKeyDigest(digest)
+        case .publicKey(let name, let key): keys[name] = .publicKey(key)
+        case .command: break
+        }
     }
 
     /// A signed-in player's command: the record to journal and the match it changed.
@@ -86,4 +150,13 @@ public struct StoryRequestError: Error, Sendable {
         self.refusal = refusal
         self.message = message
     }
+}
+
+/// Whether two byte strings are equal, in a time that depends on their lengths only: a
+/// comparison that stops at the first difference tells a prober how much was right.
+public func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for index in a.indices { difference |= a[index] ^ b[index] }
+    return difference == 0
 }

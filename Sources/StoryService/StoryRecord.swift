@@ -5,15 +5,25 @@ import StoryEngine
 /// One journal record of the story service: a name's key registered, or a command that
 /// was applied. Replaying them in order rebuilds every match and every identity.
 ///
-///     register  = 1, name, 16-byte key
-///     create    = 2, u64 at, starter, title, u8 count, names
-///     automatch = 3, u64 at, name
-///     turn      = 4, u64 at, u32 match, name, u16 length, text
-///     quit      = 5, u64 at, u32 match, name
+///     oldKey       = 1, name, 16-byte key      (version 1's secret key: read, never written)
+///     create       = 2, u64 at, starter, title, u8 count, names
+///     automatch    = 3, u64 at, name
+///     turn         = 4, u64 at, u32 match, name, u16 length, text
+///     quit         = 5, u64 at, u32 match, name
+///     oldKeyDigest = 6, name, 32-byte SHA-256 of a version 1 key
+///     publicKey    = 7, name, 32-byte Ed25519 public key
 ///
-/// Strings are u8 length + UTF-8, integers big-endian (docs/JOURNAL.md).
+/// Strings are u8 length + UTF-8, integers big-endian (docs/JOURNAL.md). A journal holding
+/// `oldKey` records is rewritten with `oldKeyDigest` in their place when the service starts
+/// (`StoryJournal.removeOldKeys`), so that the service's files hold no secret.
 public enum StoryRecord: Hashable, Sendable {
-    case register(name: String, key: SeatToken)
+    /// A name's key as version 1 registered it, the secret itself.
+    case oldKey(name: String, key: SeatToken)
+    /// What is kept of a version 1 key until its player signs in with a key pair: its SHA-256.
+    case oldKeyDigest(name: String, digest: [UInt8])
+    /// A name's public key, registered by its first sign-in (or when it moved over from an
+    /// old key); it replaces whatever was registered for the name before.
+    case publicKey(name: String, key: [UInt8])
     case command(StoryCommand)
 
     /// The journal's kind, in its header.
@@ -22,10 +32,18 @@ public enum StoryRecord: Hashable, Sendable {
     public var bytes: [UInt8] {
         var writer = ByteWriter()
         switch self {
-        case .register(let name, let key):
+        case .oldKey(let name, let key):
             writer.u8(1)
             writer.string(name)
             writer.bytes(key.bytes)
+        case .oldKeyDigest(let name, let digest):
+            writer.u8(6)
+            writer.string(name)
+            writer.bytes(digest)
+        case .publicKey(let name, let key):
+            writer.u8(7)
+            writer.string(name)
+            writer.bytes(key)
         case .command(.create(let starter, let others, let title, let at)):
             writer.u8(2)
             writer.u64(at)
@@ -59,7 +77,7 @@ public enum StoryRecord: Hashable, Sendable {
         case 1:
             let name = try reader.string()
             guard let key = SeatToken(bytes: try reader.bytes(16)) else { throw .truncatedPayload(type: 1) }
-            self = .register(name: name, key: key)
+            self = .oldKey(name: name, key: key)
         case 2:
             let at = try reader.u64()
             let starter = try reader.string()
@@ -82,6 +100,12 @@ public enum StoryRecord: Hashable, Sendable {
             let at = try reader.u64()
             let id = StoryMatchID(try reader.u32())
             self = .command(.quit(id, name: try reader.string(), at: at))
+        case 6:
+            let name = try reader.string()
+            self = .oldKeyDigest(name: name, digest: try reader.bytes(32))
+        case 7:
+            let name = try reader.string()
+            self = .publicKey(name: name, key: try reader.bytes(StoryWire.publicKeyBytes))
         case let tag:
             throw .unknownEventTag(tag)
         }

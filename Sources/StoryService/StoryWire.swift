@@ -5,25 +5,86 @@ import StoryEngine
 /// Snap!'s frames (`Frame`, numbered from 0 each way) with their own type numbers, so a
 /// Snap! client reaching the story service (or the reverse) is told so rather than misread.
 public enum StoryWire {
-    /// The story protocol's version; a hello offering another is refused.
-    public static let version: UInt16 = 1
+    /// The story protocol's version; a hello offering another is refused in words.
+    /// 2: players sign in with an Ed25519 key pair (1 sent a secret key as it was).
+    public static let version: UInt16 = 2
     /// A frame body may be this long: a match view carries up to 4096 bytes of story.
     public static let maxBodyLength = 16_384
     /// The most bytes a turn's text may carry (250 scalars of at most 4 bytes).
     public static let maxTurnBytes = StoryRules.maxTurnScalars * 4
     public static let maxTitleBytes = 255
+    public static let publicKeyBytes = 32
+    public static let signatureBytes = 64
+    /// A challenge's nonce: fresh random bytes for each connection.
+    public static let nonceBytes = 32
+    /// A key of story protocol version 1, sent once more to carry its name over.
+    public static let oldKeyBytes = 16
+    /// The start of every signed sign-in message, so that a signature made for something
+    /// else can never pass for one.
+    public static let signInContext = Array("snap story sign-in v2".utf8)
+
+    /// What a proof signs: the context, the service's nonce, the name (u8 length and
+    /// UTF-8) and the channel binding. The nonce makes a captured proof useless on
+    /// another connection; the binding makes it useless on another channel (another
+    /// TLS certificate: a service in the middle).
+    public static func signInMessage(nonce: [UInt8], name: String, channelBinding: StoryChannelBinding) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.bytes(signInContext)
+        writer.bytes(nonce)
+        writer.string(name)
+        writer.bytes(channelBinding.bytes)
+        return writer.bytes
+    }
 
     public static func frame(_ type: UInt8, _ payload: [UInt8], sequence: UInt32) -> [UInt8] {
         Frame(type: type, sequence: sequence, payload: payload).bytes(maxBodyLength: maxBodyLength)
     }
 }
 
+/// The channel a sign-in travels on, as both ends see it: 32 bytes that go into the signed
+/// message (`StoryWire.signInMessage`), so that a proof made for one channel fails on any
+/// other. Both ends must pass the same value or every sign-in fails with `wrongKey`.
+///
+/// - A Unix socket, or TCP without TLS: `.unbound` (32 zero bytes; there is no channel
+///   identity to bind to; the nonce still stops replays).
+/// - TLS: the SHA-256 fingerprint of the service's certificate (of its DER bytes). The
+///   service passes its own certificate's (`StoryServer.listen(host:port:channelBinding:)`),
+///   the client the one it verified (`StoryClient(…, channelBinding:)`,
+///   `StoryKeyStore.signIn(…, channelBinding:)`).
+public struct StoryChannelBinding: Hashable, Sendable, CustomStringConvertible {
+    public let bytes: [UInt8]
+
+    /// Nil unless exactly 32 bytes.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 32 else { return nil }
+        self.bytes = bytes
+    }
+
+    /// No channel identity: a Unix socket, or TCP without TLS.
+    public static let unbound = StoryChannelBinding(bytes: Array(repeating: 0, count: 32))!
+
+    /// A TLS channel: the SHA-256 digest of the service's certificate, DER-encoded.
+    public static func tlsCertificate(sha256 fingerprint: [UInt8]) -> StoryChannelBinding? {
+        StoryChannelBinding(bytes: fingerprint)
+    }
+
+    public var description: String {
+        self == .unbound ? "unbound" : bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+}
+
 /// What a player asks the service.
 public enum StoryRequest: Hashable, Sendable {
-    /// The first message: who is asking, with their secret key (and the join code over TCP).
-    /// `key` is the 16 bytes as sent: a well-formed hello with an unusable key (all zeros)
-    /// is the service's to refuse in words, not a malformed message.
-    case hello(version: UInt16, name: String, key: [UInt8], joinCode: String)
+    /// The first message: who is asking, with their public key (and the join code over
+    /// TCP), in this version of the protocol. The service answers with a challenge.
+    case hello(name: String, publicKey: [UInt8], joinCode: String)
+    /// A hello of another version: only its version is read (the rest is that version's
+    /// business), so that the service can refuse it in words naming the upgrade.
+    case otherVersionHello(version: UInt16, rest: [UInt8])
+    /// The answer to a challenge: the signature of `StoryWire.signInMessage` by the
+    /// hello's public key, and (once, to carry a name over from version 1) the old
+    /// 16-byte key, else no bytes.
+    case proof(signature: [UInt8], oldKey: [UInt8])
     case create(others: [String], title: String)
     case automatch
     case list
@@ -35,12 +96,13 @@ public enum StoryRequest: Hashable, Sendable {
     case ping(UInt64)
 
     public enum Kind: UInt8, CaseIterable, Sendable {
-        case hello = 0x80, create, automatch, list, show, turn, quit, watch, ping
+        case hello = 0x80, create, automatch, list, show, turn, quit, watch, ping, proof
     }
 
     public var kind: Kind {
         switch self {
-        case .hello: .hello
+        case .hello, .otherVersionHello: .hello
+        case .proof: .proof
         case .create: .create
         case .automatch: .automatch
         case .list: .list
@@ -55,9 +117,14 @@ public enum StoryRequest: Hashable, Sendable {
     /// Why this request cannot be encoded (a field too long for its length prefix), if it cannot.
     public var problem: StoryRequestError? {
         switch self {
-        case .hello(_, let name, let key, let joinCode):
+        case .hello(let name, let publicKey, let joinCode):
             if name.utf8.count > 255 || joinCode.utf8.count > 255 { return .init(.signIn, "the name or join code is too long") }
-            if key.count != 16 { return .init(.signIn, "a key is 16 bytes, not \(key.count)") }
+            if publicKey.count != StoryWire.publicKeyBytes { return .init(.signIn, "a public key is 32 bytes, not \(publicKey.count)") }
+        case .otherVersionHello(let version, _):
+            if version == StoryWire.version { return .init(.signIn, "a version \(version) hello is a hello") }
+        case .proof(let signature, let oldKey):
+            if signature.count != StoryWire.signatureBytes { return .init(.signIn, "a signature is 64 bytes, not \(signature.count)") }
+            if !oldKey.isEmpty, oldKey.count != StoryWire.oldKeyBytes { return .init(.signIn, "an old key is 16 bytes, not \(oldKey.count)") }
         case .create(let others, let title):
             let scalars = title.unicodeScalars.count
             if title.utf8.count > 255 || scalars > StoryRules.maxTitleScalars { return .init(.badRequest, StoryError.titleTooLong(scalars: scalars).description) }
@@ -75,11 +142,18 @@ public enum StoryRequest: Hashable, Sendable {
     public func encode(sequence: UInt32) -> [UInt8] {
         var writer = ByteWriter()
         switch self {
-        case .hello(let version, let name, let key, let joinCode):
-            writer.u16(version)
+        case .hello(let name, let publicKey, let joinCode):
+            writer.u16(StoryWire.version)
             writer.string(name)
-            writer.bytes(key)
+            writer.bytes(publicKey)
             writer.string(joinCode)
+        case .otherVersionHello(let version, let rest):
+            writer.u16(version)
+            writer.bytes(rest)
+        case .proof(let signature, let oldKey):
+            writer.bytes(signature)
+            writer.u8(UInt8(oldKey.count))
+            writer.bytes(oldKey)
         case .create(let others, let title):
             writer.string(title)
             writer.u8(UInt8(others.count))
@@ -106,9 +180,17 @@ public enum StoryRequest: Hashable, Sendable {
         switch kind {
         case .hello:
             let version = try reader.u16()
+            guard version == StoryWire.version else {
+                return .otherVersionHello(version: version, rest: try reader.bytes(reader.remaining))
+            }
             let name = try reader.string()
-            let key = try reader.bytes(16)
-            request = .hello(version: version, name: name, key: key, joinCode: try reader.string())
+            let publicKey = try reader.bytes(StoryWire.publicKeyBytes)
+            request = .hello(name: name, publicKey: publicKey, joinCode: try reader.string())
+        case .proof:
+            let signature = try reader.bytes(StoryWire.signatureBytes)
+            let length = Int(try reader.u8())
+            guard length == 0 || length == StoryWire.oldKeyBytes else { throw .storyOldKeyLength(length) }
+            request = .proof(signature: signature, oldKey: try reader.bytes(length))
         case .create:
             let title = try reader.string()
             let count = try reader.count8(.storyParticipants, in: 0...(StoryRules.participants.upperBound - 1))
@@ -153,6 +235,9 @@ public enum StoryRefusal: UInt8, Sendable, CaseIterable {
 
 /// What the service says.
 public enum StoryReply: Hashable, Sendable {
+    /// The answer to a hello: sign `StoryWire.signInMessage` with this nonce (32 random
+    /// bytes, new for each connection) and send it as a `proof`.
+    case challenge(nonce: [UInt8])
     case welcome(version: UInt16, name: String)
     /// A match as it stands: the answer to create, automatch, show, turn and quit, and
     /// one of the matches a list sends.
@@ -161,16 +246,17 @@ public enum StoryReply: Hashable, Sendable {
     case update(StoryMatch)
     /// The end of a list: how many matches it sent.
     case listed(count: UInt32)
-    /// A refusal. After a refused hello (and an over-budget one) the connection is closed.
+    /// A refusal. After a refused sign-in (and an over-budget request) the connection is closed.
     case refused(StoryRefusal, String)
     case pong(UInt64)
 
     public enum Kind: UInt8, CaseIterable, Sendable {
-        case welcome = 0xC0, match, update, listed, refused, pong
+        case welcome = 0xC0, match, update, listed, refused, pong, challenge
     }
 
     public var kind: Kind {
         switch self {
+        case .challenge: .challenge
         case .welcome: .welcome
         case .match: .match
         case .update: .update
@@ -183,6 +269,8 @@ public enum StoryReply: Hashable, Sendable {
     public func encode(sequence: UInt32) -> [UInt8] {
         var writer = ByteWriter()
         switch self {
+        case .challenge(let nonce):
+            writer.bytes(nonce)
         case .welcome(let version, let name):
             writer.u16(version)
             writer.string(name)
@@ -221,6 +309,7 @@ public enum StoryReply: Hashable, Sendable {
         var reader = ByteReader(frame.payload, type: frame.type)
         let reply: StoryReply
         switch kind {
+        case .challenge: reply = .challenge(nonce: try reader.bytes(StoryWire.nonceBytes))
         case .welcome: reply = .welcome(version: try reader.u16(), name: try reader.string())
         case .match: reply = .match(try readMatch(&reader))
         case .update: reply = .update(try readMatch(&reader))

@@ -80,9 +80,8 @@ struct StoryPlayerOptions: ParsableArguments {
     func client() throws -> StoryClient {
         let name = try playerName()
         do {
-            let key = try StoryKeyStore.default().key(for: name)
-            return try StoryClient(endpoint: try endpoint(), name: name, key: key, joinCode: code.flatMap(JoinCode.normalized) ?? "",
-                                   trust: try tls.trust())
+            return try StoryKeyStore.default().signIn(endpoint: try endpoint(), name: name, joinCode: code.flatMap(JoinCode.normalized) ?? "",
+                                                      trust: try tls.trust())
         } catch {
             throw storyFailure(error)
         }
@@ -268,6 +267,11 @@ struct StoryServe: ParsableCommand {
                 }
             }
             for problem in restored.problems { warn("journal \(problem) was skipped") }
+            if restored.oldKeysRemoved > 0 {
+                let count = restored.oldKeysRemoved
+                say("the journal's \(count) player key\(count == 1 ? "" : "s") from an older snap \(count == 1 ? "is" : "are") now kept "
+                    + "as SHA-256 digests only; each player's next sign-in moves their name to a key pair")
+            }
             let millis = Double((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000) / 1000
                 + Double((ContinuousClock.now - started).components.seconds) * 1000
             say("restored \(restored.matches) matches from \(path) in \(String(format: "%.1f", millis)) ms")

@@ -59,15 +59,16 @@ struct StoryBench: ParsableCommand {
             + "ratio \(twoDecimals(restart.startSeconds / emptyRestart.startSeconds))x")
     }
 
-    func benchKey(_ name: String) -> SeatToken {
-        SeatToken(bytes: Array(name.utf8.prefix(16)) + Array(repeating: 0x5A, count: 16 - min(16, name.utf8.count)))!
+    /// A fixed key pair per name, so that the journal written below can name its public key.
+    func benchKey(_ name: String) -> StoryKey {
+        StoryKey(privateKeyBytes: Array(name.utf8.prefix(32)) + Array(repeating: 0x5A, count: 32 - min(32, name.utf8.count)))!
     }
 
-    /// A journal as the service writes it: three players' keys, `matches` matches of 5 turns.
+    /// A journal as the service writes it: three players' public keys, `matches` matches of 5 turns.
     func writeJournal(_ path: String, matches: Int) throws -> Int {
         var bytes = Journal.header(kind: StoryRecord.journalKind)
         let names = ["Ann", "Bob", "Cy"]
-        for name in names { Journal.frame(StoryRecord.register(name: name, key: benchKey(name)).bytes, into: &bytes) }
+        for name in names { Journal.frame(StoryRecord.publicKey(name: name, key: benchKey(name).publicKey).bytes, into: &bytes) }
         let sentence = "The dragon slept under the hill while the village argued about who should wake it, and nobody volunteered."
         for index in 0..<matches {
             let starter = names[index % 3]

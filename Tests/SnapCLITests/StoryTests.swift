@@ -1,4 +1,8 @@
 import Foundation
+import SnapJournal
+import SnapNet
+import SnapProtocol
+import StoryService
 import Testing
 
 /// `snap story` with real processes: the service, and one process per player command.
@@ -126,6 +130,48 @@ struct StoryTests {
         #expect(raw?.readUntilClosed().closed == true)
         #expect(try story(["show", "1", "--name", "Bob"]).status == 0)
         #expect(service.process.isRunning)
+    }
+}
+
+extension StoryTests {
+    @Test("a player of an older snap keeps their name: the service rewrites its journal without the old key, the first sign-in moves the name to a key pair and removes the old key file")
+    func olderSnapsPlayer() throws {
+        let oldKey = SeatToken(bytes: Array(0xA1...0xB0))!
+        let state = directory + "/state/snap/story"
+        #expect(mkdir(directory + "/state", 0o700) == 0 && mkdir(directory + "/state/snap", 0o700) == 0 && mkdir(state, 0o700) == 0)
+        var journal = Journal.header(kind: StoryRecord.journalKind)
+        for record in [StoryRecord.oldKey(name: "Ann", key: oldKey), .oldKey(name: "Bob", key: SeatToken(bytes: Array(1...16))!),
+                       .command(.create(starter: "Ann", others: ["Bob"], title: "Old times", at: 1_700_000_000))] {
+            Journal.frame(record.bytes, into: &journal)
+        }
+        #expect(FileManager.default.createFile(atPath: journalPath, contents: Data(journal)))
+        // Version 1's key file, as the older snap left it.
+        let keys = StoryKeyStore(directory: state + "/keys")
+        try SecretFile.store(oldKey, at: keys.oldKeyPath(for: "Ann"), exclusive: true)
+        let stranger = directory + "/stranger"
+        try SecretFile.store(oldKey, at: StoryKeyStore(directory: stranger + "/snap/story/keys").oldKeyPath(for: "Ann"), exclusive: true)
+
+        let service = try serve()
+        #expect(service.lines.contains { $0.hasPrefix("the journal's 2 player keys from an older snap are now kept as SHA-256 digests only") },
+                "\(service.lines)")
+        let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: journalPath)))
+        #expect(!file.indices.dropLast(15).contains { file[$0..<($0 + 16)].elementsEqual(oldKey.bytes) }, "the old key is still in the journal")
+
+        let shown = try story(["show", "1", "--name", "Ann"])
+        #expect(shown.status == 0 && shown.lines == ["turn: Ann"], "\(shown)")
+        #expect(access(keys.oldKeyPath(for: "Ann"), F_OK) != 0, "the old key file is still there")
+        var status = stat()
+        #expect(stat(keys.keyPath(for: "Ann"), &status) == 0 && status.st_mode & 0o777 == 0o600)
+        #expect(try story(["turn", "1", "Still mine.", "--name", "Ann"]).lines == ["turn passed to Bob"])
+        // Someone holding a copy of the old key file cannot have the name any more.
+        let thief = try SnapProcess(["story", "list", "--name", "Ann"], runtimeDirectory: directory, environment: ["XDG_STATE_HOME": stranger])
+        #expect(thief.exitStatus() == 1)
+        #expect(thief.errors.contains("the name Ann belongs to someone else"), "\(thief.errors)")
+        // Bob has no old key file here: his name stays his until he signs in where it is.
+        let bob = try story(["list", "--name", "Bob"])
+        #expect(bob.status == 1 && bob.errors.contains("registered by an older snap"), "\(bob)")
+        service.signal(SIGTERM)
+        #expect(service.exitStatus(timeout: 20) == 0)
     }
 }
 

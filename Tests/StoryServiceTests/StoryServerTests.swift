@@ -1,6 +1,9 @@
+import Foundation
 import Glibc
 import Logging
 import NIOPosix
+import SnapJournal
+import SnapNet
 import SnapProtocol
 import StoryEngine
 import SnapTestSupport
@@ -10,25 +13,43 @@ import Testing
 /// The service over a real Unix socket, in this process.
 @Suite("Story service over a socket", .serialized)
 struct StoryServerTests {
-    func withServer(_ body: (String, StoryServer) throws -> Void) throws {
+    /// A service on a fresh socket (and `journal`'s bytes as its journal, if given).
+    func withServer(journal: [UInt8]? = nil, channelBinding: StoryChannelBinding = .unbound,
+                    limits: StoryServer.Limits = .init(), _ body: (String, StoryServer) throws -> Void) throws {
         let directory = scratchDirectory("story")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
+        if let journal { #expect(FileManager.default.createFile(atPath: directory + "/story.journal", contents: Data(journal))) }
         let server = try StoryServer(journalPath: directory + "/story.journal", loop: group.next(),
                                      logger: Logger(label: "test"), onWarning: { _ in })
-        try server.listen(unixPath: directory + "/story.socket")
+        server.limits = limits
+        try server.listen(unixPath: directory + "/story.socket", channelBinding: channelBinding)
         defer { server.shutdown() }
         try body(directory + "/story.socket", server)
     }
 
-    func key(_ byte: UInt8) -> SeatToken { SeatToken(bytes: Array(repeating: byte, count: 16))! }
+    /// A fixed key pair per byte, as a player's key file would hold.
+    func key(_ byte: UInt8) -> StoryKey { StoryKey(privateKeyBytes: Array(repeating: byte, count: 32))! }
+
+    func client(_ socket: String, _ name: String, _ key: StoryKey, oldKey: SeatToken? = nil,
+                channelBinding: StoryChannelBinding = .unbound) throws -> StoryClient {
+        try StoryClient(endpoint: .unix(socket), name: name, key: key, oldKey: oldKey, channelBinding: channelBinding)
+    }
+
+    /// The refusal `body` throws, if it throws one.
+    func refusal(_ body: () throws -> Void) -> (StoryRefusal, String)? {
+        do { try body() } catch StoryClientError.refused(let why, let message) { return (why, message) } catch {
+            Issue.record("not a refusal: \(error)")
+        }
+        return nil
+    }
 
     @Test("a watching participant is pushed every change to their matches, and only theirs")
     func watchers() throws {
         try withServer { socket, _ in
-            let ann = try StoryClient(endpoint: .unix(socket), name: "Ann", key: key(1))
-            let bobWatch = try StoryClient(endpoint: .unix(socket), name: "Bob", key: key(2))
-            let cyWatch = try StoryClient(endpoint: .unix(socket), name: "Cy", key: key(3))
+            let ann = try client(socket, "Ann", key(1))
+            let bobWatch = try client(socket, "Bob", key(2))
+            let cyWatch = try client(socket, "Cy", key(3))
             try bobWatch.send(.watch)
             try cyWatch.send(.watch)
             try bobWatch.ping(1)  // the watch is in place once the pong is back
@@ -48,7 +69,7 @@ struct StoryServerTests {
     @Test("a flood of requests is cut as over budget; the service serves others on")
     func budget() throws {
         try withServer { socket, _ in
-            let flooder = try StoryClient(endpoint: .unix(socket), name: "Flood", key: key(9))
+            let flooder = try client(socket, "Flood", key(9))
             for nonce in 0..<200 { try? flooder.send(.ping(UInt64(nonce))) }
             var refusal: String?
             while refusal == nil {
@@ -56,7 +77,7 @@ struct StoryServerTests {
                 if case .refused(.overBudget, let message) = reply { refusal = message }
             }
             #expect(refusal?.contains("over budget") == true)
-            let other = try StoryClient(endpoint: .unix(socket), name: "Ann", key: key(1))
+            let other = try client(socket, "Ann", key(1))
             try other.ping(5)
         }
     }
@@ -77,27 +98,193 @@ struct StoryServerTests {
         }
     }
 
-    /// A hello laid out by hand as docs/PROTOCOL.md §16 gives it, not by the codec.
-    func handMadeHello(name: String, key: [UInt8]) -> [UInt8] {
+    /// A hello laid out by hand as version 1 of docs/PROTOCOL.md §16 gave it: u16 1, the
+    /// name, a 16-byte key, an empty join code.
+    func versionOneHello(name: String, key: [UInt8]) -> [UInt8] {
         let payload: [UInt8] = [0, 1, UInt8(name.utf8.count)] + Array(name.utf8) + key + [0]
         let length = UInt32(9 + payload.count)
         return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF),
                 0x53, 0x4E, 0x41, 0x50, 0x80, 0, 0, 0, 0] + payload
     }
 
-    @Test("§16's hello as the document lays it out: a zero key is refused in words, another key for a taken name with wrongKey (9)")
-    func documentedSignIn() throws {
+    @Test("a version 1 hello (an older snap) is refused in words naming the upgrade, as version 1's client reads a refusal")
+    func versionOne() throws {
         try withServer { socket, _ in
-            let zero = try firstReply(socket, handMadeHello(name: "Ann", key: Array(repeating: 0, count: 16)))
-            guard case .refused(let why, let message) = zero else { Issue.record("no refusal: \(String(describing: zero))"); return }
+            let reply = try firstReply(socket, versionOneHello(name: "Ann", key: Array(1...16)))
+            guard case .refused(let why, let message) = reply else { Issue.record("no refusal: \(String(describing: reply))"); return }
             #expect(why == .signIn && why.rawValue == 10)
-            #expect(message.hasPrefix("a key of sixteen zero bytes is not a key"), "\(message)")
-            let first = try firstReply(socket, handMadeHello(name: "Ann", key: Array(1...16)))
-            #expect(first == .welcome(version: 1, name: "Ann"))
-            let other = try firstReply(socket, handMadeHello(name: "Ann", key: Array(2...17)))
-            guard case .refused(let reason, let words) = other else { Issue.record("no refusal: \(String(describing: other))"); return }
-            #expect(reason == .wrongKey && reason.rawValue == 9, "\(words)")
-            #expect(words.contains("the name Ann belongs to someone else"))
+            #expect(message.contains("speaks version 2") && message.contains("not 1") && message.contains("upgrade snap"), "\(message)")
+        }
+    }
+
+    @Test("sign-in with a good key; another public key for a taken name is refused with wrongKey (9) in words")
+    func signIn() throws {
+        try withServer { socket, server in
+            let ann = try client(socket, "Ann", key(1))
+            try ann.ping(1)
+            #expect(server.registeredKey(of: "Ann") == .publicKey(key(1).publicKey))
+            let again = try client(socket, "Ann", key(1))  // the same key from another connection
+            try again.ping(2)
+            guard let (why, words) = refusal({ _ = try client(socket, "Ann", key(2)) }) else { Issue.record("another key was let in"); return }
+            #expect(why == .wrongKey && why.rawValue == 9)
+            #expect(words.contains("the name Ann belongs to someone else"), "\(words)")
+        }
+    }
+
+    @Test("a captured proof replayed on a new connection (a new nonce) is refused with wrongKey")
+    func replayedProof() throws {
+        try withServer { socket, _ in
+            let ann = key(1)
+            let first = try RawStory(socket)
+            first.send(.hello(name: "Ann", publicKey: ann.publicKey, joinCode: ""))
+            guard case .challenge(let nonce)? = try first.next() else { Issue.record("no challenge"); return }
+            let proof = ann.proof(nonce: nonce, name: "Ann", channelBinding: .unbound)
+            first.send(proof)
+            #expect(try first.next() == .welcome(version: 2, name: "Ann"))
+            // Someone who saw all of that tries it again.
+            let thief = try RawStory(socket)
+            thief.send(.hello(name: "Ann", publicKey: ann.publicKey, joinCode: ""))
+            guard case .challenge(let second)? = try thief.next() else { Issue.record("no challenge"); return }
+            #expect(second != nonce && second.count == 32)
+            thief.send(proof)
+            guard case .refused(.wrongKey, let words)? = try thief.next() else { Issue.record("the replayed proof was taken"); return }
+            #expect(words.contains("the proof does not match"))
+            #expect(try thief.next() == nil)  // and cut
+        }
+    }
+
+    @Test("a proof bound to another channel is refused; with the service's own binding it signs in")
+    func channelBinding() throws {
+        let certificate = StoryChannelBinding.tlsCertificate(sha256: Array(repeating: 0xC3, count: 32))!
+        let other = StoryChannelBinding.tlsCertificate(sha256: Array(repeating: 0x3C, count: 32))!
+        try withServer { socket, _ in
+            // The client believes it talks over another channel (a service in the middle).
+            guard let (why, words) = refusal({ _ = try client(socket, "Ann", key(1), channelBinding: certificate) }) else {
+                Issue.record("a proof for another channel was taken"); return
+            }
+            #expect(why == .wrongKey && words.contains("a channel other than this one"), "\(words)")
+        }
+        try withServer(channelBinding: certificate) { socket, _ in
+            try client(socket, "Ann", key(1), channelBinding: certificate).ping(1)
+            #expect(refusal({ _ = try client(socket, "Ann", key(1), channelBinding: other) })?.0 == .wrongKey)
+            #expect(refusal({ _ = try client(socket, "Ann", key(1)) })?.0 == .wrongKey)
+        }
+    }
+
+    @Test("malformed proofs, a proof before hello, another message instead of the proof, and a slow sign-in are refused and cut")
+    func signInViolations() throws {
+        var limits = StoryServer.Limits()
+        limits.helloTimeout = .milliseconds(500)
+        try withServer(limits: limits) { socket, _ in
+            let ann = key(1)
+            let signature = [UInt8](repeating: 1, count: 64)
+            func afterChallenge(_ payload: [UInt8], type: UInt8 = 0x89) throws -> (StoryReply?, StoryReply?) {
+                let raw = try RawStory(socket)
+                raw.send(.hello(name: "Ann", publicKey: ann.publicKey, joinCode: ""))
+                guard case .challenge? = try raw.next() else { return (nil, nil) }
+                raw.sendRaw(StoryWire.frame(type, payload, sequence: 1))
+                return (try raw.next(), try raw.next())
+            }
+            for (payload, words) in [(signature + [5, 1, 2, 3, 4, 5], "an old key of 5 bytes"), (Array(signature.prefix(40)), "truncated"),
+                                     (signature + [16] + Array(repeating: 1, count: 15), "truncated"), (signature + [0, 9], "trailing")] {
+                let (reply, after) = try afterChallenge(payload)
+                guard case .refused(.badRequest, let message)? = reply else { Issue.record("\(payload.count) bytes: \(String(describing: reply))"); continue }
+                #expect(message.contains("malformed message") && message.contains(words), "\(message)")
+                #expect(after == nil)
+            }
+            // A request where the proof should be.
+            let (listed, _) = try afterChallenge([], type: 0x83)
+            guard case .refused(.signIn, let words)? = listed else { Issue.record("a list before the proof: \(String(describing: listed))"); return }
+            #expect(words.contains("after the challenge comes the proof"))
+            // A proof first.
+            let early = try firstReply(socket, StoryRequest.proof(signature: signature, oldKey: []).encode(sequence: 0))
+            guard case .refused(.signIn, let first)? = early else { Issue.record("a proof before hello: \(String(describing: early))"); return }
+            #expect(first.contains("the first message must be a story hello"))
+            // The deadline covers the whole exchange: a challenge left unanswered is cut.
+            let slow = try RawStory(socket)
+            slow.send(.hello(name: "Ann", publicKey: ann.publicKey, joinCode: ""))
+            guard case .challenge? = try slow.next() else { Issue.record("no challenge"); return }
+            guard case .refused(.signIn, let late)? = try slow.next() else { Issue.record("no refusal in time"); return }
+            #expect(late.contains("not signed in within"))
+            // And none of it stopped the service.
+            try client(socket, "Ann", ann).ping(1)
+        }
+    }
+
+    /// A version 1 journal: Ann and Bob registered by their old keys, a match between them.
+    func versionOneJournal(_ keys: [String: SeatToken]) -> [UInt8] {
+        var bytes = Journal.header(kind: StoryRecord.journalKind)
+        for name in keys.keys.sorted() { Journal.frame(StoryRecord.oldKey(name: name, key: keys[name]!).bytes, into: &bytes) }
+        Journal.frame(StoryRecord.command(.create(starter: "Ann", others: ["Bob"], title: "Old", at: 1)).bytes, into: &bytes)
+        Journal.frame(StoryRecord.command(.turn(StoryMatchID(1), name: "Ann", text: "Before", at: 2)).bytes, into: &bytes)
+        return bytes
+    }
+
+    @Test("started on a version 1 journal the service keeps no old key; the old player moves to a key pair with it, once")
+    func migration() throws {
+        let annOld = SeatToken(bytes: Array(1...16))!
+        let bobOld = SeatToken(bytes: Array(101...116))!
+        try withServer(journal: versionOneJournal(["Ann": annOld, "Bob": bobOld])) { socket, server in
+            let path = String(socket.dropLast("story.socket".count)) + "story.journal"
+            let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            #expect(!contains(file, annOld.bytes) && !contains(file, bobOld.bytes), "an old key is still in the journal")
+            #expect(server.restored.oldKeysRemoved == 2 && server.restored.matches == 1)
+            #expect(server.registeredKey(of: "Ann") == .oldKeyDigest(StoryKeyChecks.live.digest(annOld.bytes)))
+            // Without the old key, or with Bob's, Ann's name does not move.
+            #expect(refusal({ _ = try client(socket, "Ann", key(1)) })?.1.contains("registered by an older snap") == true)
+            #expect(refusal({ _ = try client(socket, "Ann", key(1), oldKey: bobOld) })?.0 == .wrongKey)
+            let ann = try client(socket, "Ann", key(1), oldKey: annOld)
+            #expect(try ann.match(.show(StoryMatchID(1))).text == "Before")
+            #expect(server.registeredKey(of: "Ann") == .publicKey(key(1).publicKey))
+            // The old key is used up: with another key pair it is refused; the new key alone signs in.
+            #expect(refusal({ _ = try client(socket, "Ann", key(2), oldKey: annOld) })?.0 == .wrongKey)
+            try client(socket, "Ann", key(1)).ping(1)
+        }
+    }
+
+    @Test("a move from an old key survives a restart: the journal holds Ann's public key and no old key")
+    func migrationJournalled() throws {
+        let directory = scratchDirectory("story")
+        let annOld = SeatToken(bytes: Array(1...16))!
+        #expect(FileManager.default.createFile(atPath: directory + "/story.journal", contents: Data(versionOneJournal(["Ann": annOld]))))
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        for round in 0..<2 {
+            let server = try StoryServer(journalPath: directory + "/story.journal", loop: group.next(), logger: Logger(label: "test"), onWarning: { _ in })
+            try server.listen(unixPath: directory + "/story.socket")
+            #expect(server.restored.oldKeysRemoved == (round == 0 ? 1 : 0))
+            if round == 0 {
+                _ = try client(directory + "/story.socket", "Ann", key(1), oldKey: annOld)
+            } else {
+                #expect(server.registeredKey(of: "Ann") == .publicKey(key(1).publicKey))
+                #expect(refusal({ _ = try client(directory + "/story.socket", "Ann", key(2), oldKey: annOld) })?.0 == .wrongKey)
+                try client(directory + "/story.socket", "Ann", key(1)).ping(1)
+            }
+            server.shutdown()
+        }
+        let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/story.journal")))
+        #expect(!contains(file, annOld.bytes))
+        #expect(contains(file, StoryRecord.publicKey(name: "Ann", key: key(1).publicKey).bytes))
+    }
+
+    @Test("the key store makes a 0600 key pair, carries an old key file over and removes it after the welcome")
+    func keyStore() throws {
+        let annOld = SeatToken(bytes: Array(1...16))!
+        try withServer(journal: versionOneJournal(["Ann": annOld])) { socket, _ in
+            let store = StoryKeyStore(directory: scratchDirectory("keys") + "/keys")
+            try SecretFile.store(annOld, at: store.oldKeyPath(for: "Ann"), exclusive: true)
+            let first = try store.identity(for: "Ann")
+            #expect(first.oldKey == annOld)
+            var status = stat()
+            #expect(stat(store.keyPath(for: "Ann"), &status) == 0 && status.st_mode & 0o777 == 0o600)
+            _ = try store.signIn(endpoint: .unix(socket), name: "Ann")
+            #expect(access(store.oldKeyPath(for: "Ann"), F_OK) != 0, "the old key file is still there")
+            let second = try store.identity(for: "Ann")
+            #expect(second.oldKey == nil && second.key.publicKey == first.key.publicKey)
+            _ = try store.signIn(endpoint: .unix(socket), name: "Ann")
+            // A key file that holds no key is a clear error, not a new identity.
+            #expect(FileManager.default.createFile(atPath: store.keyPath(for: "Bob"), contents: Data("nonsense\n".utf8)))
+            #expect(throws: StoryClientError.self) { _ = try store.identity(for: "Bob") }
         }
     }
 
@@ -106,7 +293,7 @@ struct StoryServerTests {
         try withServer { socket, _ in
             for bytes in [
                 StoryRequest.list.encode(sequence: 0),  // before hello
-                StoryRequest.hello(version: 1, name: "Ann", key: key(1).bytes, joinCode: "").encode(sequence: 3),  // gap
+                StoryRequest.hello(name: "Ann", publicKey: key(1).publicKey, joinCode: "").encode(sequence: 3),  // gap
                 [0, 0, 0, 9, 0x53, 0x4E, 0x41, 0x50, 0x01, 0, 0, 0, 0],  // Snap!'s type 0x01
             ] {
                 let descriptor = try rawUnixSocket(socket)
@@ -125,7 +312,7 @@ struct StoryServerTests {
                     Issue.record("no refusal before the cut for \(bytes.prefix(9))"); continue
                 }
             }
-            let fine = try StoryClient(endpoint: .unix(socket), name: "Ann", key: key(1))
+            let fine = try client(socket, "Ann", key(1))
             try fine.ping(1)
         }
     }
@@ -147,4 +334,40 @@ func rawUnixSocket(_ path: String) throws -> Int32 {
         throw StoryClientError.cannotConnect(path, String(cString: strerror(errno)))
     }
     return descriptor
+}
+
+/// A story connection driven by hand: requests as given, replies as they come.
+final class RawStory {
+    let descriptor: Int32
+    private var sequence: UInt32 = 0
+    private var decoder = FrameDecoder(maxBodyLength: StoryWire.maxBodyLength)
+
+    init(_ socket: String) throws {
+        descriptor = try rawUnixSocket(socket)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(descriptor) }
+
+    func send(_ request: StoryRequest) {
+        sendRaw(request.encode(sequence: sequence))
+    }
+
+    /// Bytes as they are; counts as the next frame.
+    func sendRaw(_ bytes: [UInt8]) {
+        sequence += 1
+        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// The next reply; nil once the service has closed the connection.
+    func next() throws -> StoryReply? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let frame = try decoder.nextFrame() { return try StoryReply.decode(frame) }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { return nil }
+            decoder.append(buffer[0..<count])
+        }
+    }
 }
