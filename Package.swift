@@ -124,7 +124,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine"]),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService"]),
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService",
+                                                            .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(
             name: "SnapUITests",
             dependencies: [

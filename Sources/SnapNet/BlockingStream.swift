@@ -28,7 +28,12 @@ package final class BlockingStream: @unchecked Sendable {  // `received` and `en
         box.attach(self)
     }
 
-    deinit { channel.close(promise: nil) }
+    deinit {
+        // Later, not here: the last reference may go inside the reader's own delivery on the
+        // loop, and closing there would deliver again into the same lock.
+        let channel = self.channel
+        channel.eventLoop.execute { channel.close(promise: nil) }
+    }
 
     fileprivate func deliver(_ bytes: [UInt8], ended reason: String?) {
         condition.lock()

@@ -19,11 +19,11 @@ public func discoverHosts(in directory: SocketDirectory, loop: EventLoop,
 }
 
 /// One `query` → `info` exchange.
-public func probe(_ endpoint: Endpoint, loop: EventLoop, timeout: TimeAmount = .seconds(1)) throws -> HostInfo {
+public func probe(_ endpoint: Endpoint, loop: EventLoop, timeout: TimeAmount = .seconds(1), trust: ServerTrust? = nil) throws -> HostInfo {
     let answer = Answer(loop.makePromise(of: HostInfo.self))
     let channel: Channel
     do {
-        channel = try connect(to: endpoint, on: loop, patience: .nanoseconds(timeout.nanoseconds)) { InfoHandler(answer: answer) }
+        channel = try connect(to: endpoint, on: loop, patience: .nanoseconds(timeout.nanoseconds), trust: trust) { InfoHandler(answer: answer) }
     } catch {
         loop.execute { answer.fail(error) }
         throw error

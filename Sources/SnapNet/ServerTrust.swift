@@ -260,7 +260,7 @@ public struct ServerTrust: Sendable {
             } ?? []
             return "it is for \(listed.isEmpty ? "other names" : listed.joined(separator: ", ")), not \(host)"
         }
-        var roots = CertificateStore.systemTrustRoots
+        var roots = CertificateStore(Self.systemAuthorities)
         roots.append(contentsOf: authorities)
         let chain = CertificateStore(intermediates.compactMap { try? Certificate(derEncoded: $0) })
         var verifier = Verifier(rootCertificates: roots) {
@@ -275,6 +275,15 @@ public struct ServerTrust: Sendable {
 }
 
 extension ServerTrust {
+    /// The system's trust store (Debian's ca-certificates bundle), read once and without a
+    /// task: swift-certificates' own loader awaits a task on the shared pool.
+    static let systemAuthorities: [Certificate] = {
+        for path in ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"] {
+            if let found = try? authorities(inPEMFile: path) { return found }
+        }
+        return []
+    }()
+
     /// RFC 6125's rule, the common part: a DNS name equal but for case, or a wildcard
     /// standing for exactly one leftmost label; an IP address byte for byte.
     static func name(_ name: GeneralName, matches host: String) -> Bool {

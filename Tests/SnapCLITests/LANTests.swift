@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 import SnapNet
 import SnapProtocol
 import Testing
@@ -8,6 +9,8 @@ import Testing
 /// otherwise skipped with the reason). No packet leaves this machine.
 @Suite("LAN play: join codes and discovery, as processes", .serialized)
 struct LANTests {
+    static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
     static let fast = ["--speed", "0.01"]
 
     func host(_ extra: [String], in directory: String, wrapper: [String] = []) throws -> SnapProcess {
@@ -58,10 +61,19 @@ struct LANTests {
         let (host, address, _) = try tcpHost(["--start-when", "2", "--bots", "1"], in: directory)
         defer { host.signal(SIGKILL) }
         let port = try #require(Int(address.split(separator: ":").last!))
-        let tcp = try #require(RawSocket(loopbackPort: port))
-        tcp.send(WireCodec.encode(ClientMessage.query, sequence: 0))
-        let overTCP = try hostMessages(tcp.readUntilClosed().bytes)
-        #expect(overTCP == [.info(HostInfo(hostName: "Table", players: 0, maxPlayers: 4, started: false, needsCode: true))])
+        // Over TLS (the only way TCP is spoken now), through the probe the Join screen uses.
+        var trust = ServerTrust(knownHosts: KnownHosts(path: directory + "/known_hosts"))
+        trust.onFirstUse = nil
+        let overTCP = try probe(.tcp(host: "127.0.0.1", port: port), loop: Self.group.next(), timeout: .seconds(5), trust: trust)
+        #expect(overTCP == HostInfo(hostName: "Table", players: 0, maxPlayers: 4, started: false, needsCode: true))
+        // A plain client is told, in a frame it can read, that the port speaks TLS.
+        let plain = try #require(RawSocket(loopbackPort: port))
+        plain.send(WireCodec.encode(ClientMessage.query, sequence: 0))
+        guard case .closing(.versionUnsupported, let words)? = try hostMessages(plain.readUntilClosed().bytes).first else {
+            Issue.record("a plain query over TCP was not refused")
+            return
+        }
+        #expect(words.contains("TLS"))
         let unix = try #require(RawSocket(unixPath: "\(directory)/snap/Table.sock"))
         unix.send(WireCodec.encode(ClientMessage.query, sequence: 0))
         let overUnix = try hostMessages(unix.readUntilClosed().bytes)
