@@ -23,7 +23,8 @@ public final class HostProcess: @unchecked Sendable {  // attack threads read on
         // No journal: benchmark hosts leave nothing behind in the user's state directory.
         process.arguments = ["host", "--headless", "--name", "Bench", "--socket", socketPath, "--no-journal"]
             // Budgets, not join codes, are what the bench measures: an open table, not announced.
-            + (tcp ? ["--listen", "127.0.0.1:0", "--open", "--no-announce"] : []) + arguments
+            // Its clients are raw blocking sockets: plain TCP, on loopback only (TLS rows: not yet).
+            + (tcp ? ["--listen", "127.0.0.1:0", "--open", "--no-announce", "--bench-plain-tcp"] : []) + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = directory
         // A crash ends the process at once (Swift's backtracer can take seconds to symbolicate).

@@ -132,8 +132,13 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     /// Listens on TCP, every connection in TLS shown `identity`; returns the port (useful
     /// with port 0).
     public func listen(host: String, port: Int, identity: TLSIdentity) throws -> Int {
-        try listen(host: host, port: port, tls: try identity.serverContext())
+        let port = try listen(host: host, port: port, tls: try identity.serverContext())
+        certificate = identity.fingerprint
+        return port
     }
+
+    /// The fingerprint of the certificate TCP players see; the LAN announcement carries it.
+    public private(set) var certificate: CertificateFingerprint?
 
     /// TCP without TLS (`tls` nil) is for benchmarks only: the baseline TLS is measured against.
     package func listen(host: String, port: Int, tls: NIOSSLContext?) throws -> Int {
@@ -174,7 +179,8 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         let loopback = host.hasPrefix("127.") || host == "::1" || host == "localhost"
         let addresses = loopback ? ["127.0.0.1"] : reachableAddresses(listeningOn: host).filter { !$0.hasPrefix("127.") }
         let announcer = LANAnnouncer(loop: loop, hostName: session.configuration.hostName, port: port,
-                                     addresses: addresses, interface: loopback ? "127.0.0.1" : nil, logger: logger) {
+                                     addresses: addresses, interface: loopback ? "127.0.0.1" : nil,
+                                     fingerprint: certificate, logger: logger) {
             [unowned self] in self.session.publicInfo
         }
         try announcer.start()
@@ -186,7 +192,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
 
     /// What a plain client reaching a TLS port reads before it is closed.
     static let plainRefusal = WireCodec.encode(
-        HostMessage.closing(.versionUnsupported, message: "this host speaks TLS on TCP (protocol version 4): "
+        HostMessage.closing(.versionUnsupported, message: "this host speaks TLS on TCP (PROTOCOL.md §2): "
             + "update snap to join it, or join on its Unix socket from the same machine"), sequence: 0)
 
     private func bootstrap(tls: NIOSSLContext?) -> ServerBootstrap {

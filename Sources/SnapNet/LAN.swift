@@ -75,12 +75,12 @@ public final class LANAnnouncer: @unchecked Sendable {  // state touched on `loo
     /// `current` is called on `loop` before each announcement; `interface` is an IPv4
     /// address to announce through (nil: the system's multicast route).
     public init(loop: EventLoop, hostName: String, port: Int, addresses: [String], interface: String?,
-                logger: Logger, current: @escaping () -> HostInfo) {
+                fingerprint: CertificateFingerprint? = nil, logger: Logger, current: @escaping () -> HostInfo) {
         self.loop = loop
         let machine = SnapService.machineName()
         game = LANGame(instance: SnapService.instance(hostName: hostName, machine: machine), hostName: hostName,
                        machine: machine, address: addresses.first ?? "", port: port, players: 0, maxPlayers: 4,
-                       started: false, needsCode: false)
+                       started: false, needsCode: false, fingerprint: fingerprint)
         self.addresses = addresses.compactMap { address in
             let parts = address.split(separator: ".").compactMap { UInt8($0) }
             return parts.count == 4 ? parts : nil

@@ -121,7 +121,7 @@ public enum TLSRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         case .authority(let address, let reason):
             "the certificate of \(address) does not hold: \(reason); nothing was sent"
         case .noTLS(let address, let detail):
-            "\(address) does not speak TLS (\(detail)): it runs a snap older than protocol version 4, or is not a Snap! server"
+            "\(address) does not speak TLS (\(detail)): it runs a snap from before TLS, or is not a Snap! server"
         case .handshake(let address, let detail):
             "the encrypted connection to \(address) could not be set up: \(detail)"
         case .knownHosts(let problem): "known hosts file \(problem)"

@@ -22,9 +22,12 @@ public struct LANGame: Hashable, Sendable {
     public var maxPlayers: UInt8
     public var started: Bool
     public var needsCode: Bool
+    /// The fingerprint of the host's TLS certificate (`fp=`): checked on first use.
+    public var fingerprint: CertificateFingerprint?
 
     public init(instance: String, hostName: String, machine: String, address: String, port: Int, players: UInt8,
-                maxPlayers: UInt8, started: Bool, needsCode: Bool) {
+                maxPlayers: UInt8, started: Bool, needsCode: Bool, fingerprint: CertificateFingerprint? = nil) {
+        self.fingerprint = fingerprint
         self.instance = instance
         self.hostName = hostName
         self.machine = machine
@@ -80,6 +83,7 @@ public enum SnapService {
         var txt = ["v=\(ProtocolVersion.current)", "name=\(game.hostName)", "seats=\(game.players)",
                    "max=\(game.maxPlayers)", "state=\(game.started ? "started" : "open")"]
         if game.needsCode { txt.append("code=1") }
+        if let fingerprint = game.fingerprint { txt.append("fp=\(fingerprint)") }
         let answers = [
             DNSRecord(name: serviceType, data: .ptr(instanceName), ttl: ttl),
             DNSRecord(name: instanceName, data: .srv(priority: 0, weight: 0, port: UInt16(game.port), target: target),
@@ -169,7 +173,8 @@ public enum SnapService {
                   let seats = fields["seats"].flatMap(UInt8.init), seats <= max else { continue }
             let game = LANGame(instance: labels[0], hostName: name, machine: printableMachine(target.labels.first ?? ""),
                                address: address, port: Int(port), players: seats, maxPlayers: max,
-                               started: fields["state"] == "started", needsCode: fields["code"] == "1")
+                               started: fields["state"] == "started", needsCode: fields["code"] == "1",
+                               fingerprint: fields["fp"].flatMap(CertificateFingerprint.init))
             found.append((game, ttl))
         }
         return found

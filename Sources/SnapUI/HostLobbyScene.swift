@@ -288,6 +288,10 @@ public final class HostLobbyScene: Scene {
                 graphics.text("No join code (--open): anyone who can reach the port may join", at: Point(512, 628),
                               size: 14, color: MenuKit.hintColor)
             }
+            // What a joining player's snap remembers on first use: for comparing by eye.
+            if let certificate = client.certificate {
+                graphics.text("Certificate \(certificate.short)", at: Point(512, 652), size: 13, color: MenuKit.hintColor)
+            }
         }
 
         buttons.draw(graphics, app.assets)

@@ -42,6 +42,12 @@ public final class JoinScene: Scene {
     private var lastTarget: (endpoint: Endpoint, label: String)?
     /// What Yes in the dialog joins: a free name's variant, a seat kept on this computer, or a watcher's place.
     private var retry: (Endpoint, String, String, Hello.Role)?
+    /// "Certificate changed — accept the new one?": the game, its label and code, and the fingerprint.
+    private var acceptRetry: (Endpoint, String, String, CertificateFingerprint)?
+    /// Fingerprints LAN announcements named, and ones the player accepted, by endpoint.
+    private var announced: [String: CertificateFingerprint] = [:]
+    private var accepted: [String: CertificateFingerprint] = [:]
+    private var lastCode = ""
 
     static let panel = Rect(x: 172, y: 200, width: 680, height: 352)
     static let rowHeight = 50.0
@@ -88,6 +94,13 @@ public final class JoinScene: Scene {
         if var shown = dialog {
             let choice = shown.handle(input)
             dialog = choice == nil ? shown : nil
+            if choice != nil, let (endpoint, label, code, fingerprint) = acceptRetry {
+                acceptRetry = nil
+                if choice == .yes {
+                    accepted[endpoint.description] = fingerprint
+                    connect(endpoint, label: label, code: code, app: app)
+                }
+            }
             // "Name taken — join as Ann 2?", "Take back Ann's seat?", "Watch?": yes joins so.
             if choice != nil, let (endpoint, label, name, role) = retry {
                 retry = nil
@@ -210,6 +223,7 @@ public final class JoinScene: Scene {
     }
 
     private func choose(_ host: Listing, app: App) {
+        if case .lan(let game) = host, let fingerprint = game.fingerprint { announced[game.endpoint.description] = fingerprint }
         if case .lan(let game) = host, game.needsCode, !game.started, game.players < game.maxPlayers {
             return askCode(game.endpoint, label: "\(game.hostName) on \(game.machine)", problem: nil)
         }
@@ -267,8 +281,12 @@ public final class JoinScene: Scene {
         let attempt = JoinAttempt()
         let name = nameField.text
         lastTarget = (endpoint, label)
-        Thread.detachNewThread {
-            attempt.finish(Result { try GameClient.join(endpoint, name: name, joinCode: code, role: role) })
+        lastCode = code
+        var trust = ServerTrust.standard()
+        trust.announced = announced[endpoint.description]
+        trust.accepting = accepted.removeValue(forKey: endpoint.description)
+        Thread.detachNewThread { [trust] in
+            attempt.finish(Result { try GameClient.join(endpoint, name: name, joinCode: code, role: role, trust: trust) })
         }
         state = .connecting(attempt, label: label, endpoint: endpoint, since: app.now)
         buttons.hidden = [.joinWithCode, .cancelCode]
@@ -341,6 +359,11 @@ public final class JoinScene: Scene {
             switch result {
             case .success(let client):
                 state = .waiting(client, label: label, endpoint: endpoint, since: now)
+            case .failure(NetError.untrusted(let refusal)) where refusal.acceptable != nil:
+                // The one refusal a player may overrule: after checking with the host.
+                fail("Certificate changed", "")
+                dialog = Dialog.confirm("Certificate changed", MenuKit.certificateQuestion(refusal), yes: "Accept new", no: "Cancel")
+                acceptRetry = (endpoint, label, lastCode, refusal.acceptable!)
             case .failure(let error):
                 let (title, message) = MenuKit.describe(error)
                 fail(title, message)
@@ -461,6 +484,7 @@ public final class JoinScene: Scene {
             switch host {
             case .local: whereText = "this computer"
             case .lan(let game): whereText = "\(game.address):\(game.port) · \(game.machine)" + (game.needsCode ? " · code" : "")
+                + (game.fingerprint.map { " · \($0.short)" } ?? "")
             }
             graphics.text(graphics.fitted(whereText, width: textWidth, size: 13), at: Point(card.x + card.width + 16, row.y + 29),
                           size: 13, color: MenuKit.hintColor, align: .left, shadow: false)

@@ -183,6 +183,19 @@ enum MenuKit {
         }
     }
 
+    /// The question a changed certificate asks: both fingerprints, short, and what to do.
+    static func certificateQuestion(_ refusal: TLSRefusal) -> String {
+        switch refusal {
+        case .changed(let address, let remembered, let presented):
+            "\(address) shows certificate \(presented.short), not \(remembered.short) as before. Someone may be in between; "
+                + "accept only if the host says its certificate changed to \(presented.short)."
+        case .notAnnounced(let address, let announced, let presented):
+            "\(address) shows certificate \(presented.short), not \(announced.short) as its announcement said. "
+                + "Accept only if the host's lobby shows \(presented.short)."
+        default: "\(refusal)"
+        }
+    }
+
     /// A short title and a readable sentence for an error of starting or joining a game.
     static func describe(_ error: Error, hosting name: String? = nil,
                          renameAdvice: String = "Choose another name.") -> (title: String, message: String) {

@@ -113,6 +113,8 @@ struct Host: ParsableCommand {
     @Flag(help: "Log connections, refusals and judging to standard error.") var verbose = false
     /// `snap bench attack`: deal at once, then hold the table still so Snap! calls can be timed.
     @Flag(help: .hidden) var benchStillTable = false
+    /// `snap bench attack`: plain TCP for its raw-socket clients, on a loopback address only.
+    @Flag(help: .hidden) var benchPlainTcp = false
     #if GUI
     @OptionGroup var window: WindowFlags
     #endif
@@ -147,6 +149,9 @@ struct Host: ParsableCommand {
             }
         }
         if let listen { _ = try validAddress(listen, option: "--listen", use: .listen) }
+        if benchPlainTcp, !(listen?.hasPrefix("127.") ?? false) {
+            throw ValidationError("--bench-plain-tcp is for benchmarks on a 127.x address only")
+        }
         if let code {
             if let problem = JoinCode.problem(code) { throw ValidationError("--code: \(problem)") }
             if open { throw ValidationError("--code and --open exclude each other") }
@@ -264,11 +269,16 @@ struct Host: ParsableCommand {
             say("listening on unix:\(path)")
             if let listen {
                 let (host, port) = try parseHostPort(listen, for: .listen)
-                let identity: TLSIdentity
-                do { identity = try tls.identity() } catch let error as TLSSetupError {
-                    throw NetError.cannotListen(formatHostPort(host, port), "its TLS certificate: \(error)")
+                let bound: Int
+                if benchPlainTcp {
+                    bound = try server.listen(host: host, port: port, tls: nil)
+                } else {
+                    let identity: TLSIdentity
+                    do { identity = try tls.identity() } catch let error as TLSSetupError {
+                        throw NetError.cannotListen(formatHostPort(host, port), "its TLS certificate: \(error)")
+                    }
+                    bound = try server.listen(host: host, port: port, identity: identity)
                 }
-                let bound = try server.listen(host: host, port: port, identity: identity)
                 say("listening on tcp:" + formatHostPort(host, bound))
                 let usable = reachableAddresses(listeningOn: host).map { formatHostPort($0, bound) }
                 say("players can connect to: " + usable.joined(separator: ", "))

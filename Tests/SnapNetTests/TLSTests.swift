@@ -157,7 +157,7 @@ struct TLSTests {
         }
     }
 
-    @Test("a client that opens a handshake and stalls is closed after the deadline", .timeLimit(.minutes(1)))
+    @Test("a client that opens a handshake and stalls is closed after the deadline", .timeLimit(.minutes(5)))
     func stalledHandshake() throws {
         let (server, port) = try host(try TLSIdentity.selfMade(in: scratchDirectory("stall") + "/tls"))
         defer { server.shutdown(reason: "test over") }
@@ -166,7 +166,8 @@ struct TLSTests {
         let bytes = try rawExchange(port: port, send: [0x16], timeoutSeconds: 20)
         let waited = ContinuousClock.now - started
         #expect(bytes.isEmpty)
-        #expect(waited >= .seconds(4) && waited < .seconds(15), "closed after \(waited)")
+        // Closed by the deadline, not at once; the read's own limit (20 s) was not reached.
+        #expect(waited >= .seconds(4) && waited < .seconds(20), "closed after \(waited)")
     }
 
     /// An authority's chain is verified in a task: the test waits for it off the
