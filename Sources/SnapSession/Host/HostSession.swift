@@ -2,117 +2,6 @@ import SnapBots
 import SnapEngine
 import SnapProtocol
 
-/// One connection (or in-process link) to the host, numbered by the host.
-public struct ConnectionID: Hashable, Sendable, Comparable, CustomStringConvertible {
-    /// 64 bits: a host accepting a million connections a second would take 584,000 years to run out.
-    public let raw: UInt64
-    public init(_ raw: UInt64) { self.raw = raw }
-    public static func < (a: ConnectionID, b: ConnectionID) -> Bool { a.raw < b.raw }
-    public var description: String { "#\(raw)" }
-}
-
-/// What happens to a host, as one value.
-public enum HostInput: Sendable {
-    /// A new connection: `local` for the host's own in-process player; `remote` is the
-    /// peer's IP address for a TCP connection (nil for a Unix socket), which must then
-    /// give the join code if the host has one.
-    case connected(ConnectionID, local: Bool, remote: String? = nil)
-    case message(ConnectionID, ClientMessage)
-    /// The bytes from this connection could not be decoded: it is cut.
-    case malformed(ConnectionID, String)
-    case disconnected(ConnectionID)
-    /// The connection cannot keep up with what the host sends it: it is cut.
-    case tooSlow(ConnectionID, String)
-    /// The host's own player (or the headless host) starts the game.
-    case start
-    /// The host's Next Round button.
-    case nextRound
-    /// The host ends the game on purpose.
-    case quit
-    /// Time passed; due timers fire.
-    case tick
-}
-
-/// What the host must do, in order.
-public enum HostAction: Hashable, Sendable {
-    case send(ConnectionID, HostMessage)
-    /// Send `closing(reason, message)`, then close.
-    case close(ConnectionID, CloseReason, String)
-    /// Close once what was sent has gone out (after answering a `query`).
-    case hangUp(ConnectionID)
-    case log(String)
-    case roundWon(round: Int, winner: String)
-    /// The game is over (all rounds played, too few players, or the host quit).
-    case gameOver(String)
-    /// A line for the headless host's standard output (a seat taken over or given back).
-    case announce(String)
-    /// The match log grew by this record: the journal writes it.
-    case record(MatchRecord)
-}
-
-public struct HostConfiguration: Sendable {
-    public var hostName: String
-    /// How many network clients at most (the protocol's limit is 3).
-    public var maxClients = 3
-    /// Computer players seated by the host itself, after everyone who joined.
-    public var bots: Int = 0
-    public var botLevel: BotLevel = .normal
-    /// Seeds the host's computer players and its tie breaks; with `secretDeals` off, the deals too.
-    public var seed: UInt64 = 1
-    /// Each round's deal seed and salt come from the system's secure generator, so no
-    /// revealed deal tells anything about the next. Off (`snap host --seed`): they are
-    /// derived from `seed`, for reproducible tests and simulations, and are not secret.
-    public var secretDeals = true
-    /// Rounds each player name won in this host's earlier matches (read from its
-    /// journals); a name not listed has won none. Sent to everyone as `wonCounts`.
-    public var earlierWins: [String: Int] = [:]
-    public var rules: Rules = .original
-    /// Play this many rounds, then end the game (nil: until the host quits).
-    public var rounds: Int?
-    /// Start the next round by itself this long after a win (nil: wait for `.nextRound`).
-    public var autoNextRound: Duration?
-    /// Multiplies every host-side delay (pacing and the host's bots); 0 removes them.
-    public var speed: Double = 1
-    public var pacing: Pacing = .original
-    public var pingInterval: Duration = .seconds(1)
-    public var silenceLimit: Duration = .seconds(5)
-    /// The longest the host waits for slower calls after the first Snap! arrives.
-    public var judgingWindowCap: Duration = .milliseconds(300)
-    /// Cut any connection that exceeds a message kind's budget (`MessageBudget`); only
-    /// `snap bench net`, which times thousands of calls a second, turns this off.
-    public var budgetsEnforced = true
-    /// A player who has not turned this long after being activated has their card
-    /// turned for them (nil: wait for ever).
-    public var turnTimeout: Duration? = .seconds(15)
-    /// After this many turns in a row taken for them, a computer plays the seat until
-    /// its owner acts again.
-    public var awayAfterMissedTurns = 3
-    /// Network connections at once, and of those, how many may not have signed in yet.
-    public var maxConnections = 32
-    public var maxSigningIn = 8
-    /// A connection must send `hello` (or `query`) this soon after connecting.
-    public var signInTimeout: Duration = .seconds(5)
-    /// Seeds the ping nonces; unpredictable unless a test fixes it, so a client that
-    /// does not read cannot fake its pongs.
-    public var nonceSeed = UInt64.random(in: .min ... .max)
-    /// Wall-clock seconds since 1970 when the host started, for the match history.
-    public var startedAt: UInt64 = 0
-    /// How long a seat whose connection dropped waits for its player (`--grace`); zero
-    /// hands its cards out at once.
-    public var grace: Duration = .seconds(30)
-    /// The code a TCP connection's hello must carry (`JoinCode`), or nil for an open
-    /// game. Unix-socket connections never need it: file permissions guard them.
-    public var joinCode: String?
-    /// Wrong codes from one address allowed before it is refused for a while: 1 s after
-    /// the next, then doubling up to `wrongCodeMaxPause`.
-    public var wrongCodesAllowed = 3
-    public var wrongCodeMaxPause: Duration = .seconds(60)
-
-    public init(hostName: String) {
-        self.hostName = hostName
-    }
-}
-
 /// The host's whole job as a value: lobby, seats, pacing, fair judging of Snap!,
 /// per-seat projection, keepalive, leavers. It owns the `Game`; the driver owns the
 /// sockets and the clock. Feed it inputs with the current time; perform the actions it
@@ -156,12 +45,6 @@ public struct HostSession: Sendable {
         var refusedUntil: Duration = .zero
     }
 
-    struct Call: Sendable {
-        var seat: Seat
-        var estimate: Duration
-        var arrival: Duration
-    }
-
     public private(set) var configuration: HostConfiguration
     public private(set) var phase: Phase = .lobby
     public private(set) var game: Game?
@@ -169,8 +52,7 @@ public struct HostSession: Sendable {
     var links: [ConnectionID: Link] = [:]
     /// Per remote address (TCP only).
     var wrongCodes: [String: WrongCodes] = [:]
-    var timers: [Timer: Duration] = [:]
-    var random: SeededRandom
+    var timers: [HostTimer: Duration] = [:]
     var nonces: SeededRandom
     /// Secret tokens need no replay: they come from the system's generator.
     var tokens = SystemRandomNumberGenerator()
@@ -188,19 +70,12 @@ public struct HostSession: Sendable {
     /// game is a fold of it (`MatchReplay`); the journal is a copy of it on disk.
     public private(set) var log: [MatchRecord] = []
 
-    // Fair judging: when each reference card (dealFinished = 0, then each turn) went out.
-    var referenceSentAt: [Duration] = []
-    var calls: [Call] = []
-
-    enum Timer: Hashable, Sendable {
-        case finishDeal, activateNext, nextRound, judge, ping, turnTimeout
-        /// The grace period of an away seat.
-        case grace(Seat)
-    }
+    /// Fair judging of Snap!: the reference cards' times, the calls waiting for a verdict.
+    var judge: SnapJudge
 
     public init(_ configuration: HostConfiguration) {
         self.configuration = configuration
-        random = SeededRandom(seed: configuration.seed ^ 0x5EED_F00D)
+        judge = SnapJudge(matchSeed: configuration.seed, windowCap: configuration.judgingWindowCap)
         nonces = SeededRandom(seed: configuration.nonceSeed)
     }
 
@@ -260,7 +135,7 @@ public struct HostSession: Sendable {
         case .dealing: timers[.finishDeal] = now + configuration.pacing.deal * configuration.speed
         case .playing:
             if game.hasTurned { timers[.activateNext] = now + configuration.pacing.nextPlayer * configuration.speed }
-            referenceSentAt = Array(repeating: now, count: game.turnsThisRound + 1)
+            judge.resume(turnsThisRound: game.turnsThisRound, at: now)
         case .roundOver:
             // The host crashed between a round's win and its reveal.
             revealDeal(now: now, &out)
@@ -277,7 +152,7 @@ public struct HostSession: Sendable {
     /// When `.tick` should come next.
     public var nextDeadline: Duration? {
         let botWakes = players.compactMap { $0.bot?.nextWake }
-        return (Array(timers.values) + botWakes).min()
+        return (Array(timers.values) + [judge.deadline].compactMap { $0 } + botWakes).min()
     }
 
     public var lobby: [LobbyPlayer] { players.map { LobbyPlayer(id: $0.id, name: $0.name, ready: $0.ready) } }
@@ -401,7 +276,7 @@ public struct HostSession: Sendable {
         case .snap(let call):
             guard let seat = seatOf(player) else { return cut(id, .protocolViolation, "snap outside a game", now: now, &out) }
             ownerActs(playerIndex(player)!, now: now, &out)
-            collect(call, seat: seat, link: links[id]!, now: now, &out)
+            collect(call, seat: seat, roundTrip: Self.rttHigh(links[id]!), now: now, &out)
         case .leave:
             guard player != nil else { return cut(id, .protocolViolation, "leave before hello", now: now, &out) }
             drop(id, reason: .quit, now: now, &out)
@@ -692,25 +567,19 @@ public struct HostSession: Sendable {
         }
         for id in watchers.sorted() { send(id, .events(seen), &out) }
         for event in events {
+            judge.observe(event, at: now)
             switch event {
             case .roundStarted:
-                referenceSentAt = []
-                calls = []
                 timers[.finishDeal] = now + configuration.pacing.deal * configuration.speed
-            case .dealFinished:
-                referenceSentAt = [now]
             case .activated(let seat):
                 armTurnTimer(for: seat, now: now)
             case .turned:
                 timers[.turnTimeout] = nil
-                referenceSentAt.append(now)
                 timers[.activateNext] = now + configuration.pacing.nextPlayer * configuration.speed
             case .roundWon(let seat, _):
                 roundsWon += 1
                 timers[.activateNext] = nil
-                timers[.judge] = nil
                 timers[.turnTimeout] = nil
-                calls = []
                 let name = players.first { $0.seat == seat }?.name ?? "\(seat)"
                 out.append(.roundWon(round: game?.round ?? 0, winner: name))
                 revealDeal(now: now, &out)
@@ -732,82 +601,43 @@ public struct HostSession: Sendable {
 
     // MARK: - Fair judging of Snap!
 
-    /// A call's reaction time as the host estimates it: the player's own claim, clamped
-    /// to what the arrival time and that connection's round trip make possible.
-    private func estimate(_ call: SnapCall, link: Link, now: Duration) -> Duration {
-        let current = referenceSentAt.count - 1
-        let elapsed = now - (referenceSentAt.last ?? now)
-        // A call about an older card was pressed before the current one showed: it
-        // counts as if pressed when it arrived.
-        guard Int(call.seenTurns) == current else { return elapsed }
-        let claimed = Duration.microseconds(Int64(call.reactionMicros))
-        let slowest = Self.rttHigh(link)
-        // Pressed after the card was sent and before the call arrived, and no sooner than
-        // the slowest round trip seen on this link allows.
-        let floor = max(.zero, elapsed - slowest - Self.slack(slowest))
-        return min(max(claimed, floor), elapsed)
-    }
-
     static func rttHigh(_ link: Link) -> Duration {
         link.local ? .zero : (link.rttSamples.max() ?? .milliseconds(5))
     }
 
-    static func slack(_ rtt: Duration) -> Duration { .microseconds(300) + rtt / 4 }
-
-    private mutating func collect(_ call: SnapCall, seat: Seat, link: Link, now: Duration, _ out: inout [HostAction]) {
+    private mutating func collect(_ call: SnapCall, seat: Seat, roundTrip: Duration, now: Duration, _ out: inout [HostAction]) {
         guard game?.phase == .playing else {
             apply(.snap(seat), now: now, &out)  // refused and logged by the engine's rule
             return
         }
         // Once a call was judged since the last turn, every other is too late in any order.
-        if calls.isEmpty, game?.snapJudged == true {
+        if !judge.isWaiting, game?.snapJudged == true {
             apply(.snap(seat), now: now, &out)
             return
         }
-        calls.append(Call(seat: seat, estimate: estimate(call, link: link, now: now), arrival: now))
-        scheduleJudging(now: now, &out)
-    }
-
-    /// Judging waits only as long as a call still on its way could beat the best one:
-    /// a player's call can show a reaction no faster than its arrival minus that link's
-    /// slowest round trip, so past `reference + best + rtt + slack` nobody can win.
-    private mutating func scheduleJudging(now: Duration, _ out: inout [HostAction]) {
-        guard let first = calls.first, let reference = referenceSentAt.last else {
-            return judgeNow(now: now, &out)
-        }
-        let best = calls.map(\.estimate).min()!
-        let called = Set(calls.map(\.seat))
-        var deadline = now
+        judge.add(call, from: seat, roundTrip: roundTrip, now: now)
+        var rivals: [Duration] = []
         for player in players {
-            guard let seat = player.seat, !called.contains(seat), game?.hand(seat).hasCards == true else { continue }
-            let rtt = player.connection.flatMap { links[$0] }.map(Self.rttHigh) ?? .zero
-            deadline = max(deadline, reference + best + rtt + Self.slack(rtt))
+            guard let seat = player.seat, !judge.hasCalled(seat), game?.hand(seat).hasCards == true else { continue }
+            rivals.append(player.connection.flatMap { links[$0] }.map(Self.rttHigh) ?? .zero)
         }
-        deadline = min(deadline, first.arrival + configuration.judgingWindowCap)
-        if deadline <= now { return judgeNow(now: now, &out) }
-        timers[.judge] = deadline
+        if !judge.keepOpen(forRivals: rivals, now: now) { judgeNow(now: now, &out) }
     }
 
-    /// Applies the pending calls fastest first; exact ties in the match's seeded order.
+    /// Applies the waiting calls in the judge's order.
     private mutating func judgeNow(now: Duration, _ out: inout [HostAction]) {
-        timers[.judge] = nil
-        guard !calls.isEmpty else { return }
-        var pending = calls
-        calls = []
-        random.shuffle(&pending)
-        pending.sort { $0.estimate < $1.estimate }  // stable: ties keep the shuffled order
-        let waited = now - pending.map(\.arrival).min()!
-        out.append(.log("judged after waiting \(waited.microseconds) µs: "
-            + pending.map { "\($0.seat) \($0.estimate.microseconds) µs" }.joined(separator: ", ")))
-        for call in pending { apply(.snap(call.seat), now: now, &out) }
+        guard let verdicts = judge.verdicts(now: now) else { return }
+        out.append(.log(verdicts.log))
+        for seat in verdicts.order { apply(.snap(seat), now: now, &out) }
     }
 
     // MARK: - Timers
 
     private mutating func fireTimers(now: Duration, _ out: inout [HostAction]) {
-        let due = timers.filter { $0.value <= now }.map(\.key).sorted { "\($0)" < "\($1)" }
+        var due = timers.filter { $0.value <= now }.map(\.key)
+        if let deadline = judge.deadline, deadline <= now { due.append(.judge) }
         // (A grace timer may end the game; those after it then find nothing to do.)
-        for timer in due {
+        for timer in due.sorted() {
             timers[timer] = nil
             switch timer {
             case .judge: judgeNow(now: now, &out)
@@ -827,10 +657,7 @@ public struct HostSession: Sendable {
             case .turn: judgeNow(now: now, &out); apply(.turn(seat), now: now, &out)
             case .snap:
                 // The host's own bots react with zero latency; their reaction is measured like anyone's.
-                let reaction = now - (referenceSentAt.last ?? now)
-                collect(SnapCall(seenTurns: UInt32(max(0, referenceSentAt.count - 1)),
-                                 reactionMicros: UInt32(clamping: reaction.microseconds)),
-                        seat: seat, link: Link(local: true, lastHeard: now), now: now, &out)
+                collect(judge.computerCall(at: now), seat: seat, roundTrip: .zero, now: now, &out)
             case nil: break
             }
         }
@@ -991,6 +818,7 @@ public struct HostSession: Sendable {
         }
         phase = .over
         timers = [:]
+        judge.stop()
         for id in links.keys.sorted() { out.append(.close(id, reason, CloseMessage.fitted(message))) }
         links = [:]
         watchers = []
@@ -1026,12 +854,5 @@ public struct HostSession: Sendable {
     private func seatOf(_ id: UInt8?) -> Seat? {
         guard phase == .playing, let index = playerIndex(id) else { return nil }
         return players[index].seat
-    }
-}
-
-extension Duration {
-    /// Whole microseconds, rounded down.
-    public var microseconds: Int64 {
-        components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000
     }
 }
