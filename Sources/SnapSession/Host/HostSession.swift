@@ -27,10 +27,6 @@ public struct HostSession: Sendable {
     struct Link: Sendable {
         var local: Bool
         var playerID: UInt8?
-        /// When a pong last echoed one of our nonces (or the sign-in, or the connection).
-        var lastHeard: Duration
-        var pingSentAt: [UInt64: Duration] = [:]
-        var rttSamples: [Duration] = []
         var budgets = MessageBudget.buckets()
         /// Signed in to watch, not to play.
         var watcher = false
@@ -53,7 +49,8 @@ public struct HostSession: Sendable {
     /// Per remote address (TCP only).
     var wrongCodes: [String: WrongCodes] = [:]
     var timers: [HostTimer: Duration] = [:]
-    var nonces: SeededRandom
+    /// Pings, silence, and the grace period of dropped seats.
+    var liveness: Liveness
     /// Secret tokens need no replay: they come from the system's generator.
     var tokens = SystemRandomNumberGenerator()
     /// The current round's seed and salt, from its commitment until its reveal.
@@ -76,7 +73,7 @@ public struct HostSession: Sendable {
     public init(_ configuration: HostConfiguration) {
         self.configuration = configuration
         judge = SnapJudge(matchSeed: configuration.seed, windowCap: configuration.judgingWindowCap)
-        nonces = SeededRandom(seed: configuration.nonceSeed)
+        liveness = Liveness(configuration)
     }
 
     /// A host that crashed, restarted from its match log: the same game, every seat
@@ -122,8 +119,8 @@ public struct HostSession: Sendable {
         for player in players where player.token != nil {
             guard let seat = player.seat, game.hand(seat).isPresent else { continue }
             if configuration.grace > .zero {
-                timers[.grace(seat)] = now + configuration.grace
-                out.append(.announce("seat \(seat.rawValue): \(player.name) away (grace \(Self.seconds(configuration.grace)) s)"))
+                liveness.startGrace(for: seat, now: now)
+                out.append(.announce("seat \(seat.rawValue): \(player.name) \(liveness.awayText)"))
                 if !game.hand(seat).isAbsent { apply(.absent(seat), now: now, &out) }
             } else {
                 leaveSeat(seat, reason: .dropped, now: now, &out)
@@ -152,7 +149,7 @@ public struct HostSession: Sendable {
     /// When `.tick` should come next.
     public var nextDeadline: Duration? {
         let botWakes = players.compactMap { $0.bot?.nextWake }
-        return (Array(timers.values) + [judge.deadline].compactMap { $0 } + botWakes).min()
+        return (Array(timers.values) + [judge.deadline, liveness.nextDeadline].compactMap { $0 } + botWakes).min()
     }
 
     public var lobby: [LobbyPlayer] { players.map { LobbyPlayer(id: $0.id, name: $0.name, ready: $0.ready) } }
@@ -191,8 +188,8 @@ public struct HostSession: Sendable {
     private mutating func admit(_ id: ConnectionID, local: Bool, remote address: String?, now: Duration,
                                 _ out: inout [HostAction]) {
         let remote = links.values.filter { !$0.local }
-        links[id] = Link(local: local, lastHeard: now, remote: local ? nil : address)
-        if timers[.ping] == nil { timers[.ping] = now + configuration.pingInterval }
+        links[id] = Link(local: local, remote: local ? nil : address)
+        liveness.connected(id, local: local, now: now)
         guard !local else { return }
         if remote.count >= configuration.maxConnections {
             return cut(id, .full, "the host is busy: \(configuration.maxConnections) connections at once is its limit",
@@ -248,17 +245,11 @@ public struct HostSession: Sendable {
                 info.needsCode = false
                 send(id, .info(info), &out)
             }
-            links[id] = nil
+            forget(id)
             out.append(.hangUp(id))
         case .pong(let nonce):
             guard links[id]!.signedIn else { return cut(id, .protocolViolation, "pong before hello", now: now, &out) }
-            // Only the echo of a nonce we sent is a sign of life: a client that does not
-            // read cannot know one.
-            if let sent = links[id]!.pingSentAt.removeValue(forKey: nonce) {
-                links[id]!.lastHeard = now
-                links[id]!.rttSamples.append(now - sent)
-                if links[id]!.rttSamples.count > 8 { links[id]!.rttSamples.removeFirst() }
-            }
+            liveness.pong(nonce, from: id, now: now)
         case .ready:
             guard let index = playerIndex(player) else { return cut(id, .protocolViolation, "ready before hello", now: now, &out) }
             // A ready that crossed gameStarted on the wire is an honest race, not a violation.
@@ -276,7 +267,7 @@ public struct HostSession: Sendable {
         case .snap(let call):
             guard let seat = seatOf(player) else { return cut(id, .protocolViolation, "snap outside a game", now: now, &out) }
             ownerActs(playerIndex(player)!, now: now, &out)
-            collect(call, seat: seat, roundTrip: Self.rttHigh(links[id]!), now: now, &out)
+            collect(call, seat: seat, roundTrip: liveness.roundTrip(of: id), now: now, &out)
         case .leave:
             guard player != nil else { return cut(id, .protocolViolation, "leave before hello", now: now, &out) }
             drop(id, reason: .quit, now: now, &out)
@@ -317,10 +308,9 @@ public struct HostSession: Sendable {
         let token = SeatToken.random(using: &tokens)
         players.append(Player(id: playerID, name: name, ready: local, connection: id, token: token))
         links[id]!.playerID = playerID
-        links[id]!.lastHeard = now
         send(id, .welcome(Welcome(version: version, hostName: configuration.hostName, playerID: playerID, token: token)), &out)
         // Measure the round trip at once: judging needs it before the first card.
-        if !local { ping(id, now: now, &out) }
+        signedIn(id, now: now, &out)
         out.append(.log("\(name) joined from \(id)"))
         broadcastLobby(&out)
     }
@@ -337,14 +327,13 @@ public struct HostSession: Sendable {
         // A connection the host still thinks alive (a network blink) gives way to the new one.
         if let old = players[index].connection, old != id {
             out.append(.close(old, .timedOut, "replaced by a new connection"))
-            links[old] = nil
+            forget(old)
         }
         players[index].connection = id
         links[id]!.playerID = players[index].id
-        links[id]!.lastHeard = now
         let player = players[index]
         send(id, .welcome(Welcome(version: version, hostName: configuration.hostName, playerID: player.id, token: token)), &out)
-        if !links[id]!.local { ping(id, now: now, &out) }
+        signedIn(id, now: now, &out)
         out.append(.log("\(player.name) rejoined from \(id)"))
         guard phase == .playing, let seat = player.seat, let game else { return broadcastLobby(&out) }
         send(id, .gameStarted(gameStart(for: seat)), &out)
@@ -353,7 +342,7 @@ public struct HostSession: Sendable {
         if let dealSecret { send(id, .dealCommitted(dealSecret.commitment), &out) }
         send(id, .watching(UInt8(clamping: watchers.count)), &out)
         if game.hand(seat).isAbsent {
-            timers[.grace(seat)] = nil
+            liveness.endGrace(for: seat)
             out.append(.announce("seat \(seat.rawValue): \(player.name) back"))
             apply(.returned(seat), now: now, &out)
         }
@@ -363,10 +352,9 @@ public struct HostSession: Sendable {
     private mutating func admitWatcher(_ name: String, from id: ConnectionID, version: UInt16, now: Duration,
                                        _ out: inout [HostAction]) {
         links[id]!.watcher = true
-        links[id]!.lastHeard = now
         watchers.insert(id)
         send(id, .welcome(Welcome(version: version, hostName: configuration.hostName, playerID: 0xFF)), &out)
-        if !links[id]!.local { ping(id, now: now, &out) }
+        signedIn(id, now: now, &out)
         out.append(.log("\(name) watches from \(id)"))
         if phase == .lobby { send(id, .lobby(lobby), &out) }
         if phase == .playing, let game {
@@ -601,10 +589,6 @@ public struct HostSession: Sendable {
 
     // MARK: - Fair judging of Snap!
 
-    static func rttHigh(_ link: Link) -> Duration {
-        link.local ? .zero : (link.rttSamples.max() ?? .milliseconds(5))
-    }
-
     private mutating func collect(_ call: SnapCall, seat: Seat, roundTrip: Duration, now: Duration, _ out: inout [HostAction]) {
         guard game?.phase == .playing else {
             apply(.snap(seat), now: now, &out)  // refused and logged by the engine's rule
@@ -619,7 +603,7 @@ public struct HostSession: Sendable {
         var rivals: [Duration] = []
         for player in players {
             guard let seat = player.seat, !judge.hasCalled(seat), game?.hand(seat).hasCards == true else { continue }
-            rivals.append(player.connection.flatMap { links[$0] }.map(Self.rttHigh) ?? .zero)
+            rivals.append(liveness.roundTrip(of: player.connection))
         }
         if !judge.keepOpen(forRivals: rivals, now: now) { judgeNow(now: now, &out) }
     }
@@ -633,12 +617,23 @@ public struct HostSession: Sendable {
 
     // MARK: - Timers
 
+    /// Stops a timer about to fire, in the part that keeps it.
+    private mutating func clear(_ timer: HostTimer) {
+        switch timer {
+        case .judge: judge.stop()
+        case .ping: liveness.pingTimerFired()
+        case .grace(let seat): liveness.endGrace(for: seat)
+        case .activateNext, .finishDeal, .nextRound, .turnTimeout: timers[timer] = nil
+        }
+    }
+
     private mutating func fireTimers(now: Duration, _ out: inout [HostAction]) {
         var due = timers.filter { $0.value <= now }.map(\.key)
         if let deadline = judge.deadline, deadline <= now { due.append(.judge) }
+        liveness.due(at: now, into: &due)
         // (A grace timer may end the game; those after it then find nothing to do.)
         for timer in due.sorted() {
-            timers[timer] = nil
+            clear(timer)
             switch timer {
             case .judge: judgeNow(now: now, &out)
             case .finishDeal: apply(.finishDeal, now: now, &out)
@@ -716,29 +711,29 @@ public struct HostSession: Sendable {
 
     // MARK: - Keepalive
 
+    /// The ping timer: every remote connection is pinged, or cut if it fell silent.
     private mutating func keepAlive(now: Duration, _ out: inout [HostAction]) {
-        for id in links.keys.sorted() {
-            guard let link = links[id], !link.local else { continue }
-            if !link.signedIn {
-                if now - link.lastHeard >= configuration.signInTimeout {
-                    cut(id, .timedOut, "no hello within \(configuration.signInTimeout)", now: now, &out)
-                }
-                continue
+        for check in liveness.checks(now: now, isSignedIn: { links[$0]?.signedIn == true }) {
+            switch check {
+            case .cut(let id, let why):
+                cut(id, .timedOut, why, now: now, &out)
+            case .ping(let id):
+                // (A cut before it may have ended the game, and every connection with it.)
+                if links[id] != nil { out.append(liveness.ping(id, now: now)) }
             }
-            if now - link.lastHeard >= configuration.silenceLimit {
-                cut(id, .timedOut, "no answer to pings for \(configuration.silenceLimit)", now: now, &out)
-                continue
-            }
-            ping(id, now: now, &out)
         }
-        if phase != .over, !links.isEmpty { timers[.ping] = now + configuration.pingInterval }
+        if phase != .over { liveness.schedulePings(now: now) }
     }
 
-    private mutating func ping(_ id: ConnectionID, now: Duration, _ out: inout [HostAction]) {
-        let nonce = nonces.next()
-        links[id]!.pingSentAt[nonce] = now
-        if links[id]!.pingSentAt.count > 16 { links[id]!.pingSentAt.remove(at: links[id]!.pingSentAt.startIndex) }
-        send(id, .ping(nonce: nonce), &out)
+    /// A connection signed in: a sign of life; a remote one is pinged at once.
+    private mutating func signedIn(_ id: ConnectionID, now: Duration, _ out: inout [HostAction]) {
+        if let ping = liveness.signedIn(id, now: now) { out.append(ping) }
+    }
+
+    /// A connection the host no longer hears from, with nothing more to it (no leaving).
+    private mutating func forget(_ id: ConnectionID) {
+        links[id] = nil
+        liveness.forget(id)
     }
 
     // MARK: - Leaving
@@ -758,6 +753,7 @@ public struct HostSession: Sendable {
     private mutating func drop(_ id: ConnectionID, reason: LeaveReason, keepSeat: Bool = true, now: Duration,
                                _ out: inout [HostAction]) {
         guard let link = links.removeValue(forKey: id) else { return }
+        liveness.forget(id)
         if watchers.remove(id) != nil { return broadcastWatching(&out) }
         guard let playerID = link.playerID, let index = players.firstIndex(where: { $0.id == playerID }),
               players[index].connection == id else { return }
@@ -773,8 +769,8 @@ public struct HostSession: Sendable {
             // A dropped connection keeps the seat for the grace period; a quit leaves at once.
             if reason == .dropped, keepSeat, configuration.grace > .zero, !game.hand(seat).isAbsent {
                 players[index].bot = nil
-                timers[.grace(seat)] = now + configuration.grace
-                out.append(.announce("seat \(seat.rawValue): \(player.name) away (grace \(Self.seconds(configuration.grace)) s)"))
+                liveness.startGrace(for: seat, now: now)
+                out.append(.announce("seat \(seat.rawValue): \(player.name) \(liveness.awayText)"))
                 judgeNow(now: now, &out)
                 apply(.absent(seat), now: now, &out)
                 return
@@ -793,7 +789,7 @@ public struct HostSession: Sendable {
     }
 
     private mutating func leaveSeat(_ seat: Seat, reason: LeaveReason, now: Duration, _ out: inout [HostAction]) {
-        timers[.grace(seat)] = nil
+        liveness.endGrace(for: seat)
         if let player = players.first(where: { $0.seat == seat }) {
             out.append(.announce("seat \(seat.rawValue): \(player.name) left"))
         }
@@ -803,11 +799,6 @@ public struct HostSession: Sendable {
         if let game, game.presentSeats.count < 2 {
             endGame(.gameFinished, "too few players are left", &out)
         }
-    }
-
-    static func seconds(_ duration: Duration) -> String {
-        let value = duration / .seconds(1)
-        return value == value.rounded() ? "\(Int(value))" : "\(value)"
     }
 
     private mutating func endGame(_ reason: CloseReason, _ message: String, _ out: inout [HostAction]) {
@@ -821,6 +812,7 @@ public struct HostSession: Sendable {
         judge.stop()
         for id in links.keys.sorted() { out.append(.close(id, reason, CloseMessage.fitted(message))) }
         links = [:]
+        liveness.stop()
         watchers = []
         out.append(.gameOver(message))
     }
