@@ -225,7 +225,7 @@ extension HostSession {
         out.append(.log("\(player.name) left (\(reason == .quit ? "quit" : "connection dropped"))"))
         switch phase {
         case .lobby:
-            for case .act(let action) in seating.lobbyBroadcast() { out.append(action) }
+            out += seating.lobbyBroadcast()
         case .playing:
             guard let seat = player.seat, let game, game.hand(seat).isPresent else { return }
             // A dropped connection keeps the seat for the grace period; a quit leaves at once.

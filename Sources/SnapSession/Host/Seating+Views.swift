@@ -74,11 +74,13 @@ extension Seating {
         } + watchers.sorted()
     }
 
-    func lobbyBroadcast() -> [Step] {
+    /// The lobby to every player with a connection and every watcher.
+    func lobbyBroadcast() -> [HostAction] {
         let list = lobby
-        return (players.compactMap(\.connection) + watchers.sorted()).map { .act(.send($0, .lobby(list))) }
+        return (players.compactMap(\.connection) + watchers.sorted()).map { .send($0, .lobby(list)) }
     }
 
+    /// How many watch, to everyone who hears about the table.
     func watchingBroadcast() -> [HostAction] {
         let count = UInt8(clamping: watchers.count)
         return audience.map { .send($0, .watching(count)) }

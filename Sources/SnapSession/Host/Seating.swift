@@ -63,7 +63,7 @@ struct Seating: Sendable {
     var earlierWins: [String: Int]
     /// Secret tokens need no replay: they come from the system's generator.
     private var tokens = SystemRandomNumberGenerator()
-    /// The caps, the host's name and what `gameStarted` tells.
+    /// The caps, the host's name and what `gameStarted` tells (the wins: `earlierWins`).
     let configuration: HostConfiguration
 
     init(_ configuration: HostConfiguration) {
@@ -177,7 +177,7 @@ struct Seating: Sendable {
                                                 token: token)))),
                 // Measure the round trip at once: judging needs it before the first card.
                 .signedIn(id),
-                .act(.log("\(name) joined from \(id)"))] + lobbyBroadcast()
+                .act(.log("\(name) joined from \(id)"))] + lobbyBroadcast().map(Step.act)
     }
 
     /// A player takes their seat back with the token their `welcome` gave them.
@@ -201,7 +201,7 @@ struct Seating: Sendable {
                                                   token: token)))),
                   .signedIn(id),
                   .act(.log("\(player.name) rejoined from \(id)"))]
-        guard phase == .playing, let seat = player.seat, let game else { return steps + lobbyBroadcast() }
+        guard phase == .playing, let seat = player.seat, let game else { return steps + lobbyBroadcast().map(Step.act) }
         steps += [.act(.send(id, .gameStarted(gameStart(for: seat)))), .act(.send(id, .wonCounts(wonCounts))),
                   .catchUp(id), .act(.send(id, .watching(UInt8(clamping: watchers.count))))]
         if game.hand(seat).isAbsent { steps.append(.returned(seat)) }
@@ -232,7 +232,7 @@ struct Seating: Sendable {
         guard phase == .lobby else { return [.act(.log("ignored a ready from \(players[index].name) after the start"))] }
         guard !players[index].ready else { return [] }
         players[index].ready = true
-        return lobbyBroadcast()
+        return lobbyBroadcast().map(Step.act)
     }
 
     // MARK: - The start
