@@ -217,9 +217,6 @@ struct GameTable: Sendable {
         if let index = seats.firstIndex(where: { $0.seat == seat }) { seats[index].computer = nil }
     }
 
-    /// Seats a computer plays, in seat order.
-    var computerSeats: [Seat] { seats.filter { $0.computer != nil }.map(\.seat) }
-
     // MARK: - Timers
 
     /// A resumed host: the pacing timers where the log left the game. Returns its phase.

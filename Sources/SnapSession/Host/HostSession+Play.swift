@@ -8,6 +8,8 @@ import SnapProtocol
 extension HostSession {
     // MARK: - The game
 
+    /// The host starts the game: its computers take the seats left, the match log begins,
+    /// everyone learns who sits where, and the first round is dealt.
     mutating func start(now: Duration, _ out: inout [HostAction]) {
         guard phase == .lobby else { return }
         guard seating.players.count + configuration.bots >= 2 else {
@@ -71,6 +73,8 @@ extension HostSession {
         }
     }
 
+    /// The seen events to the seated players and the watchers; then the judge and the table
+    /// observe each. A won round's deal is revealed, and the match may end with it.
     private mutating func broadcast(_ events: [Event], now: Duration, _ out: inout [HostAction]) {
         let seen = events.map(\.seen)
         for id in seating.seatedAudience { out.append(.send(id, .events(seen))) }
