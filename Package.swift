@@ -86,6 +86,7 @@ let package = Package(
             dependencies: [
                 "SnapEngine", "SnapProtocol", "SnapSession", "SnapSimulation", "SnapNet", "SnapJournal",
                 "StoryEngine", "StoryService",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .target(name: "SnapTable", condition: gui),
