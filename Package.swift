@@ -1,9 +1,10 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Layers (see docs/ARCHITECTURE.md). Only SnapUI may import CSDL2, and only when the
-// `GUI` trait is on; `--disable-default-traits` builds and tests everything else
-// on a machine without the SDL development packages.
+// Layers (see docs/ARCHITECTURE.md). Only SnapUI (and SnapBench's UI benchmarks, for
+// their bare-SDL baseline) may import CSDL2, and only when the `GUI` trait is on;
+// `--disable-default-traits` builds and tests everything else on a machine without the
+// SDL development packages.
 let gui: TargetDependencyCondition? = .when(traits: ["GUI"])
 
 let package = Package(
@@ -86,10 +87,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Every benchmark, attack driver and timing helper behind `snap bench`: no library
+        // imports it (SnapBenchTests checks), so a game links none of it. Its UI benchmarks
+        // draw a bare-SDL baseline, so with the GUI trait it also imports SnapUI and CSDL2.
+        .target(
+            name: "SnapBench",
+            dependencies: [
+                "SnapEngine", "SnapProtocol", "SnapSession", "SnapSimulation", "SnapNet", "SnapJournal",
+                "StoryEngine", "StoryService",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .target(name: "SnapTable", condition: gui),
+                .target(name: "SnapUI", condition: gui),
+                .target(name: "CSDL2", condition: gui),
+            ]
+        ),
         .executableTarget(
             name: "snap",
             dependencies: [
-                "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal",
+                "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal", "SnapBench",
                 .target(name: "SnapTable", condition: gui),
                 "StoryEngine", "StoryService",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -126,6 +143,7 @@ let package = Package(
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine"]),
         .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService",
                                                             .product(name: "NIOPosix", package: "swift-nio")]),
+        .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation"]),
         .testTarget(
             name: "SnapUITests",
             dependencies: [

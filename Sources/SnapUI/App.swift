@@ -148,34 +148,34 @@ public final class App {
     public var onFrame: ((App, Double) -> Void)?
     /// Like `onFrame`, but the loop still sleeps while nothing moves: called on each pass,
     /// at least every 100 ms (a benchmark that clicks must not keep the window awake).
-    var onPass: ((App, Double) -> Void)?
+    package var onPass: ((App, Double) -> Void)?
     /// Network wake-up → the first presented frame after it, in milliseconds (each wake once).
     public private(set) var wakeLatencies: [Double] = []
 
     /// The latencies measured so far, and a fresh start.
-    func takeWakeLatencies() -> [Double] {
+    package func takeWakeLatencies() -> [Double] {
         defer { wakeLatencies = [] }
         return wakeLatencies
     }
     private var wokenAt: UInt64?
     /// Where each measured wake's time went (`snap bench ui`): one entry per `wakeLatencies` entry.
-    struct WakeTrace {
-        var asked: UInt64        // the network thread asked for the wake
-        var seen: UInt64         // the loop dispatched the SDL event
-        var updated: UInt64      // the scene drained its session and updated
-        var drawStart: UInt64
-        var presented: UInt64
-        var waited: Bool         // the loop was blocked waiting for events when it came
-        var midFrame: Bool       // it came while a frame was being drawn or presented
+    package struct WakeTrace {
+        package var asked: UInt64        // the network thread asked for the wake
+        package var seen: UInt64         // the loop dispatched the SDL event
+        package var updated: UInt64      // the scene drained its session and updated
+        package var drawStart: UInt64
+        package var presented: UInt64
+        package var waited: Bool         // the loop was blocked waiting for events when it came
+        package var midFrame: Bool       // it came while a frame was being drawn or presented
     }
     private(set) var wakeTraces: [WakeTrace] = []
-    var recordWakeTraces = false
+    package var recordWakeTraces = false
     private var tracedSeen: UInt64 = 0
     private var tracedUpdated: UInt64 = 0
     private var tracedWaited = false
     private var lastDrawStart: UInt64 = 0
     private var lastPresented: UInt64 = 0
-    func takeWakeTraces() -> [WakeTrace] {
+    package func takeWakeTraces() -> [WakeTrace] {
         defer { wakeTraces = [] }
         return wakeTraces
     }

@@ -5,7 +5,7 @@ import Glibc
 
 /// A GPU (or software) texture SDL owns; destroyed with this object.
 public final class Texture {
-    let pointer: OpaquePointer
+    package let pointer: OpaquePointer
     public let pixelWidth: Int
     public let pixelHeight: Int
 
@@ -63,7 +63,7 @@ public enum RendererChoice: String, Sendable, CaseIterable {
 /// SDL scales and letterboxes to the real window size.
 public final class Graphics {
     let window: OpaquePointer
-    let renderer: OpaquePointer
+    package let renderer: OpaquePointer
     private var textCache: [TextKey: Texture] = [:]
     private let fonts: Fonts
 

@@ -144,7 +144,7 @@ public final class TableScene: Scene {
         return table[seat].isPresent && table[seat].hasCards
     }
 
-    var showsNextRound: Bool {
+    package var showsNextRound: Bool {
         guard client.isHost, gameOver == nil, client.session.phase == .playing, let table else { return false }
         if case .roundOver = table.phase { return true }
         return false

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import SnapNet
+import SnapBench
 
 struct AttackBench: ParsableCommand {
     static let configuration = CommandConfiguration(

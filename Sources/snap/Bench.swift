@@ -1,7 +1,6 @@
 import ArgumentParser
+import SnapBench
 import SnapEngine
-import SnapNet
-import SnapSimulation
 
 struct Bench: ParsableCommand {
     #if GUI

@@ -1,9 +1,5 @@
 import ArgumentParser
-import Foundation
-import SnapJournal
-import SnapProtocol
-import StoryEngine
-import StoryService
+import SnapBench
 
 /// `snap bench story`: the story service as a separate process, as players meet it.
 struct StoryBench: ParsableCommand {
@@ -23,170 +19,23 @@ struct StoryBench: ParsableCommand {
         #if DEBUG
         print("warning: a debug build; measure with `swift build -c release`")
         #endif
-        var template = Array("/tmp/snapsb-XXXXXX".utf8CString)
-        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         print("snap bench story: \(turns) turns among 3 players, each watching on its own connection; \(matches) stored matches")
-
-        // 1. Turn → every participant's view updated, against a ping round trip.
-        let service = try ServiceProcess(directory: directory, journal: directory + "/live.journal")
-        let latency = try measureTurns(socket: service.socket)
-        service.stop()
-        print("turn → all 3 participants' views updated: p50 \(micros(latency.turn, 0.5)), p99 \(micros(latency.turn, 0.99)); "
-            + "baseline ping round trip p50 \(micros(latency.ping, 0.5)), p99 \(micros(latency.ping, 0.99)); "
-            + "ratio p50 \(twoDecimals(percentile(latency.turn, 0.5) / percentile(latency.ping, 0.5)))x "
-            + "(a turn is journalled and fsync-ed before anyone hears of it)")
-
-        // 2. Memory and restart time: an empty journal (baseline), then `matches` matches.
-        let empty = try ServiceProcess(directory: directory, journal: directory + "/empty.journal")
-        let emptyRSS = empty.residentKiB
-        empty.stop()
-        let emptyRestart = try ServiceProcess(directory: directory, journal: directory + "/empty.journal")
-        emptyRestart.stop()
-        let full = directory + "/full.journal"
-        let bytes = try writeJournal(full, matches: matches)
-        let loaded = try ServiceProcess(directory: directory, journal: full)
-        let check = try StoryClient(endpoint: .unix(loaded.socket), name: "Ann", key: benchKey("Ann"))
-        let listed = try check.list().count
-        let fullRSS = loaded.residentKiB
-        loaded.signalKill()  // a crash: the restart below is a recovery
-        let restart = try ServiceProcess(directory: directory, journal: full)
-        restart.stop()
-        print("service memory (RSS): \(fullRSS / 1024) MiB with \(matches) matches (\(listed) listed for one player; "
-            + "journal \(bytes / 1024) KiB), \(emptyRSS / 1024) MiB with none; \(twoDecimals(Double(fullRSS - emptyRSS) / Double(matches))) KiB a match")
-        print("restart after kill -9 with \(matches) matches: \(millis(restart.startSeconds)) to listening "
-            + "(\(restart.restoredLine)); with none: \(millis(emptyRestart.startSeconds)); "
-            + "ratio \(twoDecimals(restart.startSeconds / emptyRestart.startSeconds))x")
-    }
-
-    /// A fixed key pair per name, so that the journal written below can name its public key.
-    func benchKey(_ name: String) -> StoryKey {
-        StoryKey(privateKeyBytes: Array(name.utf8.prefix(32)) + Array(repeating: 0x5A, count: 32 - min(32, name.utf8.count)))!
-    }
-
-    /// A journal as the service writes it: three players' public keys, `matches` matches of 5 turns.
-    func writeJournal(_ path: String, matches: Int) throws -> Int {
-        var bytes = Journal.header(kind: StoryRecord.journalKind)
-        let names = ["Ann", "Bob", "Cy"]
-        for name in names { Journal.frame(StoryRecord.publicKey(name: name, key: benchKey(name).publicKey).bytes, into: &bytes) }
-        let sentence = "The dragon slept under the hill while the village argued about who should wake it, and nobody volunteered."
-        for index in 0..<matches {
-            let starter = names[index % 3]
-            let others = names.filter { $0 != starter }
-            Journal.frame(StoryRecord.command(.create(starter: starter, others: others, title: "", at: 1_700_000_000)).bytes, into: &bytes)
-            let order = [starter] + others
-            for turn in 0..<5 {
-                let command = StoryCommand.turn(StoryMatchID(UInt32(index + 1)), name: order[turn % 3], text: sentence, at: 1_700_000_000)
-                Journal.frame(StoryRecord.command(command).bytes, into: &bytes)
-            }
+        let benchmark = StoryBenchmark(turns: turns, matches: matches)
+        try benchmark.run { latency in
+            print("turn → all 3 participants' views updated: p50 \(micros(latency.turn, 0.5)), p99 \(micros(latency.turn, 0.99)); "
+                + "baseline ping round trip p50 \(micros(latency.ping, 0.5)), p99 \(micros(latency.ping, 0.99)); "
+                + "ratio p50 \(twoDecimals(StoryBenchmark.percentile(latency.turn, 0.5) / StoryBenchmark.percentile(latency.ping, 0.5)))x "
+                + "(a turn is journalled and fsync-ed before anyone hears of it)")
+        } memory: { memory in
+            print("service memory (RSS): \(memory.fullRSS / 1024) MiB with \(matches) matches (\(memory.listed) listed for one player; "
+                + "journal \(memory.bytes / 1024) KiB), \(memory.emptyRSS / 1024) MiB with none; "
+                + "\(twoDecimals(Double(memory.fullRSS - memory.emptyRSS) / Double(matches))) KiB a match")
+            print("restart after kill -9 with \(matches) matches: \(millis(memory.restartSeconds)) to listening "
+                + "(\(memory.restoredLine)); with none: \(millis(memory.emptyRestartSeconds)); "
+                + "ratio \(twoDecimals(memory.restartSeconds / memory.emptyRestartSeconds))x")
         }
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { throw StoryTestError("cannot write \(path)") }
-        return bytes.count
     }
 
-    func measureTurns(socket: String) throws -> (turn: [Double], ping: [Double]) {
-        let names = ["Ann", "Bob", "Cy"]
-        let actors = try names.map { try StoryClient(endpoint: .unix(socket), name: $0, key: benchKey($0)) }
-        let watchers = try names.map { try StoryClient(endpoint: .unix(socket), name: $0, key: benchKey($0)) }
-        for watcher in watchers { try watcher.send(.watch) }
-        let pinger = try StoryClient(endpoint: .unix(socket), name: "Pinger", key: benchKey("Pinger"))
-        // Clients keep to the service's budget (30 requests a second per connection).
-        var pacers = Array(repeating: TokenBucket(capacity: 20, perSecond: 25), count: 4)
-        let origin = ContinuousClock.now
-        func pace(_ index: Int) {
-            let wait = pacers[index].wait(at: ContinuousClock.now - origin)
-            if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds)) }
-            _ = pacers[index].take(at: ContinuousClock.now - origin)
-        }
-        var match = try actors[0].match(.create(others: ["Bob", "Cy"], title: "Bench"))
-        for watcher in watchers { _ = try watcher.next() }
-        var turnTimes: [Double] = []
-        var pingTimes: [Double] = []
-        for turn in 0..<turns {
-            pace(3)
-            let pingStart = ContinuousClock.now
-            try pinger.ping(UInt64(turn))
-            pingTimes.append(seconds(ContinuousClock.now - pingStart))
-
-            let writer = match.current!
-            pace(writer)
-            let start = ContinuousClock.now
-            try actors[writer].send(.turn(match.id, text: "word\(turn)"))
-            for watcher in watchers {
-                guard case .update(let updated) = try watcher.next(), updated.id == match.id else {
-                    throw StoryTestError("a watcher missed turn \(turn)")
-                }
-            }
-            turnTimes.append(seconds(ContinuousClock.now - start))
-            guard case .match(let answered) = try actors[writer].next() else { throw StoryTestError("no answer to turn \(turn)") }
-            match = answered
-            if match.ended {
-                match = try actors[0].match(.create(others: ["Bob", "Cy"], title: "Bench"))
-                for watcher in watchers { _ = try watcher.next() }
-            }
-        }
-        return (turnTimes.sorted(), pingTimes.sorted())
-    }
-
-    func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
-    func percentile(_ sorted: [Double], _ p: Double) -> Double {
-        guard !sorted.isEmpty else { return 0 }
-        return sorted[min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))]
-    }
-
-    func micros(_ sorted: [Double], _ p: Double) -> String { "\(Int((percentile(sorted, p) * 1e6).rounded())) µs" }
+    func micros(_ sorted: [Double], _ p: Double) -> String { "\(Int((StoryBenchmark.percentile(sorted, p) * 1e6).rounded())) µs" }
     func millis(_ seconds: Double) -> String { twoDecimals(seconds * 1000) + " ms" }
-}
-
-struct StoryTestError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// `snap story serve` as a child process of the benchmark.
-final class ServiceProcess {
-    let process = Process()
-    let socket: String
-    /// From spawning to the "listening on" line.
-    private(set) var startSeconds = 0.0
-    private(set) var restoredLine = ""
-
-    init(directory: String, journal: String) throws {
-        socket = directory + "/story.socket"
-        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        process.arguments = ["story", "serve", "--socket", socket, "--journal", journal]
-        let output = Pipe()
-        process.standardOutput = output
-        let start = ContinuousClock.now
-        try process.run()
-        var text = ""
-        while !text.contains("listening on") {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { throw StoryTestError("the service stopped: \(text)") }
-            text += String(decoding: data, as: UTF8.self)
-        }
-        let elapsed = ContinuousClock.now - start
-        startSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        restoredLine = text.split(separator: "\n").first { $0.hasPrefix("restored") }.map(String.init) ?? ""
-    }
-
-    /// VmRSS of the service, in KiB.
-    var residentKiB: Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-    }
-
-    func stop() {
-        process.terminate()
-        process.waitUntilExit()
-    }
-
-    func signalKill() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
 }

@@ -1,6 +1,7 @@
 #if GUI
 import ArgumentParser
 import Foundation
+import SnapBench
 import SnapBots
 import SnapNet
 import SnapSimulation

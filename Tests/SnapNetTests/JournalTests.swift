@@ -157,24 +157,6 @@ struct JournalTests {
         }
     }
 
-    @Test("the journal benchmark replays real commands and writes 1 record per command")
-    func journalBenchmark() throws {
-        let seats = Seat.seating(playerCount: 3)
-        var game = Game(seats: seats)
-        var commands: [Command] = []
-        // A deal and a few turns are enough to time.
-        for command in [Command.deal(seed: 5), .finishDeal] { _ = try game.apply(command); commands.append(command) }
-        while commands.count < 40, let seat = game.active {
-            _ = try game.apply(.turn(seat)); commands.append(.turn(seat))
-            _ = try game.apply(.activateNext); commands.append(.activateNext)
-        }
-        let result = try JournalBenchmark(commands: commands, seats: seats, minimumSeconds: 0.05).run()
-        #expect(result.commands == commands.count)
-        // One framed record per command: 8 bytes of frame and at least 20 of record each.
-        #expect(result.bytes > commands.count * 28)
-        #expect(result.engineSeconds > 0 && result.hotPathSeconds > 0 && result.journaledSeconds >= result.hotPathSeconds)
-    }
-
     @Test("an unwritable journal is one warning, not a crash")
     func unwritable() {
         #expect(throws: (any Error).self) {

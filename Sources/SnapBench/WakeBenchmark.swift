@@ -2,6 +2,7 @@
 import CSDL2
 import Foundation
 import SnapTable
+import SnapUI
 import Synchronization
 
 /// Where message → screen went, each wake split into parts (milliseconds).

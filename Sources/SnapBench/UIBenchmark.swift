@@ -4,6 +4,7 @@ import CSDL2
 import Glibc
 import Logging
 import SnapEngine
+import SnapUI
 
 /// `snap bench ui`: what drawing costs, against a baseline measured in the same run.
 public struct UIBenchmark {

@@ -1,4 +1,5 @@
 import SnapEngine
+import SnapSimulation
 
 /// Engine throughput against a baseline measured in the same run: the same card
 /// movements done on bare arrays, with no rules, checks or events. The ratio says

@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import NIOPosix
 import SnapEngine
+import SnapNet
 import SnapProtocol
 import SnapSession
 

@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SnapEngine
+import SnapNet
 import SnapProtocol
 import SnapSession
 
