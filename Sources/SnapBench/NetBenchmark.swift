@@ -164,6 +164,124 @@ public struct NetBenchmark {
         return Double(seconds) * 1e6 + Double(attoseconds) / 1e12
     }
 
+    // MARK: - TLS against plain TCP, through the same NIO client
+
+    /// Snap → verdict at every client and connect → welcome, with TLS and without, both
+    /// through `BlockingStream` (the client the story commands use), so that the only
+    /// difference is TLS.
+    public struct TLSResult: Sendable {
+        /// Microseconds, sorted.
+        public var tlsVerdict: [Double]
+        public var plainVerdict: [Double]
+        public var tlsWelcome: [Double]
+        public var plainWelcome: [Double]
+        public var connections: Int
+
+        public func p(_ values: [Double], _ q: Double) -> Double { Result.percentile(values, q) }
+    }
+
+    public func runTLS(connections: Int) throws -> TLSResult {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let identity = try TLSIdentity.selfMade(in: directory + "/tls")
+        var trust = ServerTrust(knownHosts: KnownHosts(path: directory + "/known_hosts"))
+        var plain = trust
+        plain.plainTCPForBenchmarks = true
+        trust.accepting = identity.fingerprint
+        let tlsVerdict = try measureStreamVerdicts(identity: identity, trust: trust)
+        let plainVerdict = try measureStreamVerdicts(identity: nil, trust: plain)
+        let tlsWelcome = try measureWelcomes(identity: identity, trust: trust, connections: connections)
+        let plainWelcome = try measureWelcomes(identity: nil, trust: plain, connections: connections)
+        return TLSResult(tlsVerdict: tlsVerdict.sorted(), plainVerdict: plainVerdict.sorted(),
+                         tlsWelcome: tlsWelcome.sorted(), plainWelcome: plainWelcome.sorted(), connections: connections)
+    }
+
+    private func benchHost(_ group: EventLoopGroup, identity: TLSIdentity?) throws -> (HostServer, Int) {
+        var logger = Logger(label: "snap.bench")
+        logger.logLevel = .critical
+        var configuration = HostConfiguration(hostName: "Bench")
+        configuration.pacing = Pacing(deal: .zero, nextPlayer: .seconds(100_000))
+        configuration.budgetsEnforced = false
+        configuration.rounds = nil
+        configuration.secretDeals = false
+        let server = HostServer(configuration, loop: group.next(), logger: logger)
+        let port = if let identity { try server.listen(host: "127.0.0.1", port: 0, identity: identity) } else {
+            try server.listen(host: "127.0.0.1", port: 0, tls: nil)
+        }
+        return (server, port)
+    }
+
+    private func measureStreamVerdicts(identity: TLSIdentity?, trust: ServerTrust) throws -> [Double] {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let (server, port) = try benchHost(group, identity: identity)
+        server.startWhen = clients
+        defer { server.shutdown(reason: "benchmark finished") }
+        let players = try (0..<clients).map { index in
+            let player = StreamClient(try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust))
+            try player.send(.hello(Hello(name: "B\(index + 1)")))
+            try player.send(.ready)
+            return player
+        }
+        for player in players {
+            try player.readUntil { message in
+                if case .events(let events) = message { return events.contains { if case .activated = $0 { true } else { false } } }
+                return false
+            }
+        }
+        var latencies: [Double] = []
+        let clock = ContinuousClock()
+        for _ in 0..<samples {
+            let t0 = clock.now
+            try players[0].send(.snap(SnapCall(seenTurns: 0, reactionMicros: 0)))
+            var last = t0
+            // Each read returns as soon as that client's verdict is in; the last one is the figure.
+            for player in players {
+                try player.readUntil { message in
+                    if case .events(let events) = message { return events.contains(where: Self.isVerdict) }
+                    return false
+                }
+                last = max(last, clock.now)
+            }
+            latencies.append(Self.microseconds(last - t0))
+        }
+        for player in players { player.stream.close() }
+        return latencies
+    }
+
+    private func measureWelcomes(identity: TLSIdentity?, trust: ServerTrust, connections: Int) throws -> [Double] {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let (server, port) = try benchHost(group, identity: identity)
+        defer { server.shutdown(reason: "benchmark finished") }
+        var latencies: [Double] = []
+        let clock = ContinuousClock()
+        var attempt = 0
+        while latencies.count < connections {
+            attempt += 1
+            guard attempt < connections * 10 else { throw BenchError.timedOut("\(connections) welcomes") }
+            let t0 = clock.now
+            let player = StreamClient(try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust))
+            try player.send(.hello(Hello(name: "W\(attempt)")))
+            var full = false
+            do {
+                try player.readUntil { if case .welcome = $0 { true } else { false } }
+            } catch BenchError.closed {
+                full = true  // the seats of earlier connections are not free yet: not a sample
+            }
+            let took = clock.now - t0
+            player.stream.close()
+            if full {
+                usleep(2000)
+                continue
+            }
+            latencies.append(Self.microseconds(took))
+            // Leave the lobby empty for the next one.
+            usleep(500)
+        }
+        return latencies
+    }
+
     // MARK: - Baseline: 16-byte ping-pong
 
     private func measurePingPong(transport: Transport, directory: String) throws -> [Double] {
@@ -394,5 +512,43 @@ final class BenchClient {
             unread = try receive()
         }
         throw BenchError.timedOut(what)
+    }
+}
+
+/// A game client over a `BlockingStream`: sends, answers pings, reads until.
+final class StreamClient {
+    let stream: BlockingStream
+    private var sequence = SequenceCounter()
+    private var decoder = FrameDecoder()
+    private var unread: [HostMessage] = []
+
+    init(_ stream: BlockingStream) { self.stream = stream }
+
+    func send(_ message: ClientMessage) throws {
+        try stream.write(WireCodec.encode(message, sequence: sequence.next()))
+    }
+
+    func readUntil(timeout: Duration = .seconds(10), _ done: (HostMessage) -> Bool) throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            if let index = unread.firstIndex(where: done) {
+                unread.removeSubrange(...index)
+                return
+            }
+            unread.removeAll()
+            guard clock.now < deadline else { throw BenchError.timedOut("a message") }
+            let (bytes, closed) = stream.read(timeout: deadline - clock.now)
+            if let closed { throw BenchError.closed(closed) }
+            decoder.append(bytes)
+            while let frame = try decoder.nextFrame() {
+                let message = try WireCodec.decodeHostMessage(frame)
+                switch message {
+                case .ping(let nonce): try send(.pong(nonce: nonce))
+                case .closing(let reason, let text): throw BenchError.closed("\(reason): \(text)")
+                default: unread.append(message)
+                }
+            }
+        }
     }
 }

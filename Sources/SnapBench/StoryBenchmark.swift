@@ -2,6 +2,7 @@ import Foundation
 import SnapJournal
 import SnapProtocol
 import StoryEngine
+import SnapNet
 import StoryService
 
 /// `snap bench story`: the story service as a separate process (this executable's
@@ -38,7 +39,7 @@ public struct StoryBenchmark {
     }
 
     /// Times the turns (then calls `latency`), then measures memory and restarts (then `memory`).
-    public func run(_ latency: (Latency) -> Void, memory: (Memory) -> Void) throws {
+    public func run(_ latency: (Latency) -> Void, overTCP: ([Double], [Double]) -> Void, memory: (Memory) -> Void) throws {
         var template = Array("/tmp/snapsb-XXXXXX".utf8CString)
         let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -48,6 +49,18 @@ public struct StoryBenchmark {
         let times = try measureTurns(socket: service.socket)
         service.stop()
         latency(Latency(turn: times.turn, ping: times.ping))
+
+        // 1b. The same over TCP on loopback, with TLS and without (the baseline).
+        var over: [ServiceProcess.TCP: [Double]] = [:]
+        for tcp in [ServiceProcess.TCP.plain, .tls] {
+            let service = try ServiceProcess(directory: directory, journal: directory + "/\(tcp).journal", tcp: tcp)
+            defer { service.stop() }
+            guard let port = service.port else { throw StoryTestError("the service printed no TCP port") }
+            var trust = ServerTrust(knownHosts: KnownHosts(path: directory + "/known_hosts"))
+            trust.plainTCPForBenchmarks = tcp == .plain
+            over[tcp] = try measureTurns(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust).turn
+        }
+        overTCP(over[.tls] ?? [], over[.plain] ?? [])
 
         // 2. Memory and restart time: an empty journal (baseline), then `matches` matches.
         let empty = try ServiceProcess(directory: directory, journal: directory + "/empty.journal")
@@ -95,11 +108,15 @@ public struct StoryBenchmark {
     }
 
     func measureTurns(socket: String) throws -> (turn: [Double], ping: [Double]) {
+        try measureTurns(endpoint: .unix(socket), trust: nil)
+    }
+
+    func measureTurns(endpoint: StoryEndpoint, trust: ServerTrust?) throws -> (turn: [Double], ping: [Double]) {
         let names = ["Ann", "Bob", "Cy"]
-        let actors = try names.map { try StoryClient(endpoint: .unix(socket), name: $0, key: benchKey($0)) }
-        let watchers = try names.map { try StoryClient(endpoint: .unix(socket), name: $0, key: benchKey($0)) }
+        let actors = try names.map { try StoryClient(endpoint: endpoint, name: $0, key: benchKey($0), trust: trust) }
+        let watchers = try names.map { try StoryClient(endpoint: endpoint, name: $0, key: benchKey($0), trust: trust) }
         for watcher in watchers { try watcher.send(.watch) }
-        let pinger = try StoryClient(endpoint: .unix(socket), name: "Pinger", key: benchKey("Pinger"))
+        let pinger = try StoryClient(endpoint: endpoint, name: "Pinger", key: benchKey("Pinger"), trust: trust)
         // Clients keep to the service's budget (30 requests a second per connection).
         var pacers = Array(repeating: TokenBucket(capacity: 20, perSecond: 25), count: 4)
         let origin = ContinuousClock.now
@@ -162,16 +179,27 @@ final class ServiceProcess {
     private(set) var startSeconds = 0.0
     private(set) var restoredLine = ""
 
-    init(directory: String, journal: String) throws {
+    /// The TCP port, with `tcp`.
+    private(set) var port: Int?
+
+    /// `tcp`: also on 127.0.0.1, with TLS (`.tls`) or without (`.plain`, for the baseline).
+    enum TCP { case tls, plain }
+
+    init(directory: String, journal: String, tcp: TCP? = nil) throws {
         socket = directory + "/story.socket"
         process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         process.arguments = ["story", "serve", "--socket", socket, "--journal", journal]
+            + (tcp == nil ? [] : ["--listen", "127.0.0.1:0", "--open"]) + (tcp == .plain ? ["--bench-plain-tcp"] : [])
+        // Its certificate is made in the benchmark's directory, not the player's.
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = directory + "/state"
+        process.environment = environment
         let output = Pipe()
         process.standardOutput = output
         let start = ContinuousClock.now
         try process.run()
         var text = ""
-        while !text.contains("listening on") {
+        while !text.contains(tcp == nil ? "listening on" : "listening on tcp:") || !text.hasSuffix("\n") {
             let data = output.fileHandleForReading.availableData
             if data.isEmpty { throw StoryTestError("the service stopped: \(text)") }
             text += String(decoding: data, as: UTF8.self)
@@ -179,6 +207,7 @@ final class ServiceProcess {
         let elapsed = ContinuousClock.now - start
         startSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         restoredLine = text.split(separator: "\n").first { $0.hasPrefix("restored") }.map(String.init) ?? ""
+        port = text.split(separator: "\n").first { $0.hasPrefix("listening on tcp:") }.flatMap { Int($0.split(separator: ":").last ?? "") }
     }
 
     /// VmRSS of the service, in KiB.

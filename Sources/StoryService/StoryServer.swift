@@ -141,9 +141,18 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
     /// Sign-ins on it are bound to the certificate's fingerprint (`StoryChannelBinding`),
     /// which a client passes as the fingerprint it verified.
     public func listen(host: String, port: Int, identity: TLSIdentity) throws -> Int {
+        let binding = StoryChannelBinding.tlsCertificate(sha256: identity.fingerprint.digest) ?? .unbound
+        return try listen(host: host, port: port, binding: binding, tls: try identity.serverContext())
+    }
+
+    /// TCP without TLS (`tls` nil) is for benchmarks only: the baseline TLS is measured against.
+    package func listen(host: String, port: Int, tls: NIOSSLContext?) throws -> Int {
+        try listen(host: host, port: port, binding: .unbound, tls: tls)
+    }
+
+    private func listen(host: String, port: Int, binding: StoryChannelBinding, tls: NIOSSLContext?) throws -> Int {
         do {
-            let binding = StoryChannelBinding.tlsCertificate(sha256: identity.fingerprint.digest) ?? .unbound
-            let channel = try bootstrap(binding, tls: try identity.serverContext()).bind(host: host, port: port).wait()
+            let channel = try bootstrap(binding, tls: tls).bind(host: host, port: port).wait()
             listeners.append(channel)
             return channel.localAddress?.port ?? port
         } catch {

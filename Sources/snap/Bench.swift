@@ -55,9 +55,11 @@ struct NetBench: ParsableCommand {
         abstract: "Snap! call to verdict at every client, against a raw socket ping-pong, over Unix and TCP.")
 
     @Option(help: "Snap! calls (and ping-pongs) to time on each transport.") var samples = 2000
+    @Option(help: "Connections to time from connect to welcome, with TLS and without.") var connections = 200
 
     func validate() throws {
         guard samples >= 1 else { throw ValidationError("--samples must be at least 1") }
+        guard (1...100_000).contains(connections) else { throw ValidationError("--connections must be 1 to 100000") }
     }
 
     func run() throws {
@@ -76,6 +78,16 @@ struct NetBench: ParsableCommand {
             print("\(label) with the match journal written: p50 \(micros(result.journaledP50)), p99 \(micros(result.journaledP99)); "
                 + "ratio to no journal p50 \(twoDecimals(result.journalRatioP50))x, p99 \(twoDecimals(result.journalRatioP99))x")
         }
+        // TLS against plain TCP, both through the NIO client every player uses.
+        let tls = try benchmark.runTLS(connections: connections)
+        print("tls:  snap → verdict at all clients p50 \(micros(tls.p(tls.tlsVerdict, 0.5))), p99 \(micros(tls.p(tls.tlsVerdict, 0.99))); "
+            + "plain TCP through the same client p50 \(micros(tls.p(tls.plainVerdict, 0.5))), p99 \(micros(tls.p(tls.plainVerdict, 0.99))); "
+            + "ratio p50 \(twoDecimals(tls.p(tls.tlsVerdict, 0.5) / tls.p(tls.plainVerdict, 0.5)))x, "
+            + "p99 \(twoDecimals(tls.p(tls.tlsVerdict, 0.99) / tls.p(tls.plainVerdict, 0.99)))x")
+        print("tls:  connect → welcome (\(tls.connections) connections) p50 \(micros(tls.p(tls.tlsWelcome, 0.5))), "
+            + "p99 \(micros(tls.p(tls.tlsWelcome, 0.99))); plain TCP p50 \(micros(tls.p(tls.plainWelcome, 0.5))), "
+            + "p99 \(micros(tls.p(tls.plainWelcome, 0.99))); "
+            + "ratio p50 \(twoDecimals(tls.p(tls.tlsWelcome, 0.5) / tls.p(tls.plainWelcome, 0.5)))x")
     }
 
     private func micros(_ value: Double) -> String { "\(Int(value.rounded())) µs" }

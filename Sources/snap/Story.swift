@@ -222,6 +222,8 @@ struct StoryServe: ParsableCommand {
     @Option(help: "The join code TCP players must give (default: a random one).") var code: String?
     @Flag(help: "No join code on TCP: for a trusted network only.") var open = false
     @OptionGroup var tls: TLSServerOptions
+    /// `snap bench story`: the plain-TCP baseline TLS is measured against, on 127.x only.
+    @Flag(help: .hidden) var benchPlainTcp = false
     @Option(help: "The journal file (default: $XDG_STATE_HOME/snap/story/story.journal).") var journal: String?
     @Flag(help: "Log connections and refusals to standard error.") var verbose = false
 
@@ -283,7 +285,11 @@ struct StoryServe: ParsableCommand {
             if let listen {
                 let address = try validAddress(listen, option: "--listen", use: .listen)
                 server.joinCode = open ? nil : code.flatMap(JoinCode.normalized) ?? JoinCode.random()
-                let port = try server.listen(host: address.host, port: address.port, identity: try tls.identity())
+                if benchPlainTcp, !address.host.hasPrefix("127.") {
+                    throw ValidationError("--bench-plain-tcp is for benchmarks on a 127.x address only")
+                }
+                let port = benchPlainTcp ? try server.listen(host: address.host, port: address.port, tls: nil)
+                    : try server.listen(host: address.host, port: address.port, identity: try tls.identity())
                 say("listening on tcp:" + formatHostPort(address.host, port))
                 say(server.joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone who can reach the port may play)")
             }

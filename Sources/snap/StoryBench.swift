@@ -26,6 +26,10 @@ struct StoryBench: ParsableCommand {
                 + "baseline ping round trip p50 \(micros(latency.ping, 0.5)), p99 \(micros(latency.ping, 0.99)); "
                 + "ratio p50 \(twoDecimals(StoryBenchmark.percentile(latency.turn, 0.5) / StoryBenchmark.percentile(latency.ping, 0.5)))x "
                 + "(a turn is journalled and fsync-ed before anyone hears of it)")
+        } overTCP: { tls, plain in
+            print("over TCP: turn → all 3 views updated with TLS p50 \(micros(tls, 0.5)), p99 \(micros(tls, 0.99)); "
+                + "plain TCP p50 \(micros(plain, 0.5)), p99 \(micros(plain, 0.99)); "
+                + "ratio p50 \(twoDecimals(StoryBenchmark.percentile(tls, 0.5) / StoryBenchmark.percentile(plain, 0.5)))x")
         } memory: { memory in
             print("service memory (RSS): \(memory.fullRSS / 1024) MiB with \(matches) matches (\(memory.listed) listed for one player; "
                 + "journal \(memory.bytes / 1024) KiB), \(memory.emptyRSS / 1024) MiB with none; "

@@ -268,10 +268,24 @@ struct JournalOverheadBenchTests {
 
     @Test("bench net times verdicts with the journal written, beside those without", .timeLimit(.minutes(5)))
     func net() throws {
-        let run = try runSnap(["bench", "net", "--samples", "30"])
+        let run = try runSnap(["bench", "net", "--samples", "30", "--connections", "10"])
         #expect(run.status == 0, "\(run.output)\(run.error)")
         let lines = run.output.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("unix: with the match journal written: p50 ") && $0.contains("ratio to no journal p50 ") })
         #expect(lines.contains { $0.hasPrefix("tcp:  with the match journal written: p50 ") })
+        // TLS against plain TCP through the same client: both figures and their ratio.
+        #expect(lines.contains { $0.hasPrefix("tls:  snap → verdict at all clients p50 ") && $0.contains("plain TCP through the same client p50 ")
+            && $0.contains("ratio p50 ") })
+        #expect(lines.contains { $0.hasPrefix("tls:  connect → welcome (10 connections) p50 ") && $0.contains("plain TCP p50 ") })
+    }
+
+    @Test("bench story times turns over TLS against plain TCP, beside the Unix socket's", .timeLimit(.minutes(5)))
+    func story() throws {
+        let run = try runSnap(["bench", "story", "--turns", "10", "--matches", "50"])
+        #expect(run.status == 0, "\(run.output)\(run.error)")
+        let lines = run.output.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("turn → all 3 participants' views updated: p50 ") })
+        #expect(lines.contains { $0.hasPrefix("over TCP: turn → all 3 views updated with TLS p50 ") && $0.contains("plain TCP p50 ")
+            && $0.contains("ratio p50 ") })
     }
 }
