@@ -14,6 +14,11 @@ public struct AttackBenchmark: Sendable {
         case turnFlood = "turn-flood", readyFlood = "ready-flood", pongFlood = "pong-flood"
         case slowReader = "slow-reader", absent
         case connectionFlood = "conn-flood", snapFlood = "snap-flood"
+        /// On the host's TLS port, while the players play on its Unix socket: connections
+        /// that open a handshake and stall, and complete handshakes as fast as they go.
+        case tlsStall = "tls-stall", tlsHandshakeFlood = "tls-handshakes"
+
+        var onTLS: Bool { self == .tlsStall || self == .tlsHandshakeFlood }
 
         /// Attacks made in the lobby, before the honest game: latency is timed after them.
         var inLobby: Bool { self == .churn || self == .lobbyReady }
@@ -68,7 +73,10 @@ public struct AttackBenchmark: Sendable {
         arguments += attack == .absent ? ["--speed", "0.2"] : ["--bench-still-table"]
         if turnTimeout { arguments += ["--turn-timeout", "2"] }
         let host: HostProcess
-        do { host = try HostProcess(executable: executable, arguments: arguments, tcp: transport == .tcp) } catch {
+        // The TLS attacks need a TLS port; the honest players then use the Unix socket.
+        let transport = attack.onTLS ? NetBenchmark.Transport.unix : self.transport
+        do { host = try HostProcess(executable: executable, arguments: arguments, tcp: transport == .tcp || attack.onTLS,
+                                    tls: attack.onTLS) } catch {
             row.note = "the host did not start: \(error)"
             return row
         }
@@ -108,7 +116,8 @@ public struct AttackBenchmark: Sendable {
         do {
             honest = try ["Alice", "Bob"].map { try AttackPeer.join(host, transport: transport, name: $0) }
             if !attack.inLobby {
-                third = try AttackPeer.join(host, transport: transport, name: attack == .quiet || attack == .connectionFlood ? "Carol" : Self.attackerName)
+                third = try AttackPeer.join(host, transport: transport,
+                                            name: attack == .quiet || attack == .connectionFlood || attack.onTLS ? "Carol" : Self.attackerName)
             }
             for peer in honest + [third].compactMap({ $0 }) { peer.send(.ready) }
             let by = Self.clock.now + .seconds(10)
@@ -129,9 +138,18 @@ public struct AttackBenchmark: Sendable {
         let start = Self.clock.now
         let deadline = start + window
         let attacker = third.map { peer in Background { inGameAttack(attack, peer: peer, host: host, start: start, deadline: deadline) } }
-        let flood = attack == .connectionFlood
-            ? Background { Attackers.connectionFlood(host, transport: transport, count: connections, start: start, deadline: deadline) }
-            : nil
+        let connections = self.connections
+        let flood: Background<AttackOutcome>? = switch attack {
+        case .connectionFlood:
+            Background { Attackers.connectionFlood(host, transport: transport, count: connections, start: start, deadline: deadline) }
+        case .tlsStall:
+            // The first bytes of a TLS handshake record, then nothing.
+            Background { Attackers.connectionFlood(host, transport: .tcp, count: connections, start: start, deadline: deadline,
+                                                   firstBytes: [0x16, 0x03, 0x01]) }
+        case .tlsHandshakeFlood:
+            Background { Attackers.handshakeFlood(host, deadline: deadline) }
+        default: nil
+        }
         let timing = HonestTiming(peers: honest, still: attack != .absent, attackerName: Self.attackerName)
         timing.run(start: start, deadline: deadline) { if !cpuMeasured { mark() } }
         var outcome = attacker?.wait() ?? AttackOutcome()
@@ -148,10 +166,10 @@ public struct AttackBenchmark: Sendable {
             row.cutAfter = outcome.cutAfter
             row.cutReason = outcome.reason
         }
-        if attack == .connectionFlood || attack == .absent || !outcome.note.isEmpty {
+        if attack == .connectionFlood || attack.onTLS || attack == .absent || !outcome.note.isEmpty {
             row.note += (row.note.isEmpty ? "" : "; ") + outcome.note
         }
-        if !attack.inLobby, attack != .connectionFlood, attack != .quiet, attack != .absent, outcome.sent > 0 {
+        if !attack.inLobby, attack != .connectionFlood, !attack.onTLS, attack != .quiet, attack != .absent, outcome.sent > 0 {
             row.note += (row.note.isEmpty ? "" : "; ") + Self.sent(outcome)
         }
         let windowEnd = Attackers.seconds(deadline - start)
@@ -208,7 +226,7 @@ public struct AttackBenchmark: Sendable {
                               start: ContinuousClock.Instant, deadline: ContinuousClock.Instant) -> AttackOutcome {
         let limit = floodLimit
         switch attack {
-        case .quiet, .connectionFlood:  // a third, quiet player: answers pings, turns when it is its turn
+        case .quiet, .connectionFlood, .tlsStall, .tlsHandshakeFlood:  // a third, quiet player: answers pings, turns when it is its turn
             return Attackers.flood(peer, start: start, deadline: deadline, limit: 0, reads: true, turns: true) { _ in .ready }
         case .turnFlood:
             return Attackers.flood(peer, start: start, deadline: deadline, limit: limit, reads: true) { _ in .turn }

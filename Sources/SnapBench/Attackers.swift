@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 import Foundation
 import SnapEngine
+import SnapNet
 import SnapProtocol
 
 /// What one attacker saw: when the host cut it (seconds from the attack's start), what it sent.
@@ -108,8 +109,11 @@ enum Attackers {
 
     /// Opens up to `count` idle connections (no hello), then watches them until `deadline`:
     /// how many the host held, how many it closed (and how fast), how many never connected.
+    /// `firstBytes`: written on each connection once it is up (the start of a TLS
+    /// handshake, for the stalled-handshake flood).
     static func connectionFlood(_ host: HostProcess, transport: NetBenchmark.Transport, count: Int,
-                                start: ContinuousClock.Instant, deadline: ContinuousClock.Instant) -> AttackOutcome {
+                                start: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
+                                firstBytes: [UInt8] = []) -> AttackOutcome {
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         let saved = limit
@@ -148,6 +152,11 @@ enum Attackers {
                 usleep(1000)  // a full backlog: give the host a moment
                 continue
             }
+            if !firstBytes.isEmpty {
+                var writable = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&writable, 1, 100)
+                _ = firstBytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            }
             fds.append(fd)
             openedAt.append(clock.now)
             closedAt.append(nil)
@@ -179,6 +188,30 @@ enum Attackers {
             + "\(quick) closed within 1 s, \(closed.count - quick) later"
             + (reasons.isEmpty ? "" : " (closing: " + reasons.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")")
             + (connectErrors > 0 ? "; \(connectErrors) connects failed (errno \(firstError))" : "")
+        return outcome
+    }
+
+    /// Complete TLS handshakes against the host's TCP port, one after another until
+    /// `deadline`, each closed at once: what the handshakes cost the host.
+    static func handshakeFlood(_ host: HostProcess, deadline: ContinuousClock.Instant) -> AttackOutcome {
+        let started = clock.now
+        var trust = ServerTrust(knownHosts: KnownHosts(path: host.directory + "/attacker_known_hosts"))
+        trust.onFirstUse = nil
+        var done = 0, failed = 0
+        var firstFailure: String?
+        while clock.now < deadline, done + failed < 100_000 {
+            do {
+                try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: host.tcpPort ?? 0), trust: trust).close()
+                done += 1
+            } catch {
+                failed += 1
+                if firstFailure == nil { firstFailure = "\(error)" }
+            }
+        }
+        let took = max(seconds(clock.now - started), 0.001)
+        var outcome = AttackOutcome(sent: done)
+        outcome.note = "\(done) handshakes completed in \(twoDecimals(took)) s (\(Int(Double(done) / took))/s)"
+            + (failed > 0 ? ", \(failed) failed (\(firstFailure ?? ""))" : "")
         return outcome
     }
 

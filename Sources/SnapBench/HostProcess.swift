@@ -15,7 +15,9 @@ public final class HostProcess: @unchecked Sendable {  // attack threads read on
     private var logs: [FileHandle?] = []
 
     /// Starts `executable host --headless …` and waits until it listens (at most 10 s).
-    init(executable: String, arguments: [String], tcp: Bool) throws {
+    /// `tls`: its TCP port speaks TLS (a certificate made in its own directory), for the
+    /// TLS attacks; otherwise TCP is plain, for the raw-socket players.
+    init(executable: String, arguments: [String], tcp: Bool, tls: Bool = false) throws {
         var template = Array("/tmp/snapk-XXXXXX".utf8CString)
         directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
         socketPath = directory + "/h.sock"
@@ -23,10 +25,13 @@ public final class HostProcess: @unchecked Sendable {  // attack threads read on
         // No journal: benchmark hosts leave nothing behind in the user's state directory.
         process.arguments = ["host", "--headless", "--name", "Bench", "--socket", socketPath, "--no-journal"]
             // Budgets, not join codes, are what the bench measures: an open table, not announced.
-            // Its clients are raw blocking sockets: plain TCP, on loopback only (TLS rows: not yet).
-            + (tcp ? ["--listen", "127.0.0.1:0", "--open", "--no-announce", "--bench-plain-tcp"] : []) + arguments
+            // Its players are raw blocking sockets: plain TCP, on loopback only; the TLS
+            // attacks hit a TLS port while the players play on the Unix socket.
+            + (tcp ? ["--listen", "127.0.0.1:0", "--open", "--no-announce"] : []) + (tcp && !tls ? ["--bench-plain-tcp"] : [])
+            + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = directory
+        environment["XDG_STATE_HOME"] = directory + "/state"
         // A crash ends the process at once (Swift's backtracer can take seconds to symbolicate).
         environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment

@@ -33,4 +33,21 @@ struct AttackBenchTests {
         let quiet = try #require(rows.first { $0.first == "quiet" }, "\(run.output)")
         #expect(Int(quiet[1]) != nil && quiet[7] == "yes", "the quiet game over TCP must give verdicts: \(quiet)")
     }
+
+    @Test("stalled handshakes and a handshake flood on the TLS port: the game on the Unix socket goes on", .timeLimit(.minutes(5)))
+    func tlsRows() throws {
+        let run = try runSnap(["bench", "attack", "--quick", "--seconds", "2", "--only", "quiet,tls-stall,tls-handshakes"])
+        #expect(run.status == 0, "\(run.error)")
+        let rows = run.output.split(separator: "\n").map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
+        for attack in ["tls-stall", "tls-handshakes"] {
+            let row = try #require(rows.first { $0.first == attack }, "no row for \(attack) in:\n\(run.output)")
+            #expect(row.count == 9 && row[7] == "yes", "\(attack): \(row)")
+        }
+        // The stalled connections are held within the cap and closed: most at once (over the
+        // cap), the rest by the handshake deadline, none for ever.
+        let stall = try #require(rows.first { $0.first == "tls-stall" })
+        #expect(stall[8].contains("closed within 1 s"), "\(stall)")
+        let flood = try #require(rows.first { $0.first == "tls-handshakes" })
+        #expect(flood[8].contains("handshakes completed"), "\(flood)")
+    }
 }
