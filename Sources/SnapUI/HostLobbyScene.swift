@@ -281,16 +281,14 @@ public final class HostLobbyScene: Scene {
         if let network = client.network {
             // Which addresses players elsewhere can use, and the code they must type.
             let addresses = network.addresses.prefix(3).joined(separator: "  ·  ")
-            graphics.text("Over the network: \(addresses)", at: Point(512, 600), size: 16, color: .white)
+            // The certificate's short fingerprint: what a joining player's snap remembers, to compare by eye.
+            let certificate = client.certificate.map { "  ·  certificate \($0.short)" } ?? ""
+            graphics.text("Over the network: \(addresses)\(certificate)", at: Point(512, 600), size: 16, color: .white)
             if let code = network.code {
                 graphics.text("Join code: \(code)", at: Point(512, 626), size: 24, bold: true, color: .gold)
             } else {
                 graphics.text("No join code (--open): anyone who can reach the port may join", at: Point(512, 628),
                               size: 14, color: MenuKit.hintColor)
-            }
-            // What a joining player's snap remembers on first use: for comparing by eye.
-            if let certificate = client.certificate {
-                graphics.text("Certificate \(certificate.short)", at: Point(512, 652), size: 13, color: MenuKit.hintColor)
             }
         }
 

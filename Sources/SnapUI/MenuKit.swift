@@ -187,10 +187,10 @@ enum MenuKit {
     static func certificateQuestion(_ refusal: TLSRefusal) -> String {
         switch refusal {
         case .changed(let address, let remembered, let presented):
-            "\(address) shows certificate \(presented.short), not \(remembered.short) as before. Someone may be in between; "
-                + "accept only if the host says its certificate changed to \(presented.short)."
+            "\(address) now shows \(presented.short), not \(remembered.short). Someone may be in between: "
+                + "accept only if the host says it changed."
         case .notAnnounced(let address, let announced, let presented):
-            "\(address) shows certificate \(presented.short), not \(announced.short) as its announcement said. "
+            "\(address) shows \(presented.short), not \(announced.short) as announced. "
                 + "Accept only if the host's lobby shows \(presented.short)."
         default: "\(refusal)"
         }

@@ -27,6 +27,34 @@ struct StoryTests {
 
     var journalPath: String { directory + "/state/snap/story/story.journal" }
 
+    @Test("over TCP the story service speaks TLS: first use remembers its certificate, a sign-in's proof is bound to it, a changed one is refused")
+    func overTLS() throws {
+        let service = try SnapProcess(["story", "serve", "--listen", "127.0.0.1:0", "--code", "ABCDEF"], runtimeDirectory: directory)
+        defer { service.signal(SIGTERM) }
+        let certificate = try #require(service.line(startingWith: "certificate: SHA256:", timeout: 30), "\(service.errors)")
+        let listening = try #require(service.line(startingWith: "listening on tcp:"), "\(service.errors)")
+        let address = String(listening.dropFirst("listening on tcp:".count))
+        let fingerprint = String(certificate.dropFirst("certificate: ".count))
+        let made = try story(["new", "--with", "Bob", "--name", "Ann", "--connect", address, "--code", "ABCDEF"])
+        #expect(made.status == 0 && made.lines == ["match 1"], "\(made)")
+        #expect(made.errors.contains("certificate of \(address) is new: \(fingerprint)"), "\(made.errors)")
+        let known = try String(contentsOfFile: directory + "/state/snap/known_hosts", encoding: .utf8)
+        #expect(known.contains("\(address) \(fingerprint)"))
+        // Signed in again over TLS: the proof bound to the certificate holds.
+        let listed = try story(["list", "--name", "Bob", "--connect", address, "--code", "ABCDEF"])
+        #expect(listed.status == 0 && listed.lines.count == 1, "\(listed)")
+        // Another certificate remembered for the address: refused, nothing sent, exit 3.
+        let other = "SHA256:" + String(repeating: "A", count: 43)
+        try "\(address) \(other)\n".write(toFile: directory + "/state/snap/known_hosts", atomically: true, encoding: .utf8)
+        let refused = try story(["list", "--name", "Bob", "--connect", address, "--code", "ABCDEF"])
+        #expect(refused.status == 3, "\(refused)")
+        #expect(refused.errors.contains("has changed") && refused.errors.contains(fingerprint) && refused.errors.contains(other),
+                "\(refused.errors)")
+        // The player accepts it by its fingerprint once the service's owner confirms it.
+        let accepted = try story(["list", "--name", "Bob", "--connect", address, "--code", "ABCDEF", "--accept-certificate", fingerprint])
+        #expect(accepted.status == 0, "\(accepted)")
+    }
+
     @Test("three players take 40 turns in two matches while the service is killed with -9 and restarted; nothing is lost, the order is right")
     func fortyTurnsThroughCrashes() throws {
         var service = try serve()

@@ -24,6 +24,28 @@ struct DNSMessageTests {
         #expect(bytes.count < 400)  // 316 bytes: one a second, about 344 B/s with UDP/IP headers
     }
 
+    @Test("a TLS game's announcement carries its certificate's fingerprint, and a bad one reads as none")
+    func fingerprint() throws {
+        var game = Self.game
+        let fingerprint = CertificateFingerprint(certificateDER: [1, 2, 3])
+        game.fingerprint = fingerprint
+        let message = SnapService.announcement(game, addresses: [[192, 168, 1, 20]])
+        let txt = message.answers.compactMap { if case .txt(let strings) = $0.data { strings } else { nil } }.first
+        #expect(txt?.last == "fp=\(fingerprint)")
+        let games = SnapService.games(in: try DNSMessage.decode(message.encoded()), source: "10.0.0.9")
+        #expect(games.first?.game.fingerprint == fingerprint)
+        // A mangled fingerprint is no fingerprint (the game is still listed, and trusted on first use).
+        var mangled = message
+        mangled.answers = mangled.answers.map { record in
+            guard case .txt(var strings) = record.data else { return record }
+            strings[strings.count - 1] = "fp=SHA256:nonsense"
+            var changed = record
+            changed.data = .txt(strings)
+            return changed
+        }
+        #expect(SnapService.games(in: mangled, source: "10.0.0.9").first?.game.fingerprint == nil)
+    }
+
     @Test("the header and question of a query, byte for byte")
     func queryBytes() throws {
         let bytes = SnapService.query.encoded()
