@@ -1,5 +1,5 @@
 // libFuzzer target for secret files (scripts/fuzz --target secret): a seat's token
-// (SeatTokenStore) and a Story player's key (StoryKeyStore) are files that SecretFile.load
+// (SeatTokenStore) and a Story player's version 1 key (StoryKeyStore) are files that SecretFile.load
 // reads through SecretText (Sources/SnapNet/SecretText.swift), compiled here in one
 // module against SnapProtocol (SeatToken).
 //

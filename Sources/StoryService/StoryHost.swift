@@ -143,7 +143,7 @@ public struct StoryHost: Sendable {
     }
 }
 
-public struct StoryRequestError: Error, Sendable {
+public struct StoryRequestError: Error, Equatable, Sendable {
     public var refusal: StoryRefusal
     public var message: String
     public init(_ refusal: StoryRefusal, _ message: String) {
