@@ -16,8 +16,8 @@ public final class StoryLink: @unchecked Sendable {  // `inbox` is guarded by `l
     private var inbox: [StoryReply] = []
     private var failure: String?
 
-    public init(endpoint: StoryEndpoint, name: String) throws {
-        client = try StoryKeyStore.default().signIn(endpoint: endpoint, name: name, timeoutSeconds: 0)
+    public init(endpoint: StoryEndpoint, name: String, joinCode: String = "", trust: ServerTrust? = nil) throws {
+        client = try StoryKeyStore.default().signIn(endpoint: endpoint, name: name, joinCode: joinCode, timeoutSeconds: 0, trust: trust)
         try client.send(.watch)
         try client.send(.list)
         let thread = Thread { [self] in
@@ -80,7 +80,9 @@ public final class StoryScene: Scene {
     private var lastStatus: String?
 
     /// Connects as `name`; a service that cannot be reached is said in the window.
-    public init(app: App, endpoint: StoryEndpoint? = nil, name: String, open: StoryMatchID? = nil) {
+    /// `trust`: how a TCP service's certificate is checked (nil: the player's known hosts).
+    public init(app: App, endpoint: StoryEndpoint? = nil, name: String, open: StoryMatchID? = nil, joinCode: String = "",
+                trust: ServerTrust? = nil) {
         self.name = name
         field = TextField(text: "", frame: Rect(x: 72, y: 560, width: 880, height: 96), maxLength: StoryRules.maxTurnScalars) { scalar in
             scalar.value >= 0x20 && !(0x7F...0x9F).contains(scalar.value)
@@ -88,7 +90,7 @@ public final class StoryScene: Scene {
         invite = TextField(text: "", frame: Rect(x: 356, y: 668, width: 336, height: 40), maxLength: 120)
         do {
             let target = try endpoint ?? .unix(defaultStorySocketPath(create: false))
-            link = try StoryLink(endpoint: target, name: name)
+            link = try StoryLink(endpoint: target, name: name, joinCode: joinCode, trust: trust)
         } catch {
             link = nil
             problem = "\(error)"

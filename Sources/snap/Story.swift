@@ -319,8 +319,10 @@ struct StoryWindow: ParsableCommand {
         let name = player.name ?? savedPlayerName()
         let match = try open.map(parseMatchID)
         let endpoint = try player.endpoint()
+        let trust = try player.tls.trust()
         try runWindow(window) { app in
-            let scene = StoryScene(app: app, endpoint: endpoint, name: name, open: match)
+            let scene = StoryScene(app: app, endpoint: endpoint, name: name, open: match,
+                                   joinCode: player.code.flatMap(JoinCode.normalized) ?? "", trust: trust)
             if printStatus { scene.onStatus = { say($0) } }
             return scene
         }

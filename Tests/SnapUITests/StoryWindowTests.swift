@@ -78,6 +78,25 @@ struct StoryWindowTests {
         window.process.waitUntilExit()
     }
 
+    @Test("the window reaches a service over TCP: TLS, its join code, and the certificate remembered on first use")
+    func overTCP() throws {
+        let service = try start(["story", "serve", "--listen", "127.0.0.1:0", "--code", "ABCDEF"])
+        defer { service.process.terminate() }
+        let deadline = Date().addingTimeInterval(30)
+        while !service.text.contains("listening on tcp:"), Date() < deadline { usleep(20_000) }
+        let line = try #require(service.text.split(separator: "\n").first { $0.hasPrefix("listening on tcp:") }, "\(service.text)")
+        let address = String(line.dropFirst("listening on tcp:".count))
+        #expect(try run(["story", "new", "--with", "Bob", "--title", "The dragon", "--name", "Ann", "--connect", address, "--code", "ABCDEF"])
+            .hasSuffix("match 1\n"))
+        let window = try start(["story", "window", "--name", "Bob", "--connect", address, "--code", "ABCDEF", "--open", "1",
+                                "--print-status", "--quit-after", "60"])
+        #expect(window.waitFor("match 1, 0 turns: Waiting for Ann"), "\(window.text)")
+        kill(window.process.processIdentifier, SIGKILL)
+        window.process.waitUntilExit()
+        let known = try String(contentsOfFile: root + "/state/snap/known_hosts", encoding: .utf8)
+        #expect(known.contains(address + " SHA256:"))
+    }
+
     @Test("the list and a match view, screenshotted: the story panel, the list rows and the felt show")
     func screenshots() throws {
         let service = try start(["story", "serve"])
