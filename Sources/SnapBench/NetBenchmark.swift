@@ -62,6 +62,25 @@ public struct NetBenchmark {
                       journaledVerdict: journaled.sorted(), pingPong: pingPong.sorted())
     }
 
+    /// A benchmark host's game: dealt at once, then held still (nobody's turn comes round)
+    /// so that only Snap! calls move it; no budgets, rounds without end, and the same deals
+    /// every run, so figures compare across runs.
+    static func stillTable() -> HostConfiguration {
+        var configuration = HostConfiguration(hostName: "Bench")
+        configuration.speed = 1
+        configuration.pacing = Pacing(deal: .zero, nextPlayer: .seconds(100_000))
+        configuration.budgetsEnforced = false
+        configuration.rounds = nil
+        configuration.secretDeals = false
+        return configuration
+    }
+
+    static func quietLogger() -> Logger {
+        var logger = Logger(label: "snap.bench")
+        logger.logLevel = .critical
+        return logger
+    }
+
     // MARK: - Snap → verdict
 
     /// With `journal`, the host writes its match journal as a real host does (into
@@ -69,16 +88,7 @@ public struct NetBenchmark {
     private func measureVerdicts(transport: Transport, directory: String, journal: Bool) throws -> [Double] {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
-        var logger = Logger(label: "snap.bench")
-        logger.logLevel = .critical
-        var configuration = HostConfiguration(hostName: "Bench")
-        configuration.speed = 1
-        configuration.pacing = Pacing(deal: .zero, nextPlayer: .seconds(100_000))
-        configuration.budgetsEnforced = false
-        configuration.rounds = nil
-        // The same deals every run, so figures compare across runs.
-        configuration.secretDeals = false
-        let server = HostServer(configuration, loop: group.next(), logger: logger)
+        let server = HostServer(Self.stillTable(), loop: group.next(), logger: Self.quietLogger())
         server.startWhen = clients
         var journalPath: String?
         if journal {
@@ -197,14 +207,7 @@ public struct NetBenchmark {
     }
 
     private func benchHost(_ group: EventLoopGroup, identity: TLSIdentity?) throws -> (HostServer, Int) {
-        var logger = Logger(label: "snap.bench")
-        logger.logLevel = .critical
-        var configuration = HostConfiguration(hostName: "Bench")
-        configuration.pacing = Pacing(deal: .zero, nextPlayer: .seconds(100_000))
-        configuration.budgetsEnforced = false
-        configuration.rounds = nil
-        configuration.secretDeals = false
-        let server = HostServer(configuration, loop: group.next(), logger: logger)
+        let server = HostServer(Self.stillTable(), loop: group.next(), logger: Self.quietLogger())
         let port = if let identity { try server.listen(host: "127.0.0.1", port: 0, identity: identity) } else {
             try server.listen(host: "127.0.0.1", port: 0, tls: nil)
         }

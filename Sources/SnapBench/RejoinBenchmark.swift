@@ -34,17 +34,11 @@ public struct RejoinBenchmark {
         let path = directory + "/host.sock"
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
-        var logger = Logger(label: "snap.bench")
-        logger.logLevel = .critical
-        var configuration = HostConfiguration(hostName: "Bench")
-        configuration.pacing = Pacing(deal: .zero, nextPlayer: .seconds(100_000))
-        configuration.budgetsEnforced = false
-        configuration.rounds = nil
+        var configuration = NetBenchmark.stillTable()
+        // A dropped seat is waited for, and nobody is turned for.
         configuration.turnTimeout = nil
         configuration.grace = .seconds(3_600)
-        // The same deal every run, so figures compare across runs.
-        configuration.secretDeals = false
-        let server = HostServer(configuration, loop: group.next(), logger: logger)
+        let server = HostServer(configuration, loop: group.next(), logger: NetBenchmark.quietLogger())
         server.startWhen = 2
         defer { server.shutdown(reason: "benchmark finished") }
         try server.listen(unixPath: path)

@@ -62,14 +62,8 @@ public struct KnownHosts: Sendable {
         if let failure = makePrivateDirectories(directory) {
             throw TLSSetupError(path: failure.directory, problem: "cannot create it: \(String(cString: strerror(failure.errno)))")
         }
-        let temporary = path + ".new-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw TLSSetupError(path: temporary, problem: String(cString: strerror(errno))) }
-        let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard written == bytes.count, synced, rename(temporary, path) == 0 else {
+        let temporary = try writePrivateFile(Array((lines.joined(separator: "\n") + "\n").utf8), besides: path)
+        guard rename(temporary, path) == 0 else {
             unlink(temporary)
             throw TLSSetupError(path: path, problem: "cannot write it")
         }
@@ -236,15 +230,6 @@ public struct ServerTrust: Sendable {
             return .knownHosts(error.description)
         }
         return nil
-    }
-
-    /// The verdict on `chain` presented by `host`:`port`; remembers what it trusts. Nil: trusted.
-    func check(_ chain: [[UInt8]], host: String, port: Int) async -> TLSRefusal? {
-        switch verdict(chain, host: host, port: port) {
-        case .decided(let refusal): refusal
-        case .verifyAuthority(let leaf, let remembered):
-            await verifyAuthority(leaf: leaf, remembered: remembered, chain: chain, host: host, port: port)
-        }
     }
 
     /// Why a CA-signed chain does not hold for `host`, in words; nil when it holds.

@@ -56,15 +56,8 @@ public struct TLSIdentity: Sendable {
         }
         // Written whole under a private name, then linked into place: a reader never sees
         // half a file, and link() fails if another process got there first.
-        let temporary = path + ".new-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw TLSSetupError(path: temporary, problem: String(cString: strerror(errno))) }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
+        let temporary = try writePrivateFile(Array(text.utf8), besides: path)
         defer { unlink(temporary) }
-        guard written == bytes.count, synced else { throw TLSSetupError(path: temporary, problem: "cannot write it") }
         if link(temporary, path) != 0, errno != EEXIST {
             throw TLSSetupError(path: path, problem: String(cString: strerror(errno)))
         }
@@ -151,6 +144,23 @@ public struct TLSIdentity: Sendable {
                 + "chmod 600 it, and make a new key if it may have been copied")
         }
     }
+}
+
+/// Writes `bytes` whole (0600, synced) to a file named after `path` and this process, and
+/// returns its path: the caller moves it into place in one step (link or rename), so a
+/// reader sees the old file or the new one, never half of one.
+func writePrivateFile(_ bytes: [UInt8], besides path: String) throws(TLSSetupError) -> String {
+    let temporary = path + ".new-\(getpid())"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    guard descriptor >= 0 else { throw TLSSetupError(path: temporary, problem: String(cString: strerror(errno))) }
+    let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    let synced = fsync(descriptor) == 0
+    close(descriptor)
+    guard written == bytes.count, synced else {
+        unlink(temporary)
+        throw TLSSetupError(path: temporary, problem: "cannot write it")
+    }
+    return temporary
 }
 
 /// A small text file's contents; nil when it does not exist.

@@ -22,7 +22,7 @@ public enum TLSTransport {
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(PlainClientRefusal(refusal: plainRefusal))
         try pipeline.addHandler(NIOSSLServerHandler(context: context))
-        try pipeline.addHandler(HandshakeDeadline(limit: handshakeDeadline, onExpiry: nil))
+        try pipeline.addHandler(HandshakeDeadline(limit: handshakeDeadline))
     }
 
     /// The client side's context: TLS 1.3, the certificate checked by `ServerTrust`.
@@ -122,11 +122,8 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
 
     private let limit: TimeAmount
     private var timer: Scheduled<Void>?
-    private let onExpiry: ((ChannelHandlerContext) -> Void)?
-
-    init(limit: TimeAmount, onExpiry: ((ChannelHandlerContext) -> Void)?) {
+    init(limit: TimeAmount) {
         self.limit = limit
-        self.onExpiry = onExpiry
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -140,9 +137,7 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
 
     private func start(_ context: ChannelHandlerContext) {
         guard timer == nil else { return }
-        timer = context.eventLoop.scheduleTask(in: limit) { [onExpiry] in
-            if let onExpiry { onExpiry(context) } else { context.close(promise: nil) }
-        }
+        timer = context.eventLoop.scheduleTask(in: limit) { context.close(promise: nil) }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
