@@ -17,6 +17,8 @@ public enum StoryRules {
     public static let maxBytes = 4096
     /// A title, in Unicode scalars.
     public static let maxTitleScalars = 60
+    /// Turns missed in a row (their time ran out) after which a participant counts as quit.
+    public static let missedTurnsToQuit = 3
 }
 
 public struct StoryMatchID: Hashable, Comparable, Sendable, CustomStringConvertible {
@@ -28,11 +30,21 @@ public struct StoryMatchID: Hashable, Comparable, Sendable, CustomStringConverti
 
 public struct StoryParticipant: Hashable, Sendable {
     public var name: String
-    /// Left the match; never receives the turn again.
+    /// Left the match (quit, declined, or missed too many turns); never receives the turn again.
     public var quit: Bool
-    public init(name: String, quit: Bool = false) {
+    /// Declined the invitation before writing anything (then `quit` too).
+    public var declined: Bool
+    /// Has taken at least one turn: from then on leaving is quitting, not declining.
+    public var wrote: Bool
+    /// Turns missed in a row (the deadline passed); a turn taken sets it back to 0.
+    public var missed: Int
+
+    public init(name: String, quit: Bool = false, declined: Bool = false, wrote: Bool = false, missed: Int = 0) {
         self.name = name
         self.quit = quit
+        self.declined = declined
+        self.wrote = wrote
+        self.missed = missed
     }
 }
 
@@ -51,9 +63,16 @@ public struct StoryMatch: Hashable, Sendable {
     /// When the last turn was taken (nil before the first).
     public var lastTurnAt: UInt64?
     public var turnsTaken: Int
+    /// Seconds each participant has for a turn; 0: no deadline.
+    public var turnSeconds: UInt64
+    /// When the current participant's time runs out (nil: ended, or no deadline).
+    public var dueAt: UInt64?
+    /// The match a rematch of this one started, once one has.
+    public var rematch: StoryMatchID?
 
     public init(id: StoryMatchID, title: String, participants: [StoryParticipant], places: Int,
-                current: Int?, text: String = "", createdAt: UInt64, lastTurnAt: UInt64? = nil, turnsTaken: Int = 0) {
+                current: Int?, text: String = "", createdAt: UInt64, lastTurnAt: UInt64? = nil, turnsTaken: Int = 0,
+                turnSeconds: UInt64 = 0, dueAt: UInt64? = nil, rematch: StoryMatchID? = nil) {
         self.id = id
         self.title = title
         self.participants = participants
@@ -63,6 +82,9 @@ public struct StoryMatch: Hashable, Sendable {
         self.createdAt = createdAt
         self.lastTurnAt = lastTurnAt
         self.turnsTaken = turnsTaken
+        self.turnSeconds = turnSeconds
+        self.dueAt = dueAt
+        self.rematch = rematch
     }
 
     public var ended: Bool { current == nil }
@@ -95,16 +117,32 @@ public struct StoryMatch: Hashable, Sendable {
     }
 
     var remaining: Int { participants.count { !$0.quit } }
+
+    /// Seconds the current participant has left at `now` (nil: ended, or no deadline).
+    public func secondsLeft(at now: UInt64) -> UInt64? {
+        guard !ended, let dueAt else { return nil }
+        return dueAt > now ? dueAt - now : 0
+    }
 }
 
-/// Everything a player can ask for; what the service journals, in order.
+/// Everything that changes a match: what players ask for, and the clock.
 public enum StoryCommand: Hashable, Sendable {
-    /// A match between `starter` (first turn) and the invited `others`, in that order.
-    case create(starter: String, others: [String], title: String, at: UInt64)
-    /// Join the oldest open match with a free place that `name` is not in, or open a new one.
-    case automatch(name: String, at: UInt64)
+    /// A match between `starter` (first turn) and the invited `others`, in that order;
+    /// each turn may take `turnSeconds` (0: no deadline).
+    case create(starter: String, others: [String], title: String, at: UInt64, turnSeconds: UInt64 = 0)
+    /// Join the oldest open match with a free place that `name` is not in, or open a new
+    /// one with `turnSeconds` a turn.
+    case automatch(name: String, at: UInt64, turnSeconds: UInt64 = 0)
     case turn(StoryMatchID, name: String, text: String, at: UInt64)
     case quit(StoryMatchID, name: String, at: UInt64)
+    /// An invited participant says no before writing anything.
+    case decline(StoryMatchID, name: String, at: UInt64)
+    /// The current participant's time ran out at `at` (the service's clock): the turn
+    /// passes as if they had passed. Refused (`notDue`) if the time has not run out.
+    case timeout(StoryMatchID, at: UInt64)
+    /// A new match with an ended match's participants (those who had not declined), the
+    /// next one after its starter writing first. Asked again, it is the same new match.
+    case rematch(StoryMatchID, name: String, at: UInt64)
 }
 
 public enum StoryError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -120,6 +158,13 @@ public enum StoryError: Error, Hashable, Sendable, CustomStringConvertible {
     case participantCount(Int)
     case duplicateParticipant(String)
     case titleTooLong(scalars: Int)
+    /// Declining is for before one's first turn; after it, quit.
+    case alreadyWrote(StoryMatchID, String)
+    /// A rematch is of an ended match.
+    case notEnded(StoryMatchID)
+    /// A timeout before the deadline (the service's clocks disagree, or another process
+    /// passed the turn first): nothing changes.
+    case notDue(StoryMatchID)
 
     public var description: String {
         switch self {
@@ -138,6 +183,10 @@ public enum StoryError: Error, Hashable, Sendable, CustomStringConvertible {
             "a match has \(StoryRules.participants.lowerBound) to \(StoryRules.participants.upperBound) participants, not \(count)"
         case .duplicateParticipant(let name): "\(name) is named twice"
         case .titleTooLong(let scalars): "the title is \(scalars) characters, at most \(StoryRules.maxTitleScalars)"
+        case .alreadyWrote(let id, let name):
+            "\(name) has already written in match \(id): declining is for before your first turn; quit instead"
+        case .notEnded(let id): "match \(id) has not ended: a rematch is of an ended match"
+        case .notDue(let id): "the turn in match \(id) is not yet out of time"
         }
     }
 }

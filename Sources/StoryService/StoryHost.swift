@@ -119,26 +119,41 @@ public struct StoryHost: Sendable {
     }
 
     /// A signed-in player's command: the record to journal and the match it changed.
-    public mutating func apply(_ request: StoryRequest, by name: String, at now: UInt64) -> Result<(StoryRecord, StoryMatch), StoryRequestError> {
+    /// `turnSeconds`: the deadline of a match that does not ask for its own.
+    public mutating func apply(_ request: StoryRequest, by name: String, at now: UInt64,
+                               turnSeconds: UInt64 = 0) -> Result<(StoryRecord, StoryMatch), StoryRequestError> {
         let command: StoryCommand
-        switch request {
-        case .create(let others, let title):
-            for other in others {
-                do { _ = try PlayerName.validate(other) } catch {
-                    return .failure(.init(.badRequest, "not a usable name \"\(other)\": \(error)"))
-                }
-            }
-            command = .create(starter: name, others: others, title: title, at: now)
-        case .automatch: command = .automatch(name: name, at: now)
-        case .turn(let id, let text): command = .turn(id, name: name, text: text, at: now)
-        case .quit(let id): command = .quit(id, name: name, at: now)
-        default: return .failure(.init(.badRequest, "not a command"))
+        switch StoryHost.command(request, by: name, at: now, turnSeconds: turnSeconds) {
+        case .failure(let error): return .failure(error)
+        case .success(let made): command = made
         }
         do {
             let match = try book.apply(command)
             return .success((.command(command), match))
         } catch {
             return .failure(.init(StoryRefusal(error), error.description))
+        }
+    }
+
+    /// The command a signed-in player's request asks for, stamped with the time and the
+    /// deadline (`turnSeconds`, the service's, unless a create asks for its own).
+    public static func command(_ request: StoryRequest, by name: String, at now: UInt64,
+                               turnSeconds: UInt64) -> Result<StoryCommand, StoryRequestError> {
+        switch request {
+        case .create(let others, let title, let asked):
+            for other in others {
+                do { _ = try PlayerName.validate(other) } catch {
+                    return .failure(.init(.badRequest, "not a usable name \"\(other)\": \(error)"))
+                }
+            }
+            return .success(.create(starter: name, others: others, title: title, at: now,
+                                    turnSeconds: asked > 0 ? asked : turnSeconds))
+        case .automatch: return .success(.automatch(name: name, at: now, turnSeconds: turnSeconds))
+        case .turn(let id, let text): return .success(.turn(id, name: name, text: text, at: now))
+        case .quit(let id): return .success(.quit(id, name: name, at: now))
+        case .decline(let id): return .success(.decline(id, name: name, at: now))
+        case .rematch(let id): return .success(.rematch(id, name: name, at: now))
+        default: return .failure(.init(.badRequest, "not a command"))
         }
     }
 }

@@ -12,6 +12,13 @@ import StoryEngine
 ///     quit         = 5, u64 at, u32 match, name
 ///     oldKeyDigest = 6, name, 32-byte SHA-256 of a version 1 key
 ///     publicKey    = 7, name, 32-byte Ed25519 public key
+///     decline      = 8, u64 at, u32 match, name
+///     timeout      = 9, u64 at, u32 match
+///     rematch      = 10, u64 at, u32 match, name
+///
+/// create and automatch end with a u64 of seconds a turn when there is a deadline.
+/// Since the service keeps its matches in a database (`StoryStore`), journals are only
+/// read, by `snap story import`; writing them stays for tests and benchmarks that make one.
 ///
 /// Strings are u8 length + UTF-8, integers big-endian (docs/JOURNAL.md). A journal holding
 /// `oldKey` records is rewritten with `oldKeyDigest` in their place when the service starts
@@ -44,17 +51,19 @@ public enum StoryRecord: Hashable, Sendable {
             writer.u8(7)
             writer.string(name)
             writer.bytes(key)
-        case .command(.create(let starter, let others, let title, let at)):
+        case .command(.create(let starter, let others, let title, let at, let turnSeconds)):
             writer.u8(2)
             writer.u64(at)
             writer.string(starter)
             writer.string(title)
             writer.u8(UInt8(others.count))
             for name in others { writer.string(name) }
-        case .command(.automatch(let name, let at)):
+            if turnSeconds > 0 { writer.u64(turnSeconds) }
+        case .command(.automatch(let name, let at, let turnSeconds)):
             writer.u8(3)
             writer.u64(at)
             writer.string(name)
+            if turnSeconds > 0 { writer.u64(turnSeconds) }
         case .command(.turn(let id, let name, let text, let at)):
             writer.u8(4)
             writer.u64(at)
@@ -64,6 +73,20 @@ public enum StoryRecord: Hashable, Sendable {
             writer.bytes(text.utf8)
         case .command(.quit(let id, let name, let at)):
             writer.u8(5)
+            writer.u64(at)
+            writer.u32(id.value)
+            writer.string(name)
+        case .command(.decline(let id, let name, let at)):
+            writer.u8(8)
+            writer.u64(at)
+            writer.u32(id.value)
+            writer.string(name)
+        case .command(.timeout(let id, let at)):
+            writer.u8(9)
+            writer.u64(at)
+            writer.u32(id.value)
+        case .command(.rematch(let id, let name, let at)):
+            writer.u8(10)
             writer.u64(at)
             writer.u32(id.value)
             writer.string(name)
@@ -85,10 +108,11 @@ public enum StoryRecord: Hashable, Sendable {
             let count = try reader.count8(.storyParticipants, in: 0...StoryRules.participants.upperBound)
             var others: [String] = []
             for _ in 0..<count { others.append(try reader.string()) }
-            self = .command(.create(starter: starter, others: others, title: title, at: at))
+            self = .command(.create(starter: starter, others: others, title: title, at: at, turnSeconds: try Self.turnSeconds(&reader)))
         case 3:
             let at = try reader.u64()
-            self = .command(.automatch(name: try reader.string(), at: at))
+            let name = try reader.string()
+            self = .command(.automatch(name: name, at: at, turnSeconds: try Self.turnSeconds(&reader)))
         case 4:
             let at = try reader.u64()
             let id = StoryMatchID(try reader.u32())
@@ -106,9 +130,28 @@ public enum StoryRecord: Hashable, Sendable {
         case 7:
             let name = try reader.string()
             self = .publicKey(name: name, key: try reader.bytes(StoryWire.publicKeyBytes))
+        case 8:
+            let at = try reader.u64()
+            let id = StoryMatchID(try reader.u32())
+            self = .command(.decline(id, name: try reader.string(), at: at))
+        case 9:
+            let at = try reader.u64()
+            self = .command(.timeout(StoryMatchID(try reader.u32()), at: at))
+        case 10:
+            let at = try reader.u64()
+            let id = StoryMatchID(try reader.u32())
+            self = .command(.rematch(id, name: try reader.string(), at: at))
         case let tag:
             throw .unknownEventTag(tag)
         }
         try reader.finish()
+    }
+
+    /// A create's or automatch's optional last field: nothing (no deadline) or a nonzero u64.
+    private static func turnSeconds(_ reader: inout ByteReader) throws(ProtocolError) -> UInt64 {
+        guard reader.remaining > 0 else { return 0 }
+        let seconds = try reader.u64()
+        guard seconds > 0 else { throw .truncatedPayload(type: 0) }  // 0 is written as nothing
+        return seconds
     }
 }

@@ -255,7 +255,7 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
             } else {
                 refuse(id, .unknownMatch, StoryError.unknownMatch(matchID).description)
             }
-        case .create, .automatch, .turn, .quit:
+        case .create, .automatch, .turn, .quit, .decline, .rematch:
             switch host.apply(request, by: name, at: now) {
             case .failure(let error):
                 refuse(id, error.refusal, error.message)

@@ -7,7 +7,9 @@ import StoryEngine
 public enum StoryWire {
     /// The story protocol's version; a hello offering another is refused in words.
     /// 2: players sign in with an Ed25519 key pair (1 sent a secret key as it was).
-    public static let version: UInt16 = 2
+    /// 3: turn deadlines, declining and rematches (a match carries its deadline, who
+    /// declined and who missed turns).
+    public static let version: UInt16 = 3
     /// A frame body may be this long: a match view carries up to 4096 bytes of story.
     public static let maxBodyLength = 16_384
     /// The most bytes a turn's text may carry (250 scalars of at most 4 bytes).
@@ -34,6 +36,21 @@ public enum StoryWire {
         writer.string(name)
         writer.bytes(channelBinding.bytes)
         return writer.bytes
+    }
+
+    /// A match as the wire carries it: also how a store keeps one (a row's `body`).
+    public static func bytes(of match: StoryMatch) -> [UInt8] {
+        var writer = ByteWriter()
+        StoryReply.write(match, to: &writer)
+        return writer.bytes
+    }
+
+    /// A match from `bytes(of:)`; every length and flag is checked, and nothing may follow.
+    public static func match(from bytes: [UInt8]) throws(ProtocolError) -> StoryMatch {
+        var reader = ByteReader(bytes, type: StoryReply.Kind.match.rawValue)
+        let match = try StoryReply.readMatch(&reader)
+        try reader.finish()
+        return match
     }
 
     public static func frame(_ type: UInt8, _ payload: [UInt8], sequence: UInt32) -> [UInt8] {
@@ -85,18 +102,23 @@ public enum StoryRequest: Hashable, Sendable {
     /// hello's public key, and (once, to carry a name over from version 1) the old
     /// 16-byte key, else no bytes.
     case proof(signature: [UInt8], oldKey: [UInt8])
-    case create(others: [String], title: String)
+    /// `turnSeconds`: each turn's deadline; 0 asks for the service's default.
+    case create(others: [String], title: String, turnSeconds: UInt64 = 0)
     case automatch
     case list
     case show(StoryMatchID)
     case turn(StoryMatchID, text: String)
     case quit(StoryMatchID)
+    /// Say no to an invitation, before writing anything.
+    case decline(StoryMatchID)
+    /// A new match with an ended one's participants (the same one, if asked again).
+    case rematch(StoryMatchID)
     /// From now on, push an `update` whenever one of this player's matches changes.
     case watch
     case ping(UInt64)
 
     public enum Kind: UInt8, CaseIterable, Sendable {
-        case hello = 0x80, create, automatch, list, show, turn, quit, watch, ping, proof
+        case hello = 0x80, create, automatch, list, show, turn, quit, watch, ping, proof, decline, rematch
     }
 
     public var kind: Kind {
@@ -111,6 +133,8 @@ public enum StoryRequest: Hashable, Sendable {
         case .quit: .quit
         case .watch: .watch
         case .ping: .ping
+        case .decline: .decline
+        case .rematch: .rematch
         }
     }
 
@@ -125,7 +149,7 @@ public enum StoryRequest: Hashable, Sendable {
         case .proof(let signature, let oldKey):
             if signature.count != StoryWire.signatureBytes { return .init(.signIn, "a signature is 64 bytes, not \(signature.count)") }
             if !oldKey.isEmpty, oldKey.count != StoryWire.oldKeyBytes { return .init(.signIn, "an old key is 16 bytes, not \(oldKey.count)") }
-        case .create(let others, let title):
+        case .create(let others, let title, _):
             let scalars = title.unicodeScalars.count
             if title.utf8.count > 255 || scalars > StoryRules.maxTitleScalars { return .init(.badRequest, StoryError.titleTooLong(scalars: scalars).description) }
             if others.count + 1 > StoryRules.participants.upperBound { return .init(.badRequest, StoryError.participantCount(others.count + 1).description) }
@@ -154,13 +178,14 @@ public enum StoryRequest: Hashable, Sendable {
             writer.bytes(signature)
             writer.u8(UInt8(oldKey.count))
             writer.bytes(oldKey)
-        case .create(let others, let title):
+        case .create(let others, let title, let turnSeconds):
             writer.string(title)
             writer.u8(UInt8(others.count))
             for name in others { writer.string(name) }
+            writer.u64(turnSeconds)
         case .automatch, .list, .watch:
             break
-        case .show(let id), .quit(let id):
+        case .show(let id), .quit(let id), .decline(let id), .rematch(let id):
             writer.u32(id.value)
         case .turn(let id, let text):
             writer.u32(id.value)
@@ -196,12 +221,14 @@ public enum StoryRequest: Hashable, Sendable {
             let count = try reader.count8(.storyParticipants, in: 0...(StoryRules.participants.upperBound - 1))
             var others: [String] = []
             for _ in 0..<count { others.append(try reader.string()) }
-            request = .create(others: others, title: title)
+            request = .create(others: others, title: title, turnSeconds: try reader.u64())
         case .automatch: request = .automatch
         case .list: request = .list
         case .watch: request = .watch
         case .show: request = .show(StoryMatchID(try reader.u32()))
         case .quit: request = .quit(StoryMatchID(try reader.u32()))
+        case .decline: request = .decline(StoryMatchID(try reader.u32()))
+        case .rematch: request = .rematch(StoryMatchID(try reader.u32()))
         case .turn:
             let id = StoryMatchID(try reader.u32())
             let length = try reader.count16(.storyTextBytes, in: 0...StoryWire.maxTurnBytes)
@@ -218,6 +245,9 @@ public enum StoryRequest: Hashable, Sendable {
 public enum StoryRefusal: UInt8, Sendable, CaseIterable {
     case notYourTurn = 1, tooLong, matchOver, unknownMatch, quitParticipant, notAParticipant
     case storyTooLong, badRequest, wrongKey, signIn, overBudget, busy
+    /// The service cannot reach its database: nothing was changed; try again.
+    case unavailable
+    case notEnded, alreadyWrote
 
     public init(_ error: StoryError) {
         switch error {
@@ -228,7 +258,9 @@ public enum StoryRefusal: UInt8, Sendable, CaseIterable {
         case .unknownMatch: self = .unknownMatch
         case .quitParticipant: self = .quitParticipant
         case .notAParticipant: self = .notAParticipant
-        case .emptyTurn, .controlCharacter, .participantCount, .duplicateParticipant, .titleTooLong: self = .badRequest
+        case .alreadyWrote: self = .alreadyWrote
+        case .notEnded: self = .notEnded
+        case .emptyTurn, .controlCharacter, .participantCount, .duplicateParticipant, .titleTooLong, .notDue: self = .badRequest
         }
     }
 }
@@ -294,12 +326,16 @@ public enum StoryReply: Hashable, Sendable {
         writer.u8(UInt8(match.participants.count))
         for participant in match.participants {
             writer.string(participant.name)
-            writer.u8(participant.quit ? 1 : 0)
+            writer.u8((participant.quit ? 1 : 0) | (participant.declined ? 2 : 0) | (participant.wrote ? 4 : 0))
+            writer.u8(UInt8(min(participant.missed, 255)))
         }
         writer.u8(match.current.map(UInt8.init) ?? 0xFF)
         writer.u64(match.createdAt)
         writer.u64(match.lastTurnAt ?? 0)
         writer.u32(UInt32(match.turnsTaken))
+        writer.u64(match.turnSeconds)
+        writer.u64(match.dueAt ?? 0)
+        writer.u32(match.rematch?.value ?? 0)
         writer.u16(UInt16(match.textBytes))
         writer.bytes(match.text.utf8)
     }
@@ -332,20 +368,26 @@ public enum StoryReply: Hashable, Sendable {
         var participants: [StoryParticipant] = []
         for _ in 0..<count {
             let name = try reader.string()
-            // 0 or 1, as every boolean on the wire: any other byte would not re-encode as sent.
-            let quit = try reader.u8()
-            guard quit <= 1 else { throw .badBool(quit) }
-            participants.append(StoryParticipant(name: name, quit: quit == 1))
+            // Three flags (quit, declined, wrote): any other bit would not re-encode as sent.
+            let flags = try reader.u8()
+            guard flags <= 7 else { throw .badBool(flags) }
+            let missed = Int(try reader.u8())
+            participants.append(StoryParticipant(name: name, quit: flags & 1 != 0, declined: flags & 2 != 0,
+                                                 wrote: flags & 4 != 0, missed: missed))
         }
         let current = try reader.u8()
         guard current == 0xFF || Int(current) < count else { throw .badSeat(current) }
         let createdAt = try reader.u64()
         let lastTurnAt = try reader.u64()
         let turns = Int(try reader.u32())
+        let turnSeconds = try reader.u64()
+        let dueAt = try reader.u64()
+        let rematch = try reader.u32()
         let length = try reader.count16(.storyTextBytes, in: 0...StoryRules.maxBytes)
         guard let text = String(validating: try reader.bytes(length), as: UTF8.self) else { throw .invalidUTF8 }
         return StoryMatch(id: id, title: title, participants: participants, places: places,
                           current: current == 0xFF ? nil : Int(current), text: text, createdAt: createdAt,
-                          lastTurnAt: lastTurnAt == 0 ? nil : lastTurnAt, turnsTaken: turns)
+                          lastTurnAt: lastTurnAt == 0 ? nil : lastTurnAt, turnsTaken: turns,
+                          turnSeconds: turnSeconds, dueAt: dueAt == 0 ? nil : dueAt, rematch: rematch == 0 ? nil : StoryMatchID(rematch))
     }
 }

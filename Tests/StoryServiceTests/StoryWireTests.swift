@@ -23,10 +23,10 @@ struct StoryWireTests {
     func roundTrip() throws {
         let requests: [StoryRequest] = [
             .hello(name: "Ann", publicKey: key.publicKey, joinCode: "ABCDEF"),
-            .otherVersionHello(version: 1, rest: [3, 0x41, 0x6E, 0x6E] + oldKey.bytes + [0]), .otherVersionHello(version: 3, rest: []),
+            .otherVersionHello(version: 1, rest: [3, 0x41, 0x6E, 0x6E] + oldKey.bytes + [0]), .otherVersionHello(version: 2, rest: []),
             .proof(signature: Array(repeating: 9, count: 64), oldKey: []), .proof(signature: Array(0..<64), oldKey: oldKey.bytes),
-            .create(others: ["Bob", "Cy"], title: "The dragon"),
-            .automatch, .list, .show(StoryMatchID(9)), .turn(StoryMatchID(3), text: "Once upon a time 🐉"),
+            .create(others: ["Bob", "Cy"], title: "The dragon"), .create(others: ["Bob"], title: "", turnSeconds: 7200),
+            .decline(StoryMatchID(6)), .rematch(StoryMatchID(7)), .automatch, .list, .show(StoryMatchID(9)), .turn(StoryMatchID(3), text: "Once upon a time 🐉"),
             .quit(StoryMatchID(4)), .watch, .ping(42),
         ]
         for (index, request) in requests.enumerated() {
@@ -36,8 +36,11 @@ struct StoryWireTests {
         }
         let names = (1...16).map { "Player \($0)" }
         let full = StoryMatch(id: StoryMatchID(5), title: String(repeating: "t", count: 60),
-                              participants: names.map { StoryParticipant(name: $0, quit: $0.hasSuffix("3")) },
-                              places: 16, current: 15, text: String(repeating: "é", count: 2048), createdAt: 1, lastTurnAt: 2, turnsTaken: 20)
+                              participants: names.map { StoryParticipant(name: $0, quit: $0.hasSuffix("3"), declined: $0.hasSuffix("13"),
+                                                                         wrote: $0.hasSuffix("1"), missed: $0.count) },
+                              places: 16, current: 15, text: String(repeating: "é", count: 2048), createdAt: 1, lastTurnAt: 2, turnsTaken: 20,
+                              turnSeconds: 72 * 3600, dueAt: 3, rematch: StoryMatchID(9))
+        #expect(try StoryWire.match(from: StoryWire.bytes(of: full)) == full)
         let replies: [StoryReply] = [
             .challenge(nonce: Array(0..<32)), .welcome(version: 2, name: "Ann"), .match(full), .update(full), .listed(count: 3),
             .refused(.notYourTurn, "it is not your turn"), .pong(7),
@@ -47,16 +50,16 @@ struct StoryWireTests {
         }
     }
 
-    @Test("a version 1 hello decodes as another version's, to be refused in words; a version 2 one needs a 32-byte public key")
+    @Test("a version 1 hello decodes as another version's, to be refused in words; a version 3 one needs a 32-byte public key")
     func helloVersions() throws {
         // Version 1's layout: u16 1, "Ann", a 16-byte key, an empty join code.
         let old: [UInt8] = [0, 1, 3, 0x41, 0x6E, 0x6E] + oldKey.bytes + [0]
         #expect(try StoryRequest.decode(Frame(type: 0x80, sequence: 0, payload: old))
                 == .otherVersionHello(version: 1, rest: Array(old[2...])))
-        #expect(StoryHost.versionRefusal(1).contains("speaks version 2"))
-        #expect(StoryHost.versionRefusal(1).contains("upgrade snap"))
-        #expect(StoryHost.versionRefusal(3).contains("older than your snap"))
-        let short: [UInt8] = [0, 2, 3, 0x41, 0x6E, 0x6E] + Array(repeating: 1, count: 31)
+        #expect(StoryHost.versionRefusal(1).contains("speaks version 3"))
+        #expect(StoryHost.versionRefusal(2).contains("upgrade snap"))
+        #expect(StoryHost.versionRefusal(4).contains("older than your snap"))
+        let short: [UInt8] = [0, 3, 3, 0x41, 0x6E, 0x6E] + Array(repeating: 1, count: 31)
         #expect(throws: ProtocolError.truncatedPayload(type: 0x80)) { try StoryRequest.decode(Frame(type: 0x80, sequence: 0, payload: short)) }
         #expect(throws: ProtocolError.truncatedPayload(type: 0x80)) { try StoryRequest.decode(Frame(type: 0x80, sequence: 0, payload: [0])) }
         // What cannot be sent is refused before it is sent.
@@ -89,7 +92,7 @@ struct StoryWireTests {
     @Test("malformed requests are errors, never traps: unknown type, truncated, oversized text, trailing bytes")
     func malformed() throws {
         #expect(throws: ProtocolError.unknownMessageType(0x01)) { try StoryRequest.decode(Frame(type: 0x01, sequence: 0)) }
-        #expect(throws: ProtocolError.unknownMessageType(0x8A)) { try StoryRequest.decode(Frame(type: 0x8A, sequence: 0)) }
+        #expect(throws: ProtocolError.unknownMessageType(0x8C)) { try StoryRequest.decode(Frame(type: 0x8C, sequence: 0)) }
         #expect(throws: ProtocolError.unknownMessageType(0xC7)) { try StoryReply.decode(Frame(type: 0xC7, sequence: 0)) }
         #expect(throws: ProtocolError.truncatedPayload(type: 0x85)) { try StoryRequest.decode(Frame(type: 0x85, sequence: 0, payload: [0, 0])) }
         let long: [UInt8] = [0, 0, 0, 1, 0x03, 0xE9] + Array(repeating: 0x61, count: 1001)
