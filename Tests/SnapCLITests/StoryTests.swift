@@ -90,7 +90,11 @@ struct StoryTests {
         for match in 0..<2 {
             let shown = try story(["show", String(match + 1), "--name", "Cy"])
             #expect(shown.status == 0)
-            #expect(shown.lines == [texts[match].joined(separator: " "), "turn: \(orders[match][20 % 3])"], "\(shown)")
+            // The story, how long the writer has left (the service's 72 h by default), whose turn.
+            let current = orders[match][20 % 3]
+            #expect(shown.lines.count == 3 && shown.lines.first == texts[match].joined(separator: " "), "\(shown)")
+            #expect(shown.lines.dropFirst().first.map { $0.hasPrefix("\(current) has ") && $0.hasSuffix(" left") } == true, "\(shown)")
+            #expect(shown.lines.last == "turn: \(current)", "\(shown)")
         }
         let list = try story(["list", "--name", "Ann"])
         #expect(list.lines.count == 2, "\(list)")
