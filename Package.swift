@@ -40,6 +40,15 @@ let package = Package(
         ),
         // SHA-256 from OpenSSL's libcrypto.
         .target(name: "SnapCrypto", dependencies: ["COpenSSL"]),
+        .systemLibrary(
+            name: "CDBus",
+            path: "CDBus",
+            pkgConfig: "dbus-1",
+            // Not SDL: `snap story notify` is in the headless build too.
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        // Desktop notifications over D-Bus (libdbus-1); knows no game.
+        .target(name: "SnapDBus", dependencies: ["CDBus"]),
         .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots", "SnapCrypto"]),
         // Games between the host's own computer players in virtual time, on a real HostSession.
         .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots", "SnapProtocol", "SnapSession"]),
@@ -120,6 +129,7 @@ let package = Package(
         .target(name: "SnapTestSupport", path: "Tests/SnapTestSupport"),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
         .testTarget(name: "StoryEngineTests", dependencies: ["StoryEngine"]),
+        .testTarget(name: "SnapDBusTests", dependencies: ["SnapDBus", "SnapTestSupport"]),
         .testTarget(
             name: "StoryServiceTests",
             dependencies: [
