@@ -49,6 +49,8 @@ let package = Package(
         ),
         // Desktop notifications over D-Bus (libdbus-1); knows no game.
         .target(name: "SnapDBus", dependencies: ["CDBus"]),
+        // Which Story changes are worth a notice, and their words: pure, on StoryEngine only.
+        .target(name: "StoryNotices", dependencies: ["StoryEngine"]),
         .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots", "SnapCrypto"]),
         // Games between the host's own computer players in virtual time, on a real HostSession.
         .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots", "SnapProtocol", "SnapSession"]),
@@ -129,6 +131,7 @@ let package = Package(
         .target(name: "SnapTestSupport", path: "Tests/SnapTestSupport"),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
         .testTarget(name: "StoryEngineTests", dependencies: ["StoryEngine"]),
+        .testTarget(name: "StoryNoticesTests", dependencies: ["StoryNotices", "StoryEngine"]),
         .testTarget(name: "SnapDBusTests", dependencies: ["SnapDBus", "SnapTestSupport"]),
         .testTarget(
             name: "StoryServiceTests",
