@@ -85,12 +85,12 @@ struct StoryNotify: ParsableCommand {
                 poster.post(notices.listed(matches, at: now()))
             } catch let error as StoryClientError {
                 switch error {
+                case .refused(.busy, _), .refused(.overBudget, _), .refused(.unavailable, _), .cannotConnect, .broken:
+                    printError("warning: \(error); trying again in \(wait) s")
                 case .refused, .keyFile:
                     // Not the network: another try would be refused the same way.
                     printError("error: \(error)")
                     throw ExitCode(1)
-                case .cannotConnect, .broken:
-                    printError("warning: \(error); trying again in \(wait) s")
                 }
                 sleep(UInt32(wait))
                 wait = min(wait * 2, Self.longestWait)
