@@ -145,7 +145,8 @@ public struct StoryNotices: Sendable {
             // Nobody wrote: the one before ran out of time, or left.
             let before = old.participants[who], after = match.participants[who]
             let why = after.declined ? "declined" : after.missed > before.missed ? "ran out of time" : after.quit ? "left" : "passed"
-            body = "\(before.name) \(why). The story so far ends: \(Self.excerpt(match.text))"
+            let subject = before.name == player ? "The turn came round to you again: everyone" : before.name
+            body = "\(subject) \(why). The story so far ends: \(Self.excerpt(match.text))"
         } else {
             body = (baseline ? "The story so far ends: " : "The story so far: ") + Self.excerpt(match.text)
         }

@@ -172,6 +172,19 @@ struct StoryNoticesTests {
         #expect(notices.map(\.body) == ["Ann ran out of time. The story so far ends: Hello. Hi. (1 min left)"])
     }
 
+    @Test("a turn that came round unwritten while the player was away (everyone's time ran out) says so")
+    func cameRound() throws {
+        var story = try Story(["Ann", "Bob", "Cy"], turnSeconds: 100, at: 0)
+        try story.turn("Ann", "Ann began.", at: 0)
+        var bob = StoryNotices(player: "Bob")
+        #expect(bob.listed([story.match], at: 0).count == 1)
+        try story.apply(.timeout(StoryMatchID(1), at: 100))  // Bob's time runs out, then Cy's, then Ann's
+        try story.apply(.timeout(StoryMatchID(1), at: 200))
+        try story.apply(.timeout(StoryMatchID(1), at: 300))
+        let notices = bob.listed([story.match], at: 300)  // after a reconnection
+        #expect(notices.map(\.body) == ["The turn came round to you again: everyone ran out of time. The story so far ends: Ann began. (1 min left)"])
+    }
+
     @Test("the ends of a match: finished, everyone else left (declined, quit, missed turns), the player passed for missed turns")
     func endings() throws {
         // Finished: the story reached its length.
