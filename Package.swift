@@ -41,6 +41,17 @@ let package = Package(
         ),
         // SHA-256 from OpenSSL's libcrypto.
         .target(name: "SnapCrypto", dependencies: ["COpenSSL"]),
+        .systemLibrary(
+            name: "CDBus",
+            path: "CDBus",
+            pkgConfig: "dbus-1",
+            // Not SDL: `snap story notify` is in the headless build too.
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        // Desktop notifications over D-Bus (libdbus-1); knows no game.
+        .target(name: "SnapDBus", dependencies: ["CDBus"]),
+        // Which Story changes are worth a notice, and their words: pure, on StoryEngine only.
+        .target(name: "StoryNotices", dependencies: ["StoryEngine"]),
         .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots", "SnapCrypto"]),
         // Games between the host's own computer players in virtual time, on a real HostSession.
         .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots", "SnapProtocol", "SnapSession"]),
@@ -109,7 +120,7 @@ let package = Package(
             dependencies: [
                 "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal", "SnapBench",
                 .target(name: "SnapTable", condition: gui),
-                "StoryEngine", "StoryService",
+                "StoryEngine", "StoryService", "StoryNotices", "SnapDBus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui),
@@ -123,6 +134,8 @@ let package = Package(
         .target(name: "SnapTestSupport", path: "Tests/SnapTestSupport"),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
         .testTarget(name: "StoryEngineTests", dependencies: ["StoryEngine"]),
+        .testTarget(name: "StoryNoticesTests", dependencies: ["StoryNotices", "StoryEngine"]),
+        .testTarget(name: "SnapDBusTests", dependencies: ["SnapDBus", "SnapTestSupport"]),
         .testTarget(
             name: "StoryServiceTests",
             dependencies: [
@@ -144,7 +157,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine"]),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService",
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService", "SnapDBus",
                                                             .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation"]),
         .testTarget(

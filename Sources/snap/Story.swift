@@ -17,7 +17,7 @@ struct Story: ParsableCommand {
     #if GUI
     static let subcommands: [ParsableCommand.Type] = [
         StoryWindow.self, StoryServe.self, StoryNew.self, StoryAutomatch.self, StoryList.self, StoryShow.self, StoryTurn.self, StoryQuit.self,
-        StoryDecline.self, StoryRematch.self,
+        StoryDecline.self, StoryRematch.self, StoryNotify.self,
     ]
     static let configuration = CommandConfiguration(
         commandName: "story",
@@ -28,7 +28,7 @@ struct Story: ParsableCommand {
         commandName: "story",
         abstract: "Story: write a story together, one turn at a time (docs/STORY.md).",
         subcommands: [StoryServe.self, StoryNew.self, StoryAutomatch.self, StoryList.self, StoryShow.self, StoryTurn.self, StoryQuit.self,
-                      StoryDecline.self, StoryRematch.self])
+                      StoryDecline.self, StoryRematch.self, StoryNotify.self])
     #endif
 }
 
