@@ -38,7 +38,7 @@ struct StoryBench: ParsableCommand {
         } memory: { memory in
             print("filling the database with \(matches) matches (5 turns each, batched inserts): \(millis(memory.fillSeconds)); "
                 + "\(memory.bytes / 1024) KiB on disk")
-            print("service memory (RSS): \(memory.fullRSS / 1024) MiB with \(matches) matches (\(memory.listed) listed for one player; "
+            print("service memory (RSS): \(memory.fullRSS / 1024) MiB with \(matches) matches (the first and last shown: \(memory.listed) of 2; "
                 + "database \(memory.bytes / 1024) KiB), \(memory.emptyRSS / 1024) MiB with none; "
                 + "\(twoDecimals(Double(memory.fullRSS - memory.emptyRSS) / Double(matches))) KiB a match")
             print("start to listening with \(matches) matches: \(millis(memory.startSeconds))")
