@@ -16,7 +16,7 @@ import SnapUI
 struct Story: ParsableCommand {
     #if GUI
     static let subcommands: [ParsableCommand.Type] = [
-        StoryWindow.self, StoryServe.self, StoryNew.self, StoryAutomatch.self, StoryList.self, StoryShow.self, StoryTurn.self, StoryQuit.self,
+        StoryWindow.self, StoryServe.self, StoryImport.self, StoryNew.self, StoryAutomatch.self, StoryList.self, StoryShow.self, StoryTurn.self, StoryQuit.self,
         StoryDecline.self, StoryRematch.self, StoryNotify.self,
     ]
     static let configuration = CommandConfiguration(
@@ -27,7 +27,7 @@ struct Story: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "story",
         abstract: "Story: write a story together, one turn at a time (docs/STORY.md).",
-        subcommands: [StoryServe.self, StoryNew.self, StoryAutomatch.self, StoryList.self, StoryShow.self, StoryTurn.self, StoryQuit.self,
+        subcommands: [StoryServe.self, StoryImport.self, StoryNew.self, StoryAutomatch.self, StoryList.self, StoryShow.self, StoryTurn.self, StoryQuit.self,
                       StoryDecline.self, StoryRematch.self, StoryNotify.self])
     #endif
 }
