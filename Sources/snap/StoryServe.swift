@@ -7,6 +7,7 @@ import NIOPosix
 import SnapNet
 import SnapProtocol
 import StoryEngine
+import ServiceLifecycle
 import StoryService
 
 struct StoryServe: ParsableCommand {
@@ -49,17 +50,6 @@ struct StoryServe: ParsableCommand {
     }
 
     func run() throws {
-        // Ctrl-C and SIGTERM stop the service. Caught before it listens: whoever sees
-        // "listening on" and then sends SIGTERM must not find it ignored and lost (a
-        // benchmark that did so waited for ever).
-        let stopped = DispatchSemaphore(value: 0)
-        let signals = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stopped.signal() }
-            source.resume()
-            signal(number, SIG_IGN)
-            return source
-        }
         let logger = makeLogger("snap.story", verbose: verbose)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
@@ -91,7 +81,12 @@ struct StoryServe: ParsableCommand {
         let server = StoryServer(store: store, loop: group.next(), logger: logger, turnSeconds: turnSeconds,
                                  sweepInterval: .milliseconds(Int64(sweepMilliseconds)))
         server.limits.connections = connectionLimit
-        do {
+        // Listening and serving run as a service of a ServiceGroup, which takes SIGINT and
+        // SIGTERM before anything listens: whoever sees "listening on" and sends SIGTERM is
+        // always heard (a benchmark once waited for ever on a signal ignored and lost).
+        let socket = self.socket, listen = self.listen, open = self.open, code = self.code
+        let benchPlainTcp = self.benchPlainTcp, tls = self.tls
+        let service = StoryServing(server: server, store: store) {
             let socketPath = try socket ?? defaultStorySocketPath(create: true)
             do { try server.listen(unixPath: socketPath) } catch NetError.hostNameTaken {
                 throw NetError.noHost("a story service is already running at \(socketPath)")
@@ -108,16 +103,31 @@ struct StoryServe: ParsableCommand {
                 say("listening on tcp:" + formatHostPort(address.host, port))
                 say(server.joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone who can reach the port may play)")
             }
+        }
+        try blockingRun { try await runServices([service], logger: logger) }
+        say("stopped")
+    }
+}
+
+/// `snap story serve`'s listening and serving as a service (swift-service-lifecycle): it
+/// listens, serves until a graceful shutdown (SIGINT, SIGTERM), then stops listening,
+/// removes its socket file and closes the store.
+struct StoryServing: Service {
+    let server: StoryServer
+    let store: any StoryStore
+    let listen: @Sendable () throws -> Void
+
+    func run() async throws {
+        do {
+            try listen()
         } catch {
             server.shutdown()
-            blocking { await store.close() }
+            await store.close()
             throw storyFailure(error)
         }
-        stopped.wait()
-        signals.forEach { $0.cancel() }
+        try? await gracefulShutdown()
         server.shutdown()
-        blocking { await store.close() }
-        say("stopped")
+        await store.close()
     }
 }
 
