@@ -7,11 +7,17 @@ public enum BotLevel: String, CaseIterable, Sendable, Codable {
 
     public var timing: BotTiming {
         switch self {
-        case .easy: BotTiming(scale: 1.6, mistakeChance: 1.0 / 25)
-        case .normal: BotTiming(scale: 1.0, mistakeChance: 1.0 / 50)
-        case .hard: BotTiming(scale: 0.5, mistakeChance: 1.0 / 100)
+        case .easy: Self.easyTiming
+        case .normal: Self.normalTiming
+        case .hard: Self.hardTiming
         }
     }
+
+    // Made once: a bot reads its timing on every event it observes, and scaling a
+    // Duration by a Double is not cheap.
+    private static let easyTiming = BotTiming(scale: 1.6, mistakeChance: 1.0 / 25)
+    private static let normalTiming = BotTiming(scale: 1.0, mistakeChance: 1.0 / 50)
+    private static let hardTiming = BotTiming(scale: 0.5, mistakeChance: 1.0 / 100)
 }
 
 /// A computer player's delays: a turn 0.5 s plus 0–2 s after it becomes active, a

@@ -3,12 +3,22 @@ extension Game {
     /// and play never leaves an active player without a card to turn. Returns what is
     /// wrong, or nil.
     public func invariantViolation() -> String? {
-        var seen = [Bool](repeating: false, count: 52)
+        // A bit per card, the piles walked where they lie: the simulation checks this after
+        // every event, so it gathers no arrays.
+        var seen: UInt64 = 0
         var count = 0
-        for card in deck + Seat.allCases.flatMap({ hand($0).closed + hand($0).open }) {
-            if seen[Int(card.id)] { return "\(card) is held twice" }
-            seen[Int(card.id)] = true
-            count += 1
+        func hold(_ cards: [Card]) -> String? {
+            for card in cards {
+                let bit: UInt64 = 1 << UInt64(card.id)
+                if seen & bit != 0 { return "\(card) is held twice" }
+                seen |= bit
+                count += 1
+            }
+            return nil
+        }
+        if let twice = hold(deck) { return twice }
+        for seat in Seat.allCases {
+            if let twice = hold(hand(seat).closed) ?? hold(hand(seat).open) { return twice }
         }
         if count != 52 { return "\(count) cards in play, not 52" }
         if phase != .lobby, !deck.isEmpty { return "\(deck.count) cards left in the deck after the deal" }

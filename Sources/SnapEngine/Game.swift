@@ -167,12 +167,13 @@ public struct Game: Hashable, Sendable {
     /// play: skipping players with no cards, or with no closed cards and a single open
     /// one; a player with no closed cards and two or more open ones recycles first.
     private mutating func activate(searchingFrom start: Seat, _ events: inout [Event]) {
-        for seat in seats.clockwise(from: start) where self[seat].isPresent && !self[seat].isAbsent {
-            let hand = self[seat]
-            if hand.closed.isEmpty {
-                guard hand.open.count >= 2 else { continue }
+        for seat in Seat.Clockwise(from: start) where seats.contains(seat) && self[seat].isPresent && !self[seat].isAbsent {
+            // Counts read first: a copy of the hand held across `recycle()` would copy its piles.
+            if self[seat].closed.isEmpty {
+                let count = self[seat].open.count
+                guard count >= 2 else { continue }
                 self[seat].recycle()
-                events.append(.recycled(seat, count: hand.open.count))
+                events.append(.recycled(seat, count: count))
             }
             active = seat
             hasTurned = false

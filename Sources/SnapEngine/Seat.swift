@@ -9,7 +9,22 @@ public enum Seat: UInt8, CaseIterable, Sendable, Codable, Comparable, CustomStri
     public var clockwiseNext: Seat { Seat(rawValue: (rawValue + 1) % 4)! }
 
     /// All four seats clockwise, starting with `self`.
-    public var clockwiseFromHere: [Seat] { (0..<4).map { Seat(rawValue: (rawValue + $0) % 4)! } }
+    public var clockwiseFromHere: [Seat] { Array(Clockwise(from: self)) }
+
+    /// The four seats clockwise from a start, without allocating: the engine's turn order
+    /// is walked on every activation.
+    public struct Clockwise: Sequence, IteratorProtocol {
+        private var upcoming: UInt8
+        private var left: UInt8 = 4
+        public init(from start: Seat) { upcoming = start.rawValue }
+        public mutating func next() -> Seat? {
+            guard left > 0 else { return nil }
+            left -= 1
+            let seat = Seat(rawValue: upcoming)
+            upcoming = (upcoming + 1) % 4
+            return seat
+        }
+    }
 
     public var description: String {
         switch self {
@@ -46,7 +61,12 @@ public enum Seat: UInt8, CaseIterable, Sendable, Codable, Comparable, CustomStri
 extension Sequence where Element == Seat {
     /// These seats in clockwise order starting at `start` (which need not be among them).
     public func clockwise(from start: Seat) -> [Seat] {
-        let members = Set(self)
-        return start.clockwiseFromHere.filter(members.contains)
+        // A bit per seat: no Set to hash on the engine's hot path.
+        var members: UInt8 = 0
+        for seat in self { members |= UInt8(1) << seat.rawValue }
+        var order: [Seat] = []
+        order.reserveCapacity(4)
+        for seat in Seat.Clockwise(from: start) where members & (UInt8(1) << seat.rawValue) != 0 { order.append(seat) }
+        return order
     }
 }
