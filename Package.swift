@@ -23,6 +23,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The story service's default store: SQLite's amalgamation bundled, NIO-native async.
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+        // The story service's store for several processes sharing one database.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
@@ -41,6 +45,17 @@ let package = Package(
         ),
         // SHA-256 from OpenSSL's libcrypto.
         .target(name: "SnapCrypto", dependencies: ["COpenSSL"]),
+        .systemLibrary(
+            name: "CDBus",
+            path: "CDBus",
+            pkgConfig: "dbus-1",
+            // Not SDL: `snap story notify` is in the headless build too.
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        // Desktop notifications over D-Bus (libdbus-1); knows no game.
+        .target(name: "SnapDBus", dependencies: ["CDBus"]),
+        // Which Story changes are worth a notice, and their words: pure, on StoryEngine only.
+        .target(name: "StoryNotices", dependencies: ["StoryEngine"]),
         .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots", "SnapCrypto"]),
         // Games between the host's own computer players in virtual time, on a real HostSession.
         .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots", "SnapProtocol", "SnapSession"]),
@@ -67,6 +82,8 @@ let package = Package(
             dependencies: [
                 "StoryEngine", "SnapProtocol", "SnapJournal", "SnapNet",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -110,23 +127,28 @@ let package = Package(
             dependencies: [
                 "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal", "SnapBench",
                 .target(name: "SnapTable", condition: gui),
-                "StoryEngine", "StoryService",
+                "StoryEngine", "StoryService", "StoryNotices", "SnapDBus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // The processes' lifecycles (signals, graceful shutdown) are the executable's business.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Tests write under one directory of the test process's, removed when it exits.
         .target(name: "SnapTestSupport", path: "Tests/SnapTestSupport"),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
         .testTarget(name: "StoryEngineTests", dependencies: ["StoryEngine"]),
+        .testTarget(name: "StoryNoticesTests", dependencies: ["StoryNotices", "StoryEngine"]),
+        .testTarget(name: "SnapDBusTests", dependencies: ["SnapDBus", "SnapTestSupport"]),
         .testTarget(
             name: "StoryServiceTests",
             dependencies: [
                 "StoryService", "StoryEngine", "SnapProtocol", "SnapJournal", "SnapNet", "SnapTestSupport",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
         ),
         .testTarget(name: "SnapBotsTests", dependencies: ["SnapBots", "SnapEngine"]),
@@ -143,7 +165,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine"]),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService",
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService", "SnapDBus", "StoryEngine",
                                                             .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation"]),
         .testTarget(

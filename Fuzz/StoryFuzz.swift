@@ -114,9 +114,10 @@ func fuzzSeeds() -> [(String, [UInt8])] {
     let key = SeatToken(bytes: Array(1...16))!
     let publicKey = Array(UInt8(33)...UInt8(64))
     let id = StoryMatchID(7)
-    let match = StoryMatch(id: id, title: "A dark night", participants: [StoryParticipant(name: "Ann"), StoryParticipant(name: "Bo", quit: true)],
+    let match = StoryMatch(id: id, title: "A dark night",
+                           participants: [StoryParticipant(name: "Ann", wrote: true, missed: 1), StoryParticipant(name: "Bo", quit: true, declined: true)],
                            places: 4, current: 0, text: "It was a dark night. Ünïcode ✓", createdAt: 1_700_000_000,
-                           lastTurnAt: 1_700_000_100, turnsTaken: 3)
+                           lastTurnAt: 1_700_000_100, turnsTaken: 3, turnSeconds: 3600, dueAt: 1_700_003_700, rematch: StoryMatchID(9))
     let requests: [StoryRequest] = [
         .hello(name: "Ann", publicKey: publicKey, joinCode: "ABCD-EFGH"),
         .hello(name: "Zed", publicKey: Array(repeating: 0, count: 32), joinCode: ""),
@@ -125,6 +126,7 @@ func fuzzSeeds() -> [(String, [UInt8])] {
         .proof(signature: Array(repeating: 0x73, count: 64), oldKey: key.bytes),
         .create(others: ["Bo", "Cy"], title: "A title"), .automatch, .list, .show(id),
         .turn(id, text: "Once upon a time…"), .quit(id), .watch, .ping(42),
+        .create(others: ["Bo"], title: "", turnSeconds: 7200), .decline(id), .rematch(id),
     ]
     let replies: [StoryReply] = [
         .challenge(nonce: Array(repeating: 0x5C, count: 32)), .welcome(version: StoryWire.version, name: "Ann"), .match(match), .update(match), .listed(count: 3),
@@ -138,6 +140,11 @@ func fuzzSeeds() -> [(String, [UInt8])] {
         .command(.automatch(name: "Cy", at: 2)),
         .command(.turn(id, name: "Ann", text: "Hello ✓", at: 3)),
         .command(.quit(id, name: "Bo", at: 4)),
+        .command(.create(starter: "Ann", others: ["Bo"], title: "T", at: 5, turnSeconds: 3600)),
+        .command(.automatch(name: "Cy", at: 6, turnSeconds: 60)),
+        .command(.decline(id, name: "Bo", at: 7)),
+        .command(.timeout(id, at: 8)),
+        .command(.rematch(id, name: "Ann", at: 9)),
     ]
     // A message seed is its frame's type and payload (the header's 13 bytes dropped).
     var seeds: [(String, [UInt8])] = []

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import SnapJournal
 import SnapProtocol
@@ -7,7 +8,7 @@ import StoryService
 
 /// `snap bench story`: the story service as a separate process (this executable's
 /// `snap story serve`), as players meet it.
-public struct StoryBenchmark {
+public struct StoryBenchmark: Sendable {
     /// Seconds, sorted: a turn until every participant's view is updated, and a ping round trip.
     public struct Latency: Sendable {
         public var turn: [Double]
@@ -19,33 +20,56 @@ public struct StoryBenchmark {
         /// VmRSS in KiB.
         public var fullRSS: Int
         public var emptyRSS: Int
-        /// Matches the service lists for one player.
+        /// Of the first and the last stored match, how many the service showed (2).
         public var listed: Int
-        /// Journal bytes of the `matches` matches.
+        /// Database bytes with the `matches` matches (the file and its write-ahead log).
         public var bytes: Int
-        /// From spawning to listening: after a kill -9 with the matches, and with none.
+        /// Seconds filling the database took (batched inserts, `importBook`).
+        public var fillSeconds: Double
+        /// From spawning to listening: the first start on the filled database, after a kill -9
+        /// with the matches, and with none.
+        public var startSeconds: Double
         public var restartSeconds: Double
         public var emptyRestartSeconds: Double
         /// The service's "restored …" line after the kill.
         public var restoredLine: String
     }
 
-    public let turns: Int
-    public let matches: Int
-
-    public init(turns: Int, matches: Int) {
-        self.turns = turns
-        self.matches = matches
+    /// Many scripted players taking turns as fast as the service answers them.
+    public struct Sustained: Sendable {
+        public var players: Int
+        public var turns: Int
+        public var seconds: Double
+        /// Seconds the players' sign-ins took (each registers a key: a commit each).
+        public var signInSeconds: Double
+        public var turnsPerSecond: Double { seconds > 0 ? Double(turns) / seconds : 0 }
     }
 
-    /// Times the turns (then calls `latency`), then measures memory and restarts (then `memory`).
-    public func run(_ latency: (Latency) -> Void, overTCP: ([Double], [Double]) -> Void, memory: (Memory) -> Void) throws {
+    public let turns: Int
+    public let matches: Int
+    /// Scripted players for the sustained rate (two a match), and its bounds.
+    public let players: Int
+    public let sustainedSeconds: Double
+    public let sustainedTurns: Int
+
+    public init(turns: Int, matches: Int, players: Int = 1000, sustainedSeconds: Double = 10, sustainedTurns: Int = 100_000) {
+        self.turns = turns
+        self.matches = matches
+        self.players = players
+        self.sustainedSeconds = sustainedSeconds
+        self.sustainedTurns = sustainedTurns
+    }
+
+    /// Times the turns (then calls `latency`), then measures memory and restarts (then
+    /// `memory`), then the sustained rate of many players (then `sustained`).
+    public func run(_ latency: (Latency) -> Void, overTCP: ([Double], [Double]) -> Void, memory: (Memory) -> Void,
+                    sustained: (Sustained) -> Void = { _ in }) throws {
         var template = Array("/tmp/snapsb-XXXXXX".utf8CString)
         let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
         // 1. Turn → every participant's view updated, against a ping round trip.
-        let service = try ServiceProcess(directory: directory, journal: directory + "/live.journal")
+        let service = try ServiceProcess(directory: directory, database: directory + "/live.sqlite")
         let times = try measureTurns(socket: service.socket)
         service.stop()
         latency(Latency(turn: times.turn, ping: times.ping))
@@ -53,7 +77,7 @@ public struct StoryBenchmark {
         // 1b. The same over TCP on loopback, with TLS and without (the baseline).
         var over: [ServiceProcess.TCP: [Double]] = [:]
         for tcp in [ServiceProcess.TCP.plain, .tls] {
-            let service = try ServiceProcess(directory: directory, journal: directory + "/\(tcp).journal", tcp: tcp)
+            let service = try ServiceProcess(directory: directory, database: directory + "/\(tcp).sqlite", tcp: tcp)
             defer { service.stop() }
             guard let port = service.port else { throw StoryTestError("the service printed no TCP port") }
             var trust = ServerTrust(knownHosts: KnownHosts(path: directory + "/known_hosts"))
@@ -62,49 +86,113 @@ public struct StoryBenchmark {
         }
         overTCP(over[.tls] ?? [], over[.plain] ?? [])
 
-        // 2. Memory and restart time: an empty journal (baseline), then `matches` matches.
-        let empty = try ServiceProcess(directory: directory, journal: directory + "/empty.journal")
+        // 2. Memory and start time: an empty database (baseline), then `matches` matches.
+        let empty = try ServiceProcess(directory: directory, database: directory + "/empty.sqlite")
         let emptyRSS = empty.residentKiB
         empty.stop()
-        let emptyRestart = try ServiceProcess(directory: directory, journal: directory + "/empty.journal")
+        let emptyRestart = try ServiceProcess(directory: directory, database: directory + "/empty.sqlite")
         emptyRestart.stop()
-        let full = directory + "/full.journal"
-        let bytes = try writeJournal(full, matches: matches)
-        let loaded = try ServiceProcess(directory: directory, journal: full)
+        let full = directory + "/full.sqlite"
+        let fillStart = ContinuousClock.now
+        try fillDatabase(full, matches: matches)
+        let fillSeconds = seconds(ContinuousClock.now - fillStart)
+        let bytes = [full, full + "-wal"].reduce(0) { total, path in
+            total + ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
+        }
+        let loaded = try ServiceProcess(directory: directory, database: full)
+        // The first and the last match read back; no list (Ann takes part in every one of
+        // them, so her list would read them all, which is that request's memory, not the service's).
         let check = try StoryClient(endpoint: .unix(loaded.socket), name: "Ann", key: benchKey("Ann"))
-        let listed = try check.list().count
+        let listed = try [1, matches].filter { try check.match(.show(StoryMatchID(UInt32($0)))).id.value == UInt32($0) }.count
         let fullRSS = loaded.residentKiB
         loaded.signalKill()  // a crash: the restart below is a recovery
-        let restart = try ServiceProcess(directory: directory, journal: full)
+        let restart = try ServiceProcess(directory: directory, database: full)
         restart.stop()
-        memory(Memory(fullRSS: fullRSS, emptyRSS: emptyRSS, listed: listed, bytes: bytes,
-                      restartSeconds: restart.startSeconds, emptyRestartSeconds: emptyRestart.startSeconds,
-                      restoredLine: restart.restoredLine))
+        memory(Memory(fullRSS: fullRSS, emptyRSS: emptyRSS, listed: listed, bytes: bytes, fillSeconds: fillSeconds,
+                      startSeconds: loaded.startSeconds, restartSeconds: restart.startSeconds,
+                      emptyRestartSeconds: emptyRestart.startSeconds, restoredLine: restart.restoredLine))
+
+        // 3. Sustained turns a second: `players` players, two a match, each on its own connection.
+        if players >= 2 {
+            let service = try ServiceProcess(directory: directory, database: directory + "/sustained.sqlite",
+                                             extra: ["--connection-limit", String(players + 16)])
+            defer { service.stop() }
+            sustained(try measureSustained(socket: service.socket))
+        }
     }
 
-    /// A fixed key pair per name, so that the journal written below can name its public key.
+    /// `matches` matches as the old benchmark's journal held them (three players, five
+    /// turns each), written to a new SQLite database in batches through `importBook`.
+    func fillDatabase(_ path: String, matches: Int) throws {
+        let store = try StoryExecutor.wait { try await SQLiteStoryStore.open(path: path) }
+        defer { try? StoryExecutor.wait { await store.close() } }
+        let names = ["Ann", "Bob", "Cy"]
+        let sentence = "The dragon slept under the hill while the village argued about who should wake it, and nobody volunteered."
+        let text = Array(repeating: sentence, count: 5).joined(separator: " ")
+        let keys = Dictionary(uniqueKeysWithValues: names.map { ($0, StoryRegisteredKey.publicKey(benchKey($0).publicKey)) })
+        let chunk = 20_000
+        for first in stride(from: 0, to: matches, by: chunk) {
+            let batch = (first..<min(matches, first + chunk)).map { index -> StoryMatch in
+                let starter = index % 3
+                let order = [names[starter]] + names.filter { $0 != names[starter] }
+                return StoryMatch(id: StoryMatchID(UInt32(index + 1)), title: "", participants: order.map { StoryParticipant(name: $0, wrote: true) },
+                                  places: 3, current: 5 % 3, text: text, createdAt: 1_700_000_000, lastTurnAt: 1_700_000_000, turnsTaken: 5)
+            }
+            let batchKeys = first == 0 ? keys : [:]
+            _ = try StoryExecutor.wait { try await store.importBook(batch, keys: batchKeys, source: "snap bench story") }
+        }
+    }
+
+    /// Players in pairs, each pair a match; a few threads each take the turns of their
+    /// matches, all sent before the answers are read, until the count or the time is up.
+    func measureSustained(socket: String) throws -> Sustained {
+        let signInStart = ContinuousClock.now
+        let clients = try (0..<(players / 2 * 2)).map { index in
+            let name = "P\(index)"
+            return try StoryClient(endpoint: .unix(socket), name: name, key: benchKey(name))
+        }
+        let signInSeconds = seconds(ContinuousClock.now - signInStart)
+        var made: [(id: StoryMatchID, players: [StoryClient])] = []
+        for pair in stride(from: 0, to: clients.count, by: 2) {
+            let match = try clients[pair].match(.create(others: ["P\(pair + 1)"], title: ""))
+            made.append((match.id, [clients[pair], clients[pair + 1]]))
+        }
+        let matches = made
+        let threads = 4
+        let deadline = ContinuousClock.now + .milliseconds(Int(sustainedSeconds * 1000))
+        let perThread = sustainedTurns / threads
+        let counts = TurnCounts(threads)
+        let start = ContinuousClock.now
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            let mine = matches.indices.filter { $0 % threads == thread }.map { matches[$0] }
+            var writer = Array(repeating: 0, count: mine.count)
+            var taken = 0, round = 0
+            // Each player writes once a round and a round takes longer than 1/25 s once
+            // there are enough matches: within the service's budget of 30 a second.
+            var pacer = TokenBucket(capacity: 1, perSecond: 12)
+            while taken < perThread, ContinuousClock.now < deadline {
+                let wait = pacer.wait(at: ContinuousClock.now - start)
+                if wait > .zero { Thread.sleep(forTimeInterval: seconds(wait)) }
+                _ = pacer.take(at: ContinuousClock.now - start)
+                for (index, match) in mine.enumerated() {
+                    try? match.players[writer[index]].send(.turn(match.id, text: "w\(round)"))
+                }
+                for (index, match) in mine.enumerated() {
+                    guard case .match? = try? match.players[writer[index]].next() else { continue }
+                    writer[index] ^= 1
+                    taken += 1
+                }
+                round += 1
+            }
+            counts.set(thread, taken)
+        }
+        let elapsed = seconds(ContinuousClock.now - start)
+        return Sustained(players: clients.count, turns: counts.total, seconds: elapsed, signInSeconds: signInSeconds)
+    }
+
+    /// A fixed key pair per name, so that the database filled above can name its public key.
     func benchKey(_ name: String) -> StoryKey {
         StoryKey(privateKeyBytes: Array(name.utf8.prefix(32)) + Array(repeating: 0x5A, count: 32 - min(32, name.utf8.count)))!
-    }
-
-    /// A journal as the service writes it: three players' keys, `matches` matches of 5 turns.
-    func writeJournal(_ path: String, matches: Int) throws -> Int {
-        var bytes = Journal.header(kind: StoryRecord.journalKind)
-        let names = ["Ann", "Bob", "Cy"]
-        for name in names { Journal.frame(StoryRecord.publicKey(name: name, key: benchKey(name).publicKey).bytes, into: &bytes) }
-        let sentence = "The dragon slept under the hill while the village argued about who should wake it, and nobody volunteered."
-        for index in 0..<matches {
-            let starter = names[index % 3]
-            let others = names.filter { $0 != starter }
-            Journal.frame(StoryRecord.command(.create(starter: starter, others: others, title: "", at: 1_700_000_000)).bytes, into: &bytes)
-            let order = [starter] + others
-            for turn in 0..<5 {
-                let command = StoryCommand.turn(StoryMatchID(UInt32(index + 1)), name: order[turn % 3], text: sentence, at: 1_700_000_000)
-                Journal.frame(StoryRecord.command(command).bytes, into: &bytes)
-            }
-        }
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { throw StoryTestError("cannot write \(path)") }
-        return bytes.count
     }
 
     func measureTurns(socket: String) throws -> (turn: [Double], ping: [Double]) {
@@ -166,6 +254,15 @@ public struct StoryBenchmark {
     }
 }
 
+/// Turns each thread took.
+final class TurnCounts: @unchecked Sendable {  // each thread writes its own slot; read after all joined
+    private let counts: UnsafeMutableBufferPointer<Int>
+    init(_ threads: Int) { counts = .allocate(capacity: threads); counts.initialize(repeating: 0) }
+    deinit { counts.deallocate() }
+    func set(_ thread: Int, _ count: Int) { counts[thread] = count }
+    var total: Int { counts.reduce(0, +) }
+}
+
 struct StoryTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
@@ -185,11 +282,11 @@ final class ServiceProcess {
     /// `tcp`: also on 127.0.0.1, with TLS (`.tls`) or without (`.plain`, for the baseline).
     enum TCP { case tls, plain }
 
-    init(directory: String, journal: String, tcp: TCP? = nil) throws {
+    init(directory: String, database: String, tcp: TCP? = nil, extra: [String] = []) throws {
         socket = directory + "/story.socket"
         process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        process.arguments = ["story", "serve", "--socket", socket, "--journal", journal]
-            + (tcp == nil ? [] : ["--listen", "127.0.0.1:0", "--open"]) + (tcp == .plain ? ["--bench-plain-tcp"] : [])
+        process.arguments = ["story", "serve", "--socket", socket, "--database", database]
+            + (tcp == nil ? [] : ["--listen", "127.0.0.1:0", "--open"]) + (tcp == .plain ? ["--bench-plain-tcp"] : []) + extra
         // Its certificate is made in the benchmark's directory, not the player's.
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = directory + "/state"

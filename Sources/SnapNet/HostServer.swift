@@ -187,6 +187,15 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         loop.execute { self.announcer = announcer }
     }
 
+    /// Stops announcing the game (the goodbye goes out first); listening goes on.
+    public func stopAnnouncing() -> EventLoopFuture<Void> {
+        loop.flatSubmit {
+            let goodbye = self.announcer?.stopOnLoop() ?? self.loop.makeSucceededVoidFuture()
+            self.announcer = nil
+            return goodbye
+        }
+    }
+
     /// Announcement bytes sent so far (0 when not announcing).
     public var announcementBytes: Int { (try? loop.submit { self.announcer?.bytesSent ?? 0 }.wait()) ?? 0 }
 

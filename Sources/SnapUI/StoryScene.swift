@@ -54,9 +54,10 @@ public final class StoryLink: @unchecked Sendable {  // `inbox` is guarded by `l
 }
 
 /// Story's window: the list of your matches (Your turn / Their turn / Ended), and a match
-/// view with the story, a text field with how many characters are left, End Turn and Quit.
+/// view with the story, a text field with how many characters are left, the time left for
+/// the turn, End Turn, Quit (Decline before one's first turn) and, once ended, Rematch.
 public final class StoryScene: Scene {
-    enum Action: Hashable { case back, automatch, invite, endTurn, quit, listMatch(StoryMatchID) }
+    enum Action: Hashable { case back, automatch, invite, endTurn, quit, decline, rematch, listMatch(StoryMatchID) }
 
     private let link: StoryLink?
     private let name: String
@@ -68,6 +69,8 @@ public final class StoryScene: Scene {
     private var invite: TextField
     /// The text of a turn sent and not yet answered (put back if refused).
     private var sentText: String?
+    /// A rematch asked for from this match: its answer (the new match) is opened.
+    private var rematchFrom: StoryMatchID?
     private var notice: (text: String, until: Double)?
     private var problem: String?
     private var buttons = ButtonSet<Action>()
@@ -116,9 +119,11 @@ public final class StoryScene: Scene {
             app.setNeedsRedraw()
         }
         if !replies.isEmpty { app.setNeedsRedraw() }
-        if let onStatus, let status = statusLine, status != lastStatus {
+        // The time left ticks without any event: a changed status line is a redraw.
+        if let status = statusLine, status != lastStatus {
             lastStatus = status
-            onStatus(status)
+            onStatus?(status)
+            app.setNeedsRedraw()
         }
         return nil
     }
@@ -128,6 +133,13 @@ public final class StoryScene: Scene {
         case .match(let match):
             if sentText != nil, match.id == viewing { sentText = nil }
             matches[match.id] = match
+            if let from = rematchFrom, from == viewing, match.id != from {
+                rematchFrom = nil
+                matches[from]?.rematch = match.id
+                viewing = match.id
+                field.set("")
+                field.isFocused = true
+            }
         case .update(let match):
             let before = matches[match.id]
             matches[match.id] = match
@@ -140,6 +152,7 @@ public final class StoryScene: Scene {
         case .listed:
             loaded = true
         case .refused(_, let message):
+            rematchFrom = nil
             if let sentText {
                 field.set(sentText)
                 self.sentText = nil
@@ -210,6 +223,13 @@ public final class StoryScene: Scene {
         case .quit:
             guard let viewed else { return nil }
             link?.send(.quit(viewed.id))
+        case .decline:
+            guard let viewed else { return nil }
+            link?.send(.decline(viewed.id))
+        case .rematch:
+            guard let viewed else { return nil }
+            rematchFrom = viewed.id
+            link?.send(.rematch(viewed.id))
         case .listMatch(let id):
             viewing = id
             field.set("")
@@ -279,9 +299,10 @@ public final class StoryScene: Scene {
                 let row = Rect(x: 72, y: y, width: 880, height: 50)
                 MenuKit.panel(graphics, row, MenuKit.rowColor, radius: 8)
                 graphics.text(match.heading(length: 40), at: Point(86, y + 5), size: 17, bold: true, color: .white, align: .left)
-                let names = match.participants.map { $0.quit ? "\($0.name) (quit)" : $0.name }.joined(separator: ", ")
+                let names = match.participants.map(Self.label).joined(separator: ", ")
                 graphics.text(names, at: Point(86, y + 28), size: 13, color: MenuKit.hintColor, align: .left)
-                let whose = match.ended ? "ended" : match.currentName == name ? "your turn" : "\(match.currentName!)'s turn"
+                var whose = match.ended ? "ended" : match.currentName == name ? "your turn" : "\(match.currentName!)'s turn"
+                if let left = timeLeft(match) { whose += " · \(left) left" }
                 graphics.text(whose, at: Point(936, y + 5), size: 15, bold: true, color: match.currentName == name ? .gold : .white, align: .right)
                 graphics.text(ago(match.lastTurnAt), at: Point(936, y + 28), size: 13, color: MenuKit.hintColor, align: .right)
                 rows.append((row, match.id))
@@ -307,7 +328,7 @@ public final class StoryScene: Scene {
         var x = 72.0
         for (index, participant) in match.participants.enumerated() {
             let current = index == match.current
-            let label = participant.quit ? "\(participant.name) (quit)" : participant.name
+            let label = Self.label(participant)
             let size = graphics.text(label, at: Point(x, 78), size: 16, bold: current,
                                      color: current ? .gold : participant.quit ? Color(170, 170, 170) : .white, align: .left)
             x += size.width + 22
@@ -330,8 +351,17 @@ public final class StoryScene: Scene {
             drawTurnField(graphics)
             buttons.add(.endTurn, Button("End Turn", center: Point(620, 700), width: 180))
         }
-        if !match.ended, match.participants.first(where: { $0.name == name })?.quit == false {
-            buttons.add(.quit, Button("Quit", center: Point(800, 700), width: 130))
+        if !match.ended, let me = match.participants.first(where: { $0.name == name }), !me.quit {
+            // Before one's first turn, leaving is declining the invitation: the others see it.
+            if me.wrote {
+                buttons.add(.quit, Button("Quit", center: Point(800, 700), width: 130))
+            } else {
+                buttons.add(.decline, Button("Decline", center: Point(800, 700), width: 150))
+            }
+        }
+        if match.ended, match.includes(name) {
+            buttons.add(.rematch, Button(match.rematch == nil ? "Rematch" : "Open Rematch", center: Point(760, 700), width: 210))
+            buttons[.rematch].isEnabled = rematchFrom == nil
         }
         buttons.add(.back, Button("Back", center: Point(940, 700), width: 110))
         if isMyTurn { buttons[.endTurn].isEnabled = !field.text.isEmpty && sentText == nil }
@@ -344,12 +374,28 @@ public final class StoryScene: Scene {
         if match.ended {
             status = match.textBytes > StoryRules.finishBytes ? "The story is finished" : "This match has ended"
         } else if match.currentName == name {
-            status = "Your turn"
+            status = "Your turn" + (timeLeft(match).map { ": \($0) left" } ?? "")
         } else {
-            status = "Waiting for \(match.currentName!)"
+            status = "Waiting for \(match.currentName!)" + (timeLeft(match).map { ": \(match.currentName!) has \($0) left" } ?? "")
         }
         if let left = match.lettersLeft { status += "  —  about \(left) letters left" }
+        // Someone missing turns is news to everyone: the first of them in turn order is said.
+        if let missed = match.participants.first(where: { $0.missed > 0 }) {
+            status += "  —  \(missed.name) missed " + (missed.missed == 1 ? "a turn" : "\(missed.missed) turns")
+        }
         return status
+    }
+
+    /// "5 h", the current writer's time left; nil without a deadline.
+    private func timeLeft(_ match: StoryMatch) -> String? {
+        match.secondsLeft(at: UInt64(max(0, time(nil)))).map(StoryDuration.describe)
+    }
+
+    /// A participant's name as the view shows it, with why they no longer write.
+    static func label(_ participant: StoryParticipant) -> String {
+        if participant.declined { return "\(participant.name) (declined)" }
+        if participant.quit { return participant.missed >= StoryRules.missedTurnsToQuit ? "\(participant.name) (out of time)" : "\(participant.name) (quit)" }
+        return participant.name
     }
 
     /// The view's state in one line: the match shown, its turns and status; or the list's counts.

@@ -19,13 +19,17 @@ public enum StoryDuration {
 
     private static let multipliers: [Character: UInt64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
 
-    /// A time left in its largest whole unit, rounded down: "2 d", "5 h", "12 min", "30 s".
+    /// A time left in its two largest units, rounded down: "2 d 23 h", "4 h 59 min",
+    /// "12 min", "30 s" (a 5 h deadline just begun never reads "4 h").
     public static func describe(_ seconds: UInt64) -> String {
+        func two(_ big: UInt64, _ bigUnit: String, _ small: UInt64, _ smallUnit: String) -> String {
+            small == 0 ? "\(big) \(bigUnit)" : "\(big) \(bigUnit) \(small) \(smallUnit)"
+        }
         switch seconds {
-        case 86_400...: "\(seconds / 86_400) d"
-        case 3600...: "\(seconds / 3600) h"
-        case 60...: "\(seconds / 60) min"
-        default: "\(seconds) s"
+        case 86_400...: return two(seconds / 86_400, "d", seconds % 86_400 / 3600, "h")
+        case 3600...: return two(seconds / 3600, "h", seconds % 3600 / 60, "min")
+        case 60...: return "\(seconds / 60) min"
+        default: return "\(seconds) s"
         }
     }
 

@@ -17,9 +17,9 @@ extension StoryMatch {
                               places: names.count, current: 0, createdAt: at, turnSeconds: turnSeconds,
                               dueAt: due(at, turnSeconds))
         case .automatch(let name, let at, let turnSeconds):
+            // No clock while alone: the time starts when a second participant arrives.
             return StoryMatch(id: id, title: "", participants: [StoryParticipant(name: name)],
-                              places: StoryRules.automatchPlaces, current: 0, createdAt: at, turnSeconds: turnSeconds,
-                              dueAt: due(at, turnSeconds))
+                              places: StoryRules.automatchPlaces, current: 0, createdAt: at, turnSeconds: turnSeconds)
         default:
             preconditionFailure("opened(_:by:) takes .create or .automatch")
         }
@@ -43,9 +43,10 @@ extension StoryMatch {
     public func applying(_ command: StoryCommand) throws(StoryError) -> StoryMatch {
         var match = self
         switch command {
-        case .automatch(let name, _, _):
+        case .automatch(let name, let at, _):
             guard isOpen, !includes(name) else { throw .matchOver(id) }
             match.participants.append(StoryParticipant(name: name))
+            if match.dueAt == nil, match.remaining >= 2 { match.dueAt = Self.due(at, turnSeconds) }
 
         case .turn(_, let name, let text, let at):
             let who = try playable(by: name)
@@ -110,10 +111,11 @@ extension StoryMatch {
         }
     }
 
-    /// The turn goes to the next participant who has not quit, with a full turn's time.
+    /// The turn goes to the next participant who has not quit, with a full turn's time
+    /// (none for someone alone in an open match, waiting for others).
     private mutating func pass(from who: Int, at: UInt64) {
         current = next(after: who)
-        dueAt = current == nil ? nil : Self.due(at, turnSeconds)
+        dueAt = current == nil || remaining < 2 ? nil : Self.due(at, turnSeconds)
     }
 
     private mutating func end() {

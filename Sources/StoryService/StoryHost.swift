@@ -25,9 +25,9 @@ public enum StoryRegisteredKey: Hashable, Sendable {
     case publicKey([UInt8])
 }
 
-/// The service's state apart from the sockets: the matches, the names' keys, and what a
-/// signed-in player's request does. Its functions return the records to journal (before
-/// any reply goes out); the server only moves bytes. Tests drive it directly too.
+/// The sign-in checks (static, given the key a store holds for the name: what the service
+/// uses), and the replay of an old story journal into matches and keys in memory (what
+/// `snap story import` and a first start's import use; tests and the fuzzer drive it too).
 public struct StoryHost: Sendable {
     public private(set) var book = StoryBook()
     /// Each name's key, registered by the first sign-in with that name.
@@ -68,10 +68,15 @@ public struct StoryHost: Sendable {
     /// A hello's checks before the challenge: a usable name, and no other public key
     /// registered for it. Nil: send the challenge.
     public func checkHello(name: String, publicKey: [UInt8]) -> StoryRequestError? {
+        Self.checkHello(name: name, publicKey: publicKey, known: keys[name])
+    }
+
+    /// The same, with `known` the key a store holds for the name (the service's path).
+    public static func checkHello(name: String, publicKey: [UInt8], known: StoryRegisteredKey?) -> StoryRequestError? {
         do { _ = try PlayerName.validate(name) } catch {
             return .init(.signIn, "not a usable name: \(error)")
         }
-        if case .publicKey(let known) = keys[name], known != publicKey { return .init(.wrongKey, Self.taken(name)) }
+        if case .publicKey(let registered) = known, registered != publicKey { return .init(.wrongKey, Self.taken(name)) }
         return nil
     }
 
@@ -81,12 +86,19 @@ public struct StoryHost: Sendable {
     /// public key when `oldKey` is its old key (which the service then forgets); a name
     /// registered with another public key is refused.
     public func signIn(name: String, publicKey: [UInt8], signature: [UInt8], oldKey: [UInt8], message: [UInt8]) -> SignIn {
-        if let problem = checkHello(name: name, publicKey: publicKey) { return .refused(problem.refusal, problem.message) }
+        Self.signIn(name: name, publicKey: publicKey, signature: signature, oldKey: oldKey, message: message,
+                    known: keys[name], checks: checks)
+    }
+
+    /// The same, with `known` the key a store holds for the name (the service's path).
+    public static func signIn(name: String, publicKey: [UInt8], signature: [UInt8], oldKey: [UInt8], message: [UInt8],
+                              known: StoryRegisteredKey?, checks: StoryKeyChecks) -> SignIn {
+        if let problem = checkHello(name: name, publicKey: publicKey, known: known) { return .refused(problem.refusal, problem.message) }
         guard checks.verify(publicKey, signature, message) else {
             return .refused(.wrongKey, "the proof does not match the key offered for \(name): it was made for another "
                             + "sign-in (another connection, or a channel other than this one); sign in again")
         }
-        switch keys[name] {
+        switch known {
         case nil:
             return .welcome(register: .publicKey(name: name, key: publicKey))
         case .publicKey:

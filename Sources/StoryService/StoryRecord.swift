@@ -20,9 +20,9 @@ import StoryEngine
 /// Since the service keeps its matches in a database (`StoryStore`), journals are only
 /// read, by `snap story import`; writing them stays for tests and benchmarks that make one.
 ///
-/// Strings are u8 length + UTF-8, integers big-endian (docs/JOURNAL.md). A journal holding
-/// `oldKey` records is rewritten with `oldKeyDigest` in their place when the service starts
-/// (`StoryJournal.removeOldKeys`), so that the service's files hold no secret.
+/// Strings are u8 length + UTF-8, integers big-endian (docs/JOURNAL.md). An `oldKey`
+/// record is imported as its digest (`StoryHost.register`), so that the service's database
+/// holds no secret.
 public enum StoryRecord: Hashable, Sendable {
     /// A name's key as version 1 registered it, the secret itself.
     case oldKey(name: String, key: SeatToken)

@@ -3,26 +3,35 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Dispatch
 import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
-import SnapJournal
 import SnapNet
 import SnapProtocol
 import StoryEngine
 
-/// The story service on the network: one event loop, a `StoryHost`, and the journal.
-/// Every request is journalled and written to disk before its answer goes out, so an
-/// answered turn survives a `kill -9`.
+/// The story service on the network: one event loop for the sockets, and a `StoryStore`
+/// (a database) for the matches and keys. Nothing of a match is kept in memory: each
+/// request reads and writes the store, and its answer goes out only after the store call
+/// returned, so an answered turn is committed and survives a `kill -9`.
+///
+/// A connection's requests are answered in order, one at a time (its queue); store calls
+/// run off the loop (the store's own threads), and every send happens on the loop. A
+/// store fault refuses the request with `unavailable`, in words, and keeps the connection.
+/// A sweeper passes the turn of matches whose deadline went by (`StoryCommand.timeout`),
+/// and watchers hear of those, and of matches other processes changed (`store.changes()`).
 ///
 /// Sign-in (docs/PROTOCOL.md §16): hello (name, public key) → challenge (a fresh nonce)
 /// → proof (the signature of the nonce, the name and the listener's channel binding) →
 /// welcome. The hello timeout covers all of it.
 public final class StoryServer: @unchecked Sendable {  // all state is touched on `loop` only
     public let loop: EventLoop
-    private var host: StoryHost
-    private let journal: JournalWriter
+    public let store: any StoryStore
+    private let checks: StoryKeyChecks
+    /// Seconds a turn may take in matches that do not ask for their own deadline (0: none).
+    public let turnSeconds: UInt64
     private let logger: Logger
     private var connections: [UInt64: Connection] = [:]
     /// Watching connections by player name.
@@ -30,9 +39,17 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
     private var nextID: UInt64 = 1
     private var listeners: [Channel] = []
     private var socketPaths: [String] = []
+    private var sweeper: RepeatedTask?
+    private var sweeping = false
+    private var changesTask: Task<Void, Never>?
     /// The code TCP players must give (nil: none, or no TCP).
     public var joinCode: String?
     public var limits = Limits()
+
+    /// 72 hours: the deadline of a turn unless the service or the match says otherwise.
+    public static let defaultTurnSeconds = StoryDuration.defaultTurnSeconds
+    /// What a request is answered when the store fails.
+    public static let unavailableWords = "the story service cannot reach its database; try again"
 
     public struct Limits: Sendable {
         /// Connections at once; one more is refused.
@@ -55,6 +72,9 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
         let remote: Bool
         /// What this connection's proof must be bound to (its listener's).
         let channelBinding: StoryChannelBinding
+        /// Requests not yet answered, in order; `busy` while the first is at the store.
+        var queue: [StoryRequest] = []
+        var busy = false
 
         var name: String? {
             if case .signedIn(let name) = signIn { name } else { nil }
@@ -68,56 +88,25 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
         case signedIn(String)
     }
 
-    /// What a start found in the journal.
-    public struct Restored: Sendable {
-        public var matches: Int
-        public var records: Int
-        /// A torn tail that was cut, or damage that was set aside, if either.
-        public var fault: JournalFault?
-        /// Where the whole damaged file was kept before it was cut (damage only).
-        public var damagedCopy: String?
-        public var problems: [String]
-        /// Version 1 keys the journal held, now replaced by their digests (the file was rewritten).
-        public var oldKeysRemoved: Int
-
-        public init(matches: Int, records: Int, fault: JournalFault? = nil, damagedCopy: String? = nil, problems: [String],
-                    oldKeysRemoved: Int = 0) {
-            (self.matches, self.records, self.fault, self.damagedCopy, self.problems) = (matches, records, fault, damagedCopy, problems)
-            self.oldKeysRemoved = oldKeysRemoved
-        }
-    }
-
-    public private(set) var restored = Restored(matches: 0, records: 0, problems: [])
-
-    /// Opens (or creates) the journal at `journalPath` and rebuilds every match from it.
-    /// A journal holding version 1's secret keys is first rewritten without them
-    /// (`StoryJournal`). `checks`: how sign-ins are verified (tests may pass others).
-    public init(journalPath: String, loop: EventLoop, logger: Logger, checks: StoryKeyChecks = .live,
-                onWarning: @escaping @Sendable (String) -> Void) throws {
+    /// Serves from `store`. `checks`: how sign-ins are verified (tests may pass others).
+    /// `turnSeconds`: the deadline of matches that do not ask their own; every
+    /// `sweepInterval` the matches out of time have their turn passed.
+    public init(store: any StoryStore, loop: EventLoop, logger: Logger, checks: StoryKeyChecks = .live,
+                turnSeconds: UInt64 = StoryServer.defaultTurnSeconds, sweepInterval: TimeAmount = .seconds(1)) {
+        self.store = store
         self.loop = loop
         self.logger = logger
-        host = StoryHost(checks: checks)
-        if access(journalPath, F_OK) == 0 {
-            let bytes = try Journal.bytes(atPath: journalPath)
-            var contents = try Journal.read(bytes, path: journalPath)
-            guard contents.kind == StoryRecord.journalKind else {
-                throw JournalError.notAJournal(journalPath, "it holds \(contents.kind), not \(StoryRecord.journalKind)")
+        self.checks = checks
+        self.turnSeconds = turnSeconds
+        sweeper = loop.scheduleRepeatedTask(initialDelay: sweepInterval, delay: sweepInterval) { [weak self] _ in
+            self?.sweep()
+        }
+        let changes = store.changes()
+        changesTask = Task(executorPreference: StoryExecutor.shared) { [weak self, store] in
+            for await id in changes {
+                guard let match = try? await store.match(id) else { continue }
+                self?.loop.execute { self?.push(match, except: nil) }
             }
-            var oldKeys = 0
-            if let rewrite = StoryJournal.withoutOldKeys(bytes, contents, digest: checks.digest) {
-                try Journal.replace(journalPath, with: rewrite.bytes)
-                contents = try Journal.read(rewrite.bytes, path: journalPath)
-                oldKeys = rewrite.replaced
-            }
-            let problems = host.replay(contents.records)
-            // A torn tail (a kill -9 mid-write) is cut, never misread. Damage is cut too, so
-            // that the service can go on, but only after the whole file is kept aside.
-            let copy = contents.fault?.isDamage == true ? try Journal.keepDamagedCopy(of: journalPath) : nil
-            journal = try JournalWriter(continuing: journalPath, intactLength: contents.intactLength, onError: onWarning)
-            restored = Restored(matches: host.book.matches.count, records: contents.records.count,
-                                fault: contents.fault, damagedCopy: copy, problems: problems, oldKeysRemoved: oldKeys)
-        } else {
-            journal = try JournalWriter(creating: journalPath, kind: StoryRecord.journalKind, onError: onWarning)
         }
     }
 
@@ -179,16 +168,19 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
             }
     }
 
-    /// Stops listening, removes the socket files, closes the journal.
+    /// Stops listening and sweeping, removes the socket files. The store stays open (its
+    /// opener closes it).
     public func shutdown() {
+        changesTask?.cancel()
         try? loop.submit {
+            self.sweeper?.cancel()
+            self.sweeper = nil
             for listener in self.listeners { listener.close(promise: nil) }
             for path in self.socketPaths { unlink(path) }
             for connection in self.connections.values { connection.channel.close(promise: nil) }
             self.listeners = []
             self.socketPaths = []
         }.wait()
-        journal.close()
     }
 
     // MARK: - Connections (on the loop)
@@ -235,97 +227,186 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
             refuse(id, .overBudget, "over budget: more than \(limits.burst) requests at once, or \(Int(limits.perSecond)) a second", close: true)
             return false
         }
-        connections[id]!.bucket = connection.bucket
+        connection.queue.append(request)
+        connections[id] = connection
+        drain(id)
+        return connections[id] != nil
+    }
+
+    /// What is left of a request once its store call returned: run on the loop.
+    typealias Finish = @Sendable () -> Void
+    /// A request's store call (off the loop), returning what to do then.
+    typealias Work = @Sendable () async -> Finish
+
+    /// Answers connection `id`'s requests in order: those that need no store at once, and
+    /// one store call at a time, the next request waiting for its answer.
+    private func drain(_ id: UInt64) {
+        while let connection = connections[id], !connection.busy, !connection.queue.isEmpty {
+            let request = connections[id]!.queue.removeFirst()
+            guard let work = handle(request, connection, id) else { continue }
+            connections[id]!.busy = true
+            Task(executorPreference: StoryExecutor.shared) { [self] in
+                let finish = await work()
+                loop.execute { [self] in
+                    finish()
+                    guard connections[id] != nil else { return }
+                    connections[id]!.busy = false
+                    drain(id)
+                }
+            }
+        }
+    }
+
+    /// A store call whose fault (not a refusal) refuses with `unavailable`; the connection stays.
+    private func storeCall(_ id: UInt64, _ body: @escaping @Sendable () async throws -> Finish) -> Work {
+        { [self] in
+            do {
+                return try await body()
+            } catch let error as StoryError {
+                return { [self] in refuse(id, StoryRefusal(error), error.description) }
+            } catch {
+                logger.warning("connection \(id): the store failed: \(error)")
+                return { [self] in refuse(id, .unavailable, Self.unavailableWords) }
+            }
+        }
+    }
+
+    /// Answers `request`, or returns the store call that will.
+    private func handle(_ request: StoryRequest, _ connection: Connection, _ id: UInt64) -> Work? {
         guard let name = connection.name else { return signIn(request, connection, id) }
+        let store = self.store
         switch request {
         case .hello, .otherVersionHello, .proof:
             refuse(id, .badRequest, "a second sign-in (\(request.kind)) after the welcome", close: true)
-            return false
         case .ping(let nonce):
             send(.pong(nonce), to: id)
         case .watch:
             watchers[name, default: []].insert(id)
         case .list:
-            let matches = host.book.matches(of: name)
-            for match in matches { send(.match(match), to: id) }
-            send(.listed(count: UInt32(matches.count)), to: id)
+            return storeCall(id) { [self] in
+                let matches = try await store.matches(of: name)
+                return { [self] in
+                    for match in matches { send(.match(match), to: id) }
+                    send(.listed(count: UInt32(matches.count)), to: id)
+                }
+            }
         case .show(let matchID):
-            if let match = host.book[matchID] {
-                send(.match(match), to: id)
-            } else {
-                refuse(id, .unknownMatch, StoryError.unknownMatch(matchID).description)
+            return storeCall(id) { [self] in
+                let match = try await store.match(matchID)
+                return { [self] in
+                    if let match {
+                        send(.match(match), to: id)
+                    } else {
+                        refuse(id, .unknownMatch, StoryError.unknownMatch(matchID).description)
+                    }
+                }
             }
         case .create, .automatch, .turn, .quit, .decline, .rematch:
-            switch host.apply(request, by: name, at: now) {
+            switch StoryHost.command(request, by: name, at: now, turnSeconds: turnSeconds) {
             case .failure(let error):
                 refuse(id, error.refusal, error.message)
-            case .success(let (record, match)):
-                journal.append { record.bytes }
-                // On disk before anyone hears of it: an answered turn is never lost.
-                journal.flush()
-                send(.match(match), to: id)
-                for participant in match.participants {
-                    for watcher in watchers[participant.name] ?? [] where watcher != id {
-                        send(.update(match), to: watcher)
+            case .success(let command):
+                return storeCall(id) { [self] in
+                    // Committed before anyone hears of it: an answered turn is never lost.
+                    let match = try await store.apply(command)
+                    return { [self] in
+                        send(.match(match), to: id)
+                        push(match, except: id)
                     }
                 }
             }
         }
-        return connections[id] != nil
+        return nil
+    }
+
+    /// An update of `match` to every watching participant's connections but `except`.
+    private func push(_ match: StoryMatch, except: UInt64?) {
+        for participant in match.participants {
+            for watcher in watchers[participant.name] ?? [] where watcher != except {
+                send(.update(match), to: watcher)
+            }
+        }
+    }
+
+    /// Passes the turn of matches out of time, as if their participant had passed.
+    private func sweep() {
+        guard !sweeping else { return }
+        sweeping = true
+        let now = self.now, store = self.store
+        Task(executorPreference: StoryExecutor.shared) { [self] in
+            do {
+                for id in try await store.due(at: now, limit: 256) {
+                    do {
+                        let match = try await store.apply(.timeout(id, at: now))
+                        loop.execute { [self] in push(match, except: nil) }
+                    } catch is StoryError {
+                        // Taken, or passed, by another process meanwhile: nothing is due.
+                    }
+                }
+            } catch {
+                logger.warning("the deadline sweep failed: \(error)")
+            }
+            loop.execute { [self] in sweeping = false }
+        }
     }
 
     /// hello → challenge, proof → welcome; anything else, or a refused step, cuts the connection.
-    private func signIn(_ request: StoryRequest, _ connection: Connection, _ id: UInt64) -> Bool {
-        var connection = connection
+    private func signIn(_ request: StoryRequest, _ connection: Connection, _ id: UInt64) -> Work? {
+        let store = self.store, checks = self.checks
         switch (connection.signIn, request) {
         case (.awaitingHello, .otherVersionHello(let version, _)):
             refuse(id, .signIn, StoryHost.versionRefusal(version), close: true)
-            return false
         case (.awaitingHello, .hello(let name, let publicKey, let code)):
             if connection.remote, let joinCode, JoinCode.normalized(code) != joinCode {
                 refuse(id, .signIn, code.isEmpty ? "this story service needs its join code (--code)" : "wrong join code", close: true)
-                return false
+                return nil
             }
-            if let problem = host.checkHello(name: name, publicKey: publicKey) {
-                refuse(id, problem.refusal, problem.message, close: true)
-                return false
+            return storeCall(id) { [self] in
+                let known = try await store.registeredKey(of: name)
+                return { [self] in
+                    if let problem = StoryHost.checkHello(name: name, publicKey: publicKey, known: known) {
+                        refuse(id, problem.refusal, problem.message, close: true)
+                        return
+                    }
+                    // Fresh for each connection, from the system's secure generator: a proof signed
+                    // for one connection is worth nothing on the next.
+                    var generator = SystemRandomNumberGenerator()
+                    var nonce: [UInt8] = []
+                    for _ in 0..<(StoryWire.nonceBytes / 8) { withUnsafeBytes(of: generator.next()) { nonce += $0 } }
+                    connections[id]?.signIn = .awaitingProof(name: name, publicKey: publicKey, nonce: nonce)
+                    send(.challenge(nonce: nonce), to: id)
+                }
             }
-            // Fresh for each connection, from the system's secure generator: a proof signed
-            // for one connection is worth nothing on the next.
-            var generator = SystemRandomNumberGenerator()
-            var nonce: [UInt8] = []
-            for _ in 0..<(StoryWire.nonceBytes / 8) { withUnsafeBytes(of: generator.next()) { nonce += $0 } }
-            connection.signIn = .awaitingProof(name: name, publicKey: publicKey, nonce: nonce)
-            connections[id] = connection
-            send(.challenge(nonce: nonce), to: id)
-            return true
         case (.awaitingProof(let name, let publicKey, let nonce), .proof(let signature, let oldKey)):
             let message = StoryWire.signInMessage(nonce: nonce, name: name, channelBinding: connection.channelBinding)
-            switch host.signIn(name: name, publicKey: publicKey, signature: signature, oldKey: oldKey, message: message) {
-            case .refused(let why, let words):
-                refuse(id, why, words, close: true)
-                return false
-            case .welcome(let register):
-                if let register {
-                    host.register(register)
-                    journal.append { register.bytes }
-                    // On disk before the welcome: a name answered is never lost (nor its move from an old key).
-                    journal.flush()
+            return storeCall(id) { [self] in
+                let known = try await store.registeredKey(of: name)
+                let answer = StoryHost.signIn(name: name, publicKey: publicKey, signature: signature, oldKey: oldKey,
+                                              message: message, known: known, checks: checks)
+                if case .welcome(.publicKey(let registered, let key)?) = answer {
+                    // Committed before the welcome: a name answered is never lost (nor its move from an old key).
+                    try await store.register(.publicKey(key), for: registered)
                 }
-                connection.helloTimer?.cancel()
-                connection.helloTimer = nil
-                connection.signIn = .signedIn(name)
-                connections[id] = connection
-                send(.welcome(version: StoryWire.version, name: name), to: id)
-                return true
+                return { [self] in
+                    switch answer {
+                    case .refused(let why, let words):
+                        refuse(id, why, words, close: true)
+                    case .welcome:
+                        guard var connection = connections[id] else { return }
+                        connection.helloTimer?.cancel()
+                        connection.helloTimer = nil
+                        connection.signIn = .signedIn(name)
+                        connections[id] = connection
+                        send(.welcome(version: StoryWire.version, name: name), to: id)
+                    }
+                }
             }
         case (.awaitingHello, _):
             refuse(id, .signIn, "the first message must be a story hello", close: true)
-            return false
         default:
             refuse(id, .signIn, "after the challenge comes the proof of your key, not a \(request.kind)", close: true)
-            return false
         }
+        return nil
     }
 
     private func send(_ reply: StoryReply, to id: UInt64) {
@@ -342,12 +423,10 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
         connection.channel.close(promise: nil)
     }
 
-    /// Matches and resident memory, for `snap bench story`.
-    public var matchCount: Int { (try? loop.submit { self.host.book.matches.count }.wait()) ?? 0 }
-
-    /// What the service knows of a name's key (tests).
+    /// What the store knows of a name's key (tests; blocks, so never call it on the loop).
     public func registeredKey(of name: String) -> StoryRegisteredKey? {
-        try? loop.submit { self.host.keys[name] }.wait()
+        let store = self.store
+        return (try? StoryExecutor.wait { try await store.registeredKey(of: name) }) ?? nil
     }
 }
 

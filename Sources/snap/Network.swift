@@ -247,34 +247,50 @@ struct Host: ParsableCommand {
             default: break
             }
         }
-        // Ctrl-C (or a plain kill) ends the game on purpose: clients hear "host quit".
-        // Caught before it listens: whoever sees "listening on" and then sends SIGTERM must
-        // not find the signal ignored but not yet handled, and lost.
-        let quitSignals = [SIGINT, SIGTERM].map { signalNumber in
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { server.submit(.quit) }
-            source.resume()
-            signal(signalNumber, SIG_IGN)
-            return source
-        }
-        defer { quitSignals.forEach { $0.cancel() } }
-        do {
-            let path: String
-            if let socket { path = socket } else {
-                let directory = try SocketDirectory.forHost()
-                if let warning = directory.warning { warn("warning: \(warning)") }
-                path = directory.socketPath(forHost: hostName)
+        // Listening, playing and announcing run as services of one group, which takes
+        // SIGINT and SIGTERM before anything listens: a signal ends the game on purpose
+        // (clients hear "host quit") and is never lost.
+        let announce = !noAnnounce
+        let benchPlainTcp = self.benchPlainTcp
+        let listenAddress = self.listen
+        let socketPath = self.socket
+        let tlsOptions = self.tls
+        let joinCode = configuration.joinCode
+        let bound = group.next().makePromise(of: (host: String, port: Int)?.self)
+        let noJournal = self.noJournal
+        let journalDirectory = self.journalDirectory
+        // After listening, as ever: a resumed match goes on, or a new one's journal starts.
+        let startGame: @Sendable () -> Void = { [resumedFrom] in
+            if let resumedFrom {
+                say("resumed \(resumedFrom) at command \(server.commandsApplied)")
+                server.resume()
+            } else if !noJournal {
+                // A journal that cannot be written is a warning: the game goes on without it.
+                do {
+                    say("journal: " + (try server.startJournal(in: journalDirectory ?? MatchJournal.directory(), onWarning: warn)))
+                } catch {
+                    warn("this match is not journaled: \(error)")
+                }
             }
-            try server.listen(unixPath: path)
-            say("listening on unix:\(path)")
-            if let listen {
-                let (host, port) = try parseHostPort(listen, for: .listen)
+        }
+        let listenEverywhere: @Sendable () throws -> (host: String, port: Int)? = { [hostName] in
+            do {
+                let path: String
+                if let socketPath { path = socketPath } else {
+                    let directory = try SocketDirectory.forHost()
+                    if let warning = directory.warning { warn("warning: \(warning)") }
+                    path = directory.socketPath(forHost: hostName)
+                }
+                try server.listen(unixPath: path)
+                say("listening on unix:\(path)")
+                guard let listenAddress else { return nil }
+                let (host, port) = try parseHostPort(listenAddress, for: .listen)
                 let bound: Int
                 if benchPlainTcp {
                     bound = try server.listen(host: host, port: port, tls: nil)
                 } else {
                     let identity: TLSIdentity
-                    do { identity = try tls.identity() } catch let error as TLSSetupError {
+                    do { identity = try tlsOptions.identity() } catch let error as TLSSetupError {
                         throw NetError.cannotListen(formatHostPort(host, port), "its TLS certificate: \(error)")
                     }
                     bound = try server.listen(host: host, port: port, identity: identity)
@@ -282,32 +298,21 @@ struct Host: ParsableCommand {
                 say("listening on tcp:" + formatHostPort(host, bound))
                 let usable = reachableAddresses(listeningOn: host).map { formatHostPort($0, bound) }
                 say("players can connect to: " + usable.joined(separator: ", "))
-                say(configuration.joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone who can reach the port may join)")
-                if !noAnnounce {
-                    do { try server.announceOnLAN(listeningOn: host, port: bound) } catch {
-                        warn("warning: not announced on the local network (\(error)); players can still connect to the address")
-                    }
-                }
-            }
-        } catch let error as NetError {
-            say("error: \(error)")
-            // Shut down here, on a running loop: the signal handlers hold the server until
-            // they are disposed of, after the loop is gone.
-            server.shutdown(reason: "\(error)")
-            _ = try? server.finished.wait()
-            throw ExitCode(3)
-        }
-        if let resumedFrom {
-            say("resumed \(resumedFrom) at command \(server.commandsApplied)")
-            server.resume()
-        } else if !noJournal {
-            // A journal that cannot be written is a warning: the game goes on without it.
-            do {
-                say("journal: " + (try server.startJournal(in: journalDirectory ?? MatchJournal.directory(), onWarning: warn)))
-            } catch {
-                warn("this match is not journaled: \(error)")
+                say(joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone who can reach the port may join)")
+                return announce ? (host, bound) : nil
+            } catch let error as NetError {
+                say("error: \(error)")
+                server.shutdown(reason: "\(error)")
+                throw ExitCode(3)
             }
         }
+        let host = HeadlessHostService(server: server, listen: {
+            let address = try listenEverywhere()
+            startGame()
+            return address
+        }, bound: bound)
+        let lan = LANAnnouncerService(server: server, bound: bound.futureResult, warn: warn)
+        try blockingRun { try await runServices([host, lan], logger: logger) }
         let reason = try server.finished.wait()
         say("game over: \(reason)")
         let conservation = server.conservationReport

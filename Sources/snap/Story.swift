@@ -16,7 +16,8 @@ import SnapUI
 struct Story: ParsableCommand {
     #if GUI
     static let subcommands: [ParsableCommand.Type] = [
-        StoryWindow.self, StoryServe.self, StoryNew.self, StoryAutomatch.self, StoryList.self, StoryShow.self, StoryTurn.self, StoryQuit.self,
+        StoryWindow.self, StoryServe.self, StoryImport.self, StoryNew.self, StoryAutomatch.self, StoryList.self, StoryShow.self, StoryTurn.self, StoryQuit.self,
+        StoryDecline.self, StoryRematch.self, StoryNotify.self,
     ]
     static let configuration = CommandConfiguration(
         commandName: "story",
@@ -26,7 +27,8 @@ struct Story: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "story",
         abstract: "Story: write a story together, one turn at a time (docs/STORY.md).",
-        subcommands: [StoryServe.self, StoryNew.self, StoryAutomatch.self, StoryList.self, StoryShow.self, StoryTurn.self, StoryQuit.self])
+        subcommands: [StoryServe.self, StoryImport.self, StoryNew.self, StoryAutomatch.self, StoryList.self, StoryShow.self, StoryTurn.self, StoryQuit.self,
+                      StoryDecline.self, StoryRematch.self, StoryNotify.self])
     #endif
 }
 
@@ -112,12 +114,25 @@ struct StoryNew: ParsableCommand {
         commandName: "new", abstract: "Start a match with the named players (you write first); prints \"match ID\".")
     @Option(help: "The other participants, in turn order, e.g. Ann,Bob.") var with: String
     @Option(help: "A title (default: the opening of the story).") var title = ""
+    @Option(help: "Time for each turn, e.g. 30m, 72h or 3d (default: the service's, 72h unless it says otherwise); when it runs out the turn passes.")
+    var deadline: String?
     @OptionGroup var player: StoryPlayerOptions
+
+    func validate() throws { _ = try turnSeconds() }
+
+    func turnSeconds() throws -> UInt64 {
+        guard let deadline else { return 0 }
+        switch StoryDuration.parse(deadline) {
+        case .success(let seconds): return seconds
+        case .failure(let error): throw ValidationError("--deadline: \(error)")
+        }
+    }
 
     func run() throws {
         let others = with.split(separator: ",").map { String($0) }
+        let seconds = try turnSeconds()
         try withStoryClient(player) { client in
-            say("match \(try client.match(.create(others: others, title: title)).id)")
+            say("match \(try client.match(.create(others: others, title: title, turnSeconds: seconds)).id)")
         }
     }
 }
@@ -138,10 +153,39 @@ func storyStatusLine(_ match: StoryMatch) -> String {
     match.currentName.map { "turn: \($0)" } ?? "ended"
 }
 
+/// Seconds since 1970, the service's clock as this machine reads it.
+func storyNow() -> UInt64 { UInt64(max(0, Date().timeIntervalSince1970)) }
+
+/// "5 h left", or "" without a deadline (or once ended).
+func storyTimeLeft(_ match: StoryMatch, now: UInt64 = storyNow()) -> String {
+    match.secondsLeft(at: now).map { "\(StoryDuration.describe($0)) left" } ?? ""
+}
+
+/// What a match's participants did besides writing: who declined, who missed turns (and
+/// left for it), who quit, then how long the current one has: one line each.
+func storyNotes(_ match: StoryMatch, now: UInt64 = storyNow()) -> [String] {
+    var notes: [String] = []
+    for participant in match.participants {
+        let missed = participant.missed == 1 ? "1 turn" : "\(participant.missed) turns"
+        if participant.declined {
+            notes.append("\(participant.name) declined")
+        } else if participant.missed >= StoryRules.missedTurnsToQuit, participant.quit {
+            notes.append("\(participant.name) missed \(missed) in a row and left the match")
+        } else if participant.missed > 0 {
+            notes.append("\(participant.name) missed \(missed) in a row")
+        }
+    }
+    if let name = match.currentName, let left = match.secondsLeft(at: now) {
+        notes.append("\(name) has \(StoryDuration.describe(left)) left")
+    }
+    if let rematch = match.rematch { notes.append("rematch: match \(rematch)") }
+    return notes
+}
+
 struct StoryList: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "Your matches, one line each: ID, your turn / their turn / ended, whose turn, participants, the opening.")
+        abstract: "Your matches, one line each: ID, your turn / their turn / ended, whose turn, participants, the opening, time left.")
     @OptionGroup var player: StoryPlayerOptions
 
     func run() throws {
@@ -150,8 +194,9 @@ struct StoryList: ParsableCommand {
             if matches.isEmpty { say("no matches yet: snap story new --with NAME, or snap story automatch") }
             for match in matches {
                 let group = match.ended ? "ended" : match.currentName == client.name ? "your turn" : "their turn"
-                let names = match.participants.map { $0.quit ? $0.name + " (quit)" : $0.name }.joined(separator: ",")
-                say("\(match.id)\t\(group)\t\(storyStatusLine(match))\t\(names)\t\(match.heading())")
+                let names = match.participants.map { $0.declined ? $0.name + " (declined)" : $0.quit ? $0.name + " (quit)" : $0.name }
+                    .joined(separator: ",")
+                say("\(match.id)\t\(group)\t\(storyStatusLine(match))\t\(names)\t\(match.heading())\t\(storyTimeLeft(match))")
             }
         }
     }
@@ -159,7 +204,8 @@ struct StoryList: ParsableCommand {
 
 struct StoryShow: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Print a match's story, then \"turn: NAME\" or \"ended\".")
+        commandName: "show",
+        abstract: "Print a match's story, who declined or missed turns, the time left, then \"turn: NAME\" or \"ended\".")
     @Argument(help: "The match ID.") var id: String
     @OptionGroup var player: StoryPlayerOptions
 
@@ -170,6 +216,7 @@ struct StoryShow: ParsableCommand {
             if !match.text.isEmpty { say(match.text) }
             if match.ended, match.textBytes > StoryRules.finishBytes { say("The story is finished") }
             if let left = match.lettersLeft { say("about \(left) letters left") }
+            for note in storyNotes(match) { say(note) }
             say(storyStatusLine(match))
         }
     }
@@ -202,6 +249,39 @@ struct StoryQuit: ParsableCommand {
         try withStoryClient(player) { client in
             let match = try client.match(.quit(matchID))
             say("quit match \(match.id); " + (match.currentName.map { "turn: \($0)" } ?? "the match has ended"))
+        }
+    }
+}
+
+struct StoryDecline: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decline", abstract: "Say no to a match you were invited to, before writing in it; the others go on without you.")
+    @Argument(help: "The match ID.") var id: String
+    @OptionGroup var player: StoryPlayerOptions
+
+    func run() throws {
+        let matchID = try parseMatchID(id)
+        try withStoryClient(player) { client in
+            let match = try client.match(.decline(matchID))
+            say("declined match \(match.id); " + (match.currentName.map { "turn: \($0)" } ?? "the match has ended"))
+        }
+    }
+}
+
+struct StoryRematch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rematch",
+        abstract: "Start a new match with an ended match's participants, the next one writing first; prints \"match ID\".",
+        discussion: "Asked again (by anyone in it), it gives the same new match.")
+    @Argument(help: "The ended match's ID.") var id: String
+    @OptionGroup var player: StoryPlayerOptions
+
+    func run() throws {
+        let matchID = try parseMatchID(id)
+        try withStoryClient(player) { client in
+            let match = try client.match(.rematch(matchID))
+            say("match \(match.id)")
+            say(storyStatusLine(match))
         }
     }
 }

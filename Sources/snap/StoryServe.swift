@@ -12,13 +12,15 @@ import StoryService
 struct StoryServe: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the story service (headless, until stopped); every match is journalled.",
+        abstract: "Run the story service (headless, until stopped); every match is kept in a database.",
         discussion: """
             Listens on story.socket in $XDG_RUNTIME_DIR/snap (or --socket), and on TCP with --listen \
-            (players give the printed join code). Keeps every match in \
-            $XDG_STATE_HOME/snap/story/story.journal; started again (even after kill -9) it goes on \
-            from there. Prints "restored N matches", "listening on …" and, on TCP, "join code: …". \
-            docs/STORY.md shows how to run it as a systemd user service.
+            (players give the printed join code). Keeps every match in the SQLite file \
+            $XDG_STATE_HOME/snap/story/story.sqlite (or --database); a turn is answered once it is \
+            committed, so a restart (even after kill -9) goes on from there. On its first start an old \
+            story.journal beside it (or --journal) is imported. Prints "store: …", "restored N matches", \
+            "listening on …" and, on TCP, "join code: …". docs/STORY.md shows how to run it as a \
+            systemd user service.
             """)
     @Option(help: "Listen on this Unix socket path instead of the default.") var socket: String?
     @Option(help: "Also listen on TCP, e.g. 0.0.0.0:7788 (port 0 picks a free one).") var listen: String?
@@ -27,12 +29,23 @@ struct StoryServe: ParsableCommand {
     @OptionGroup var tls: TLSServerOptions
     /// `snap bench story`: the plain-TCP baseline TLS is measured against, on 127.x only.
     @Flag(help: .hidden) var benchPlainTcp = false
-    @Option(help: "The journal file (default: $XDG_STATE_HOME/snap/story/story.journal).") var journal: String?
+    @Option(help: "The database: an SQLite file (default: $XDG_STATE_HOME/snap/story/story.sqlite) or a postgres:// URL.")
+    var database: String?
+    @Option(help: "An old story journal to import when the database is empty (default: story.journal beside the default database).")
+    var journal: String?
+    @Option(help: "How long a turn may take unless the match says (e.g. 30m, 72h, 3d); then it passes to the next player.")
+    var turnDeadline = "72h"
+    /// Tests: how often deadlines are looked for.
+    @Option(help: .hidden) var sweepMilliseconds = 1000
+    /// `snap bench story`'s many players: more connections at once than the default 512.
+    @Option(help: .hidden) var connectionLimit = StoryServer.Limits().connections
     @Flag(help: "Log connections and refusals to standard error.") var verbose = false
 
     func validate() throws {
         if let listen { _ = try validAddress(listen, option: "--listen", use: .listen) }
         if let code, let problem = JoinCode.problem(code) { throw ValidationError("--code: \(problem)") }
+        if case .failure(let error) = StoryDuration.parse(turnDeadline) { throw ValidationError("--turn-deadline: \(error)") }
+        guard sweepMilliseconds >= 10 else { throw ValidationError("--sweep-milliseconds must be at least 10") }
     }
 
     func run() throws {
@@ -50,36 +63,35 @@ struct StoryServe: ParsableCommand {
         let logger = makeLogger("snap.story", verbose: verbose)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
-        let warn: @Sendable (String) -> Void = { printError("warning: \($0)") }
-        let server: StoryServer
+        let turnSeconds = (try? StoryDuration.parse(turnDeadline).get()) ?? StoryDuration.defaultTurnSeconds
+        let started = ContinuousClock.now
+        // The database first: unreachable, damaged or newer is a plain error and exit 3.
+        let store: any StoryStore
+        let count: Int
         do {
-            let path: String
-            if let journal {
-                path = journal
-            } else {
-                try makePrivateDirectoriesOrThrow(storyStateDirectory())
-                path = storyStateDirectory() + "/story.journal"
-            }
-            let started = ContinuousClock.now
-            server = try StoryServer(journalPath: path, loop: group.next(), logger: logger, onWarning: warn)
-            let restored = server.restored
-            if let fault = restored.fault {
-                if let copy = restored.damagedCopy {
-                    printError("error: the story journal \(path) is \(fault); the whole file is kept as \(copy), "
-                               + "and the service goes on with the \(fault.record - 1) records before the damage")
-                } else {
-                    warn("the journal's tail was cut: \(fault)")
+            store = try blocking { [database] in try await openStoryStore(database) }
+            say("store: \(store.description)")
+            let journalPath = journal ?? (database == nil ? storyStateDirectory() + "/story.journal" : nil)
+            if let journalPath, access(journalPath, F_OK) == 0 || journal != nil, try blocking({ try await StoryJournalImport.wanted(by: store) }) {
+                let now = UInt64(max(0, time(nil)))
+                let (imported, problems) = try blocking {
+                    try await StoryJournalImport.run(path: journalPath, into: store, turnSeconds: turnSeconds, now: now)
                 }
+                for problem in problems { printError("warning: journal \(problem)") }
+                say("imported \(imported) matches from \(journalPath)")
             }
-            for problem in restored.problems { warn("journal \(problem) was skipped") }
-            if restored.oldKeysRemoved > 0 {
-                let count = restored.oldKeysRemoved
-                say("the journal's \(count) player key\(count == 1 ? "" : "s") from an older snap \(count == 1 ? "is" : "are") now kept "
-                    + "as SHA-256 digests only; each player's next sign-in moves their name to a key pair")
-            }
-            let millis = Double((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000) / 1000
-                + Double((ContinuousClock.now - started).components.seconds) * 1000
-            say("restored \(restored.matches) matches from \(path) in \(String(format: "%.1f", millis)) ms")
+            count = try blocking { try await store.matchCount() }
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(3)
+        }
+        let millis = Double((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000) / 1000
+            + Double((ContinuousClock.now - started).components.seconds) * 1000
+        say("restored \(count) matches: the store holds them, each read when a request needs it (opened in \(String(format: "%.1f", millis)) ms)")
+        let server = StoryServer(store: store, loop: group.next(), logger: logger, turnSeconds: turnSeconds,
+                                 sweepInterval: .milliseconds(Int64(sweepMilliseconds)))
+        server.limits.connections = connectionLimit
+        do {
             let socketPath = try socket ?? defaultStorySocketPath(create: true)
             do { try server.listen(unixPath: socketPath) } catch NetError.hostNameTaken {
                 throw NetError.noHost("a story service is already running at \(socketPath)")
@@ -97,11 +109,70 @@ struct StoryServe: ParsableCommand {
                 say(server.joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone who can reach the port may play)")
             }
         } catch {
+            server.shutdown()
+            blocking { await store.close() }
             throw storyFailure(error)
         }
         stopped.wait()
         signals.forEach { $0.cancel() }
         server.shutdown()
+        blocking { await store.close() }
         say("stopped")
     }
+}
+
+/// `snap story import FILE`: an old story journal into the database, once.
+struct StoryImport: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import an old story journal into the story database (ids and players' keys kept; the file is left as it is).",
+        discussion: "Prints \"imported N matches from FILE\". A database that already holds matches is left alone.")
+    @Argument(help: "The journal, e.g. ~/.local/state/snap/story/story.journal.") var file: String
+    @Option(help: "The database: an SQLite file (default: $XDG_STATE_HOME/snap/story/story.sqlite) or a postgres:// URL.")
+    var database: String?
+    @Option(help: "The deadline live matches get, from now (as the service's --turn-deadline).") var turnDeadline = "72h"
+
+    func validate() throws {
+        if case .failure(let error) = StoryDuration.parse(turnDeadline) { throw ValidationError("--turn-deadline: \(error)") }
+        guard access(file, R_OK) == 0 else { throw ValidationError("cannot read \(file): \(String(cString: strerror(errno)))") }
+    }
+
+    func run() throws {
+        let turnSeconds = (try? StoryDuration.parse(turnDeadline).get()) ?? StoryDuration.defaultTurnSeconds
+        let store: any StoryStore
+        do {
+            store = try blocking { [database] in try await openStoryStore(database) }
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(3)
+        }
+        defer { blocking { await store.close() } }
+        do {
+            guard try blocking({ try await StoryJournalImport.wanted(by: store) }) else {
+                let held = try blocking { try await store.matchCount() }
+                printError("error: \(store.description) already holds \(held) matches (or an imported journal); nothing was imported")
+                throw ExitCode(1)
+            }
+            let now = UInt64(max(0, time(nil)))
+            let (imported, problems) = try blocking {
+                try await StoryJournalImport.run(path: file, into: store, turnSeconds: turnSeconds, now: now)
+            }
+            for problem in problems { printError("warning: journal \(problem)") }
+            say("imported \(imported) matches from \(file)")
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Runs `body` to its end on the store's threads (`StoryExecutor`), this thread waiting.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    try StoryExecutor.wait(body)
+}
+
+func blocking(_ body: @escaping @Sendable () async -> Void) {
+    try? StoryExecutor.wait { () async throws -> Void in await body() }
 }

@@ -2,6 +2,7 @@ import Foundation
 import SnapJournal
 import SnapNet
 import SnapProtocol
+import StoryEngine
 import StoryService
 import Testing
 
@@ -10,8 +11,8 @@ import Testing
 struct StoryTests {
     let directory = makeRuntimeDirectory()
 
-    func serve() throws -> SnapProcess {
-        let service = try SnapProcess(["story", "serve"], runtimeDirectory: directory)
+    func serve(_ options: [String] = []) throws -> SnapProcess {
+        let service = try SnapProcess(["story", "serve"] + options, runtimeDirectory: directory)
         guard service.line(startingWith: "listening on unix:", timeout: 30) != nil else {
             throw StoryTestFailure("the service did not start: \(service.errors)")
         }
@@ -26,6 +27,7 @@ struct StoryTests {
     }
 
     var journalPath: String { directory + "/state/snap/story/story.journal" }
+    var databasePath: String { directory + "/state/snap/story/story.sqlite" }
 
     @Test("over TCP the story service speaks TLS: first use remembers its certificate, a sign-in's proof is bound to it, a changed one is refused")
     func overTLS() throws {
@@ -58,6 +60,10 @@ struct StoryTests {
     @Test("three players take 40 turns in two matches while the service is killed with -9 and restarted; nothing is lost, the order is right")
     func fortyTurnsThroughCrashes() throws {
         var service = try serve()
+        // The store is named before the service listens.
+        let storeLine = service.lines.firstIndex(of: "store: sqlite \(databasePath)")
+        let listening = service.lines.firstIndex { $0.hasPrefix("listening on unix:") }
+        #expect(storeLine != nil && listening != nil && storeLine! < listening!, "\(service.lines)")
         let first = try story(["new", "--with", "Bob,Cy", "--title", "The dragon", "--name", "Ann"])
         #expect(first.status == 0 && first.lines == ["match 1"], "\(first)")
         let second = try story(["new", "--with", "Cy,Ann", "--name", "Bob"])
@@ -73,24 +79,22 @@ struct StoryTests {
             #expect(result.status == 0 && result.lines == ["turn passed to \(next)"], "turn \(turn): \(result)")
             texts[match].append(text)
             if turn % 10 == 9 {
-                // A crash between turns; once also with half a record torn off the journal's end.
+                // A crash right after an answered turn: it was committed before the answer.
                 service.signal(SIGKILL)
                 _ = service.exitStatus(timeout: 10)
-                if turn == 19, let handle = FileHandle(forWritingAtPath: journalPath) {
-                    handle.seekToEndOfFile()
-                    handle.write(Data([0, 0, 0, 40, 1, 2, 3]))
-                    handle.closeFile()
-                }
                 service = try serve()
                 let restored = service.lines.first { $0.hasPrefix("restored ") } ?? ""
                 #expect(restored.hasPrefix("restored 2 matches"), "\(service.lines)")
-                if turn == 19 { #expect(service.errors.contains("the journal's tail was cut")) }
             }
         }
         for match in 0..<2 {
             let shown = try story(["show", String(match + 1), "--name", "Cy"])
             #expect(shown.status == 0)
-            #expect(shown.lines == [texts[match].joined(separator: " "), "turn: \(orders[match][20 % 3])"], "\(shown)")
+            // The story, how long the writer has left (the service's 72 h by default), whose turn.
+            let current = orders[match][20 % 3]
+            #expect(shown.lines.count == 3 && shown.lines.first == texts[match].joined(separator: " "), "\(shown)")
+            #expect(shown.lines.dropFirst().first.map { $0.hasPrefix("\(current) has ") && $0.hasSuffix(" left") } == true, "\(shown)")
+            #expect(shown.lines.last == "turn: \(current)", "\(shown)")
         }
         let list = try story(["list", "--name", "Ann"])
         #expect(list.lines.count == 2, "\(list)")
@@ -99,26 +103,80 @@ struct StoryTests {
         #expect(service.exitStatus(timeout: 20) == 0)
     }
 
-    @Test("a damaged journal is reported on start and kept whole beside the cut one; the service goes on")
-    func damagedJournal() throws {
-        var service = try serve()
-        #expect(try story(["new", "--with", "Bob", "--name", "Ann"]).lines == ["match 1"])
-        for turn in 0..<6 {
-            let writer = turn % 2 == 0 ? "Ann" : "Bob"
-            #expect(try story(["turn", "1", "Turn \(turn).", "--name", writer]).status == 0)
+    /// A journal of the service before the database: Ann's and Bob's keys, `matches`
+    /// matches between them with a turn each.
+    func oldJournal(matches: Int, oldKeys: [String: SeatToken] = [:]) -> [UInt8] {
+        var journal = Journal.header(kind: StoryRecord.journalKind)
+        for name in oldKeys.keys.sorted() { Journal.frame(StoryRecord.oldKey(name: name, key: oldKeys[name]!).bytes, into: &journal) }
+        for index in 0..<matches {
+            Journal.frame(StoryRecord.command(.create(starter: "Ann", others: ["Bob"], title: "Old \(index + 1)", at: 1_700_000_000)).bytes,
+                          into: &journal)
+            Journal.frame(StoryRecord.command(.turn(StoryMatchID(UInt32(index + 1)), name: "Ann", text: "Once \(index + 1).",
+                                                    at: 1_700_000_001)).bytes, into: &journal)
         }
+        return journal
+    }
+
+    func makeStateDirectory() {
+        for path in [directory + "/state", directory + "/state/snap", directory + "/state/snap/story"] { mkdir(path, 0o700) }
+    }
+
+    @Test("an old story.journal is imported on the first start (counts printed, the file left as it was), never twice; snap story import does the same")
+    func importsOldJournal() throws {
+        makeStateDirectory()
+        let journal = oldJournal(matches: 3)
+        #expect(FileManager.default.createFile(atPath: journalPath, contents: Data(journal)))
+        var service = try serve()
+        #expect(service.lines.contains("imported 3 matches from \(journalPath)"), "\(service.lines)")
+        #expect(service.lines.contains { $0.hasPrefix("restored 3 matches") }, "\(service.lines)")
+        let shown = try story(["show", "2", "--name", "Bob"])
+        #expect(shown.status == 0 && shown.lines == ["Once 2.", "turn: Bob"], "\(shown)")
+        // Live matches get the service's deadline from the import on.
+        #expect(try story(["turn", "2", "Twice.", "--name", "Bob"]).lines == ["turn passed to Ann"])
         service.signal(SIGTERM)
-        _ = service.exitStatus(timeout: 20)
-        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: journalPath)))
-        bytes[bytes.count / 2] ^= 0x20
-        try Data(bytes).write(to: URL(fileURLWithPath: journalPath))
+        #expect(service.exitStatus(timeout: 20) == 0)
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: journalPath))) == journal, "the journal was changed")
         service = try serve()
-        #expect(service.errors.contains("error: the story journal \(journalPath) is damaged at byte "), "\(service.errors)")
-        #expect(service.errors.contains("the whole file is kept as \(journalPath).damaged"))
-        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: journalPath + ".damaged"))) == bytes)
-        // What was before the damage is served, and new matches are taken.
-        #expect(try story(["show", "1", "--name", "Ann"]).status == 0)
-        #expect(try story(["new", "--with", "Bob", "--name", "Ann"]).status == 0)
+        #expect(!service.lines.contains { $0.hasPrefix("imported") }, "imported twice: \(service.lines)")
+        #expect(service.lines.contains { $0.hasPrefix("restored 3 matches") }, "\(service.lines)")
+        #expect(try story(["show", "2", "--name", "Bob"]).lines == ["Once 2. Twice.", "turn: Ann"])
+        service.signal(SIGTERM)
+        #expect(service.exitStatus(timeout: 20) == 0)
+
+        // By hand, into another database; a second time it is refused and changes nothing.
+        let other = directory + "/other.sqlite"
+        let imported = try story(["import", journalPath, "--database", other])
+        #expect(imported.status == 0 && imported.lines == ["imported 3 matches from \(journalPath)"], "\(imported)")
+        let again = try story(["import", journalPath, "--database", other])
+        #expect(again.status == 1 && again.errors.contains("already holds 3 matches"), "\(again)")
+        let missing = try story(["import", directory + "/nothing.journal", "--database", other])
+        #expect(missing.status == 64 && missing.errors.contains("cannot read"), "\(missing)")
+    }
+
+    @Test("a database that cannot be opened stops the service with exit 3 in plain words; --turn-deadline is checked")
+    func badDatabase() throws {
+        let notADatabase = directory + "/not.sqlite"
+        #expect(FileManager.default.createFile(atPath: notADatabase, contents: Data(repeating: 0x41, count: 4096)))
+        let service = try SnapProcess(["story", "serve", "--database", notADatabase], runtimeDirectory: directory)
+        #expect(service.exitStatus(timeout: 30) == 3)
+        #expect(service.errors.contains("error: the story database is damaged: \(notADatabase) is not an SQLite database"), "\(service.errors)")
+        #expect(!service.lines.contains { $0.hasPrefix("listening") })
+        let postgres = try SnapProcess(["story", "serve", "--database", "postgres://snap@localhost/story"], runtimeDirectory: directory)
+        #expect(postgres.exitStatus(timeout: 30) == 3)
+        #expect(postgres.errors.contains("PostgreSQL support is not in this build yet"), "\(postgres.errors)")
+        let deadline = try SnapProcess(["story", "serve", "--turn-deadline", "soon"], runtimeDirectory: directory)
+        #expect(deadline.exitStatus(timeout: 30) == 64)
+        #expect(deadline.errors.contains("--turn-deadline"), "\(deadline.errors)")
+    }
+
+    @Test("with --turn-deadline 2s a turn not taken passes to the next player")
+    func turnDeadline() throws {
+        let service = try serve(["--turn-deadline", "2s"])
+        #expect(try story(["new", "--with", "Bob", "--name", "Ann"]).lines == ["match 1"])
+        Thread.sleep(forTimeInterval: 3.6)
+        let shown = try story(["show", "1", "--name", "Bob"])
+        #expect(shown.lines.last == "turn: Bob", "\(shown)")
+        #expect(try story(["turn", "1", "Mine now.", "--name", "Bob"]).lines == ["turn passed to Ann"])
         service.signal(SIGTERM)
         #expect(service.exitStatus(timeout: 20) == 0)
     }
@@ -162,11 +220,11 @@ struct StoryTests {
 }
 
 extension StoryTests {
-    @Test("a player of an older snap keeps their name: the service rewrites its journal without the old key, the first sign-in moves the name to a key pair and removes the old key file")
+    @Test("a player of an older snap keeps their name: the import keeps no old key, the first sign-in moves the name to a key pair and removes the old key file")
     func olderSnapsPlayer() throws {
         let oldKey = SeatToken(bytes: Array(0xA1...0xB0))!
         let state = directory + "/state/snap/story"
-        #expect(mkdir(directory + "/state", 0o700) == 0 && mkdir(directory + "/state/snap", 0o700) == 0 && mkdir(state, 0o700) == 0)
+        makeStateDirectory()
         var journal = Journal.header(kind: StoryRecord.journalKind)
         for record in [StoryRecord.oldKey(name: "Ann", key: oldKey), .oldKey(name: "Bob", key: SeatToken(bytes: Array(1...16))!),
                        .command(.create(starter: "Ann", others: ["Bob"], title: "Old times", at: 1_700_000_000))] {
@@ -180,10 +238,11 @@ extension StoryTests {
         try SecretFile.store(oldKey, at: StoryKeyStore(directory: stranger + "/snap/story/keys").oldKeyPath(for: "Ann"), exclusive: true)
 
         let service = try serve()
-        #expect(service.lines.contains { $0.hasPrefix("the journal's 2 player keys from an older snap are now kept as SHA-256 digests only") },
-                "\(service.lines)")
-        let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: journalPath)))
-        #expect(!file.indices.dropLast(15).contains { file[$0..<($0 + 16)].elementsEqual(oldKey.bytes) }, "the old key is still in the journal")
+        #expect(service.lines.contains("imported 1 matches from \(journalPath)"), "\(service.lines)")
+        let database = try [databasePath, databasePath + "-wal"].flatMap { path in
+            access(path, F_OK) == 0 ? try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) : []
+        }
+        #expect(!database.indices.dropLast(15).contains { database[$0..<($0 + 16)].elementsEqual(oldKey.bytes) }, "the old key is in the database")
 
         let shown = try story(["show", "1", "--name", "Ann"])
         #expect(shown.status == 0 && shown.lines == ["turn: Ann"], "\(shown)")

@@ -97,6 +97,57 @@ struct StoryWindowTests {
         #expect(known.contains(address + " SHA256:"))
     }
 
+    /// Runs Ann's or Bob's window on `match` under a real X server, clicks the button at
+    /// `button` (the 1024×768 design's coordinates) once the view is shown, and returns
+    /// what `--print-status` printed until a line starting `until` (or 20 s).
+    func clickUnderX(name: String, match: Int, button: Point2, until: String) throws -> String {
+        let output = root + "/\(name)-click.out"
+        let script = """
+            export LC_ALL=C
+            '\(snapBinary())' story window --name \(name) --open \(match) --print-status --position 0,0 --size 1024x768 \\
+              --quit-after 40 >'\(output)' 2>&1 &
+            pid=$!
+            for i in $(seq 1 200); do grep -q '^match \(match), ' '\(output)' && break; sleep 0.1; done
+            w=$(xdotool search --sync --name '^Story' | head -1)
+            eval $(xdotool getwindowgeometry --shell $w)
+            set -- $(awk -v w=$WIDTH -v h=$HEIGHT -v x=\(Int(button.x)) -v y=\(Int(button.y)) 'BEGIN {
+              s = w / 1024; if (h / 768 < s) s = h / 768
+              printf "%d %d", (w - 1024 * s) / 2 + x * s, (h - 768 * s) / 2 + y * s }')
+            xdotool mousemove --window $w $1 $2 click 1
+            for i in $(seq 1 200); do grep -q '^\(until)' '\(output)' && break; sleep 0.1; done
+            kill $pid; wait
+            cat '\(output)'
+            """
+        return try runUnderX(script, environment: ["XDG_RUNTIME_DIR": root, "XDG_STATE_HOME": root + "/state",
+                                                   "XDG_CONFIG_HOME": root + "/config"])
+    }
+
+    struct Point2 { var x, y: Double }
+
+    @Test("on a real X server: Decline in an invitation's view declines it; Rematch in an ended one opens the new match",
+          .enabled(if: WindowTests.haveTools(["xvfb-run", "xdotool"])), .timeLimit(.minutes(5)))
+    func declineAndRematchClicked() throws {
+        let service = try start(["story", "serve"])
+        defer { service.process.terminate() }
+        #expect(service.waitFor("listening on unix:\(root)/snap/story.socket"), "\(service.text)")
+        #expect(try run(["story", "new", "--with", "Bob,Cy", "--title", "Invitation", "--name", "Ann"]) == "match 1\n")
+        #expect(try run(["story", "new", "--with", "Ann", "--title", "Sea voyage", "--name", "Cy"]) == "match 2\n")
+        #expect(try run(["story", "turn", "2", "The ship left at dawn.", "--name", "Cy"]) == "turn passed to Ann\n")
+        #expect(try run(["story", "quit", "2", "--name", "Ann"]) == "quit match 2; the match has ended\n")
+
+        // Bob has not written in match 1: its view offers Decline where Quit would be.
+        let declined = try clickUnderX(name: "Bob", match: 1, button: Point2(x: 800, y: 700), until: "match 1, 0 turns: Waiting for Ann")
+        #expect(declined.contains("match 1, 0 turns: Waiting for Ann"), "\(declined)")
+        #expect(try run(["story", "show", "1", "--name", "Ann"]).contains("Bob declined"))
+
+        // Match 2 ended: Rematch starts match 3 with Ann first (Cy started match 2), and the view moves to it.
+        let rematched = try clickUnderX(name: "Ann", match: 2, button: Point2(x: 760, y: 700), until: "match 3, 0 turns: Your turn")
+        #expect(rematched.contains("match 2, 1 turns: This match has ended"), "\(rematched)")
+        #expect(rematched.contains("match 3, 0 turns: Your turn"), "\(rematched)")
+        let listed = try run(["story", "list", "--name", "Cy"])
+        #expect(listed.contains("3\ttheir turn\tturn: Ann\tAnn,Cy\tSea voyage"), "\(listed)")
+    }
+
     @Test("the list and a match view, screenshotted: the story panel, the list rows and the felt show")
     func screenshots() throws {
         let service = try start(["story", "serve"])

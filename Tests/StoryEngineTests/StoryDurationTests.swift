@@ -17,12 +17,14 @@ struct StoryDurationTests {
         #expect(long.tooLong)
     }
 
-    @Test("time left reads in its largest whole unit")
+    @Test("time left reads in its two largest units, rounded down")
     func describe() {
         #expect(StoryDuration.describe(0) == "0 s")
         #expect(StoryDuration.describe(59) == "59 s")
-        #expect(StoryDuration.describe(60) == "1 min")
-        #expect(StoryDuration.describe(5 * 3600 + 59 * 60) == "5 h")
-        #expect(StoryDuration.describe(3 * 86_400 - 1) == "2 d")
+        #expect(StoryDuration.describe(61) == "1 min")
+        #expect(StoryDuration.describe(5 * 3600) == "5 h")
+        #expect(StoryDuration.describe(5 * 3600 - 1) == "4 h 59 min")
+        #expect(StoryDuration.describe(3 * 86_400 - 1) == "2 d 23 h")
+        #expect(StoryDuration.describe(86_400 + 59 * 60) == "1 d")
     }
 }

@@ -15,15 +15,17 @@ struct StoryDocumentationTests {
     /// Ann's signature of the sign-in message for that nonce on a Unix socket (Ed25519 is
     /// deterministic; `signature` checks that it verifies).
     static let signature = hexBytes("85f0478b24157de87517ea59bcf7eb7d78b9ad6ddc2e657a58a046ccde7a815885cf938e48078fdae490dd7cd7b6a59f91484f8fbbc93082ca149fcad147fa01")
-    static let match = StoryMatch(id: StoryMatchID(1), title: "Tale", participants: [StoryParticipant(name: "Ann"), StoryParticipant(name: "Bob")],
-                                  places: 2, current: 1, text: "Once", createdAt: 1_700_000_000, lastTurnAt: 1_700_000_060, turnsTaken: 1)
+    static let match = StoryMatch(id: StoryMatchID(1), title: "Tale", participants: [StoryParticipant(name: "Ann", wrote: true), StoryParticipant(name: "Bob")],
+                                  places: 2, current: 1, text: "Once", createdAt: 1_700_000_000, lastTurnAt: 1_700_000_060, turnsTaken: 1,
+                                  turnSeconds: 259_200, dueAt: 1_700_259_260)
     static let examples: [(String, [UInt8])] = [
         ("hello", StoryRequest.hello(name: "Ann", publicKey: key.publicKey, joinCode: "").encode(sequence: 0)),
         ("challenge", StoryReply.challenge(nonce: nonce).encode(sequence: 0)),
         ("proof", StoryRequest.proof(signature: signature, oldKey: []).encode(sequence: 1)),
         ("create", StoryRequest.create(others: ["Bob"], title: "Tale").encode(sequence: 2)),
         ("turn", StoryRequest.turn(StoryMatchID(1), text: "Once").encode(sequence: 3)),
-        ("welcome", StoryReply.welcome(version: 2, name: "Ann").encode(sequence: 1)),
+        ("decline", StoryRequest.decline(StoryMatchID(1)).encode(sequence: 4)),
+        ("welcome", StoryReply.welcome(version: 3, name: "Ann").encode(sequence: 1)),
         ("match", StoryReply.match(match).encode(sequence: 2)),
         ("refused", StoryReply.refused(.notYourTurn, "it is not your turn").encode(sequence: 3)),
     ]

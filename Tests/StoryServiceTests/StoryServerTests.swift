@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Logging
+import NIOCore
 import NIOPosix
 import SnapJournal
 import SnapNet
@@ -13,15 +14,22 @@ import Testing
 /// The service over a real Unix socket, in this process.
 @Suite("Story service over a socket", .serialized)
 struct StoryServerTests {
-    /// A service on a fresh socket (and `journal`'s bytes as its journal, if given).
+    /// A service on a fresh socket and a fresh SQLite store (with `journal`'s bytes imported
+    /// into it first, if given).
     func withServer(journal: [UInt8]? = nil, channelBinding: StoryChannelBinding = .unbound,
-                    limits: StoryServer.Limits = .init(), _ body: (String, StoryServer) throws -> Void) throws {
+                    limits: StoryServer.Limits = .init(), turnSeconds: UInt64 = 0, sweepInterval: TimeAmount = .seconds(1),
+                    _ body: (String, StoryServer) throws -> Void) throws {
         let directory = scratchDirectory("story")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
-        if let journal { #expect(FileManager.default.createFile(atPath: directory + "/story.journal", contents: Data(journal))) }
-        let server = try StoryServer(journalPath: directory + "/story.journal", loop: group.next(),
-                                     logger: Logger(label: "test"), onWarning: { _ in })
+        let store = try StoryExecutor.wait { try await SQLiteStoryStore.open(path: directory + "/story.sqlite") }
+        defer { try? StoryExecutor.wait { await store.close() } }
+        if let journal {
+            #expect(FileManager.default.createFile(atPath: directory + "/story.journal", contents: Data(journal)))
+            _ = try StoryExecutor.wait { try await StoryJournalImport.run(path: directory + "/story.journal", into: store, turnSeconds: 0, now: 0) }
+        }
+        let server = StoryServer(store: store, loop: group.next(), logger: Logger(label: "test"), turnSeconds: turnSeconds,
+                                 sweepInterval: sweepInterval)
         server.limits = limits
         try server.listen(unixPath: directory + "/story.socket", channelBinding: channelBinding)
         defer { server.shutdown() }
@@ -113,7 +121,7 @@ struct StoryServerTests {
             let reply = try firstReply(socket, versionOneHello(name: "Ann", key: Array(1...16)))
             guard case .refused(let why, let message) = reply else { Issue.record("no refusal: \(String(describing: reply))"); return }
             #expect(why == .signIn && why.rawValue == 10)
-            #expect(message.contains("speaks version 2") && message.contains("not 1") && message.contains("upgrade snap"), "\(message)")
+            #expect(message.contains("speaks version \(StoryWire.version)") && message.contains("not 1") && message.contains("upgrade snap"), "\(message)")
         }
     }
 
@@ -140,7 +148,7 @@ struct StoryServerTests {
             guard case .challenge(let nonce)? = try first.next() else { Issue.record("no challenge"); return }
             let proof = ann.proof(nonce: nonce, name: "Ann", channelBinding: .unbound)
             first.send(proof)
-            #expect(try first.next() == .welcome(version: 2, name: "Ann"))
+            #expect(try first.next() == .welcome(version: StoryWire.version, name: "Ann"))
             // Someone who saw all of that tries it again.
             let thief = try RawStory(socket)
             thief.send(.hello(name: "Ann", publicKey: ann.publicKey, joinCode: ""))
@@ -220,15 +228,21 @@ struct StoryServerTests {
         return bytes
     }
 
-    @Test("started on a version 1 journal the service keeps no old key; the old player moves to a key pair with it, once")
+    /// The bytes of the store's files (the database and its write-ahead log).
+    func storeBytes(_ socket: String) throws -> [UInt8] {
+        let base = String(socket.dropLast("story.socket".count)) + "story.sqlite"
+        return try [base, base + "-wal"].flatMap { path in
+            access(path, F_OK) == 0 ? try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) : []
+        }
+    }
+
+    @Test("a version 1 journal imported keeps no old key in the database; the old player moves to a key pair with it, once")
     func migration() throws {
         let annOld = SeatToken(bytes: Array(1...16))!
         let bobOld = SeatToken(bytes: Array(101...116))!
         try withServer(journal: versionOneJournal(["Ann": annOld, "Bob": bobOld])) { socket, server in
-            let path = String(socket.dropLast("story.socket".count)) + "story.journal"
-            let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-            #expect(!contains(file, annOld.bytes) && !contains(file, bobOld.bytes), "an old key is still in the journal")
-            #expect(server.restored.oldKeysRemoved == 2 && server.restored.matches == 1)
+            let file = try storeBytes(socket)
+            #expect(!contains(file, annOld.bytes) && !contains(file, bobOld.bytes), "an old key is in the database")
             #expect(server.registeredKey(of: "Ann") == .oldKeyDigest(StoryKeyChecks.live.digest(annOld.bytes)))
             // Without the old key, or with Bob's, Ann's name does not move.
             #expect(refusal({ _ = try client(socket, "Ann", key(1)) })?.1.contains("registered by an older snap") == true)
@@ -242,17 +256,25 @@ struct StoryServerTests {
         }
     }
 
-    @Test("a move from an old key survives a restart: the journal holds Ann's public key and no old key")
-    func migrationJournalled() throws {
+    @Test("a move from an old key survives a restart: the database holds Ann's public key")
+    func migrationKept() throws {
         let directory = scratchDirectory("story")
         let annOld = SeatToken(bytes: Array(1...16))!
         #expect(FileManager.default.createFile(atPath: directory + "/story.journal", contents: Data(versionOneJournal(["Ann": annOld]))))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         for round in 0..<2 {
-            let server = try StoryServer(journalPath: directory + "/story.journal", loop: group.next(), logger: Logger(label: "test"), onWarning: { _ in })
+            let store = try StoryExecutor.wait { try await SQLiteStoryStore.open(path: directory + "/story.sqlite") }
+            let wanted = try StoryExecutor.wait { try await StoryJournalImport.wanted(by: store) }
+            #expect(wanted == (round == 0), "imported twice")
+            if wanted {
+                let (count, _) = try StoryExecutor.wait {
+                    try await StoryJournalImport.run(path: directory + "/story.journal", into: store, turnSeconds: 0, now: 0)
+                }
+                #expect(count == 1)
+            }
+            let server = StoryServer(store: store, loop: group.next(), logger: Logger(label: "test"))
             try server.listen(unixPath: directory + "/story.socket")
-            #expect(server.restored.oldKeysRemoved == (round == 0 ? 1 : 0))
             if round == 0 {
                 _ = try client(directory + "/story.socket", "Ann", key(1), oldKey: annOld)
             } else {
@@ -261,10 +283,59 @@ struct StoryServerTests {
                 try client(directory + "/story.socket", "Ann", key(1)).ping(1)
             }
             server.shutdown()
+            try StoryExecutor.wait { await store.close() }
         }
+        // Nothing was taken from the journal: it is as it was.
         let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/story.journal")))
-        #expect(!contains(file, annOld.bytes))
-        #expect(contains(file, StoryRecord.publicKey(name: "Ann", key: key(1).publicKey).bytes))
+        #expect(file == versionOneJournal(["Ann": annOld]))
+    }
+
+    @Test("a connection's requests are answered in order, each after its store call: a turn, then a ping sent at once")
+    func inOrder() throws {
+        try withServer { socket, _ in
+            let ann = try client(socket, "Ann", key(1))
+            let match = try ann.match(.create(others: ["Bob"], title: ""))
+            try ann.send(.turn(match.id, text: "Once"))
+            try ann.send(.ping(7))
+            try ann.send(.show(match.id))
+            guard case .match(let turned) = try ann.next() else { Issue.record("the turn was not answered first"); return }
+            #expect(turned.text == "Once")
+            #expect(try ann.next() == .pong(7))
+            guard case .match(let shown) = try ann.next() else { Issue.record("no show"); return }
+            #expect(shown == turned)
+        }
+    }
+
+    @Test("a store that fails refuses requests with unavailable, in words; the connection stays open")
+    func storeGone() throws {
+        try withServer { socket, server in
+            let ann = try client(socket, "Ann", key(1))
+            let match = try ann.match(.create(others: ["Bob"], title: ""))
+            try StoryExecutor.wait { await server.store.close() }
+            try ann.send(.turn(match.id, text: "Lost?"))
+            guard case .refused(let why, let words) = try ann.next() else { Issue.record("no refusal"); return }
+            #expect(why == .unavailable && words == "the story service cannot reach its database; try again", "\(words)")
+            try ann.ping(3)
+        }
+    }
+
+    @Test("a turn out of time passes to the next participant, and watchers are told of each pass")
+    func deadlines() throws {
+        try withServer(turnSeconds: 2, sweepInterval: .milliseconds(100)) { socket, _ in
+            let ann = try client(socket, "Ann", key(1))
+            let bob = try client(socket, "Bob", key(2))
+            try bob.send(.watch)
+            try bob.ping(1)
+            let match = try ann.match(.create(others: ["Bob", "Cy"], title: ""))
+            #expect(match.turnSeconds == 2 && match.dueAt != nil)
+            guard case .update = try bob.next() else { Issue.record("no update of the new match"); return }
+            guard case .update(let passed) = try bob.next() else { Issue.record("no update when the time ran out"); return }
+            #expect(passed.currentName == "Bob" && passed.participants[0].missed == 1, "\(passed)")
+            // Bob writes in time; Cy does not.
+            _ = try bob.match(.turn(match.id, text: "In time."))
+            guard case .update(let cyMissed) = try bob.next() else { Issue.record("no update for Cy"); return }
+            #expect(cyMissed.currentName == "Ann" && cyMissed.participants[2].missed == 1)
+        }
     }
 
     @Test("the key store makes a 0600 key pair, carries an old key file over and removes it after the welcome")

@@ -1,6 +1,8 @@
+import Foundation
 import SnapJournal
 import SnapProtocol
 import StoryEngine
+import SnapTestSupport
 import Testing
 @testable import StoryService
 
@@ -202,28 +204,22 @@ struct StoryWireTests {
         #expect(signIn(host, "Bob", otherKey, oldKey: oldKey) == .welcome(register: .publicKey(name: "Bob", key: otherKey.publicKey)))
     }
 
-    @Test("a journal with version 1 keys is rewritten with their digests; everything else, a torn tail included, is kept as it was")
-    func journalRewrite() throws {
+    @Test("an old journal read for import: version 1 keys as their digests, a torn tail reported, live matches given a deadline, the file unchanged")
+    func journalImport() throws {
         var bytes = Journal.header(kind: StoryRecord.journalKind)
         let create = StoryRecord.command(.create(starter: "Ann", others: ["Bob"], title: "T", at: 1)).bytes
         for record in [StoryRecord.oldKey(name: "Ann", key: oldKey).bytes, create,
                        StoryRecord.publicKey(name: "Cy", key: key.publicKey).bytes] {
             Journal.frame(record, into: &bytes)
         }
-        let tail: [UInt8] = [0, 0, 0, 40, 1, 2, 3]
-        bytes += tail
-        let contents = try Journal.read(bytes)
-        guard let rewrite = StoryJournal.withoutOldKeys(bytes, contents, digest: StoryKeyChecks.live.digest) else {
-            Issue.record("not rewritten"); return
-        }
-        #expect(rewrite.replaced == 1)
-        #expect(!contains(rewrite.bytes, oldKey.bytes))
-        #expect(Array(rewrite.bytes.suffix(tail.count)) == tail)
-        let again = try Journal.read(rewrite.bytes)
-        #expect(again.fault?.kind == .tornTail)
-        #expect(again.records == [StoryRecord.oldKeyDigest(name: "Ann", digest: StoryKeyChecks.live.digest(oldKey.bytes)).bytes, create,
-                                  StoryRecord.publicKey(name: "Cy", key: key.publicKey).bytes])
-        #expect(StoryJournal.withoutOldKeys(rewrite.bytes, again, digest: StoryKeyChecks.live.digest) == nil)
+        bytes += [0, 0, 0, 40, 1, 2, 3]
+        let path = scratchDirectory("import") + "/story.journal"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        let read = try StoryJournalImport(path: path, turnSeconds: 3600, now: 1000)
+        #expect(read.keys == ["Ann": .oldKeyDigest(StoryKeyChecks.live.digest(oldKey.bytes)), "Cy": .publicKey(key.publicKey)])
+        #expect(read.matches.count == 1 && read.matches[0].turnSeconds == 3600 && read.matches[0].dueAt == 4600)
+        #expect(read.problems.count == 1 && read.problems[0].contains("the records before it came across"), "\(read.problems)")
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == bytes)
     }
 }
 

@@ -1,0 +1,158 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import SnapDBus
+import SnapProtocol
+import StoryEngine
+import StoryNotices
+import StoryService
+
+/// `snap story notify`: desktop notifications for a player's matches while no window is open.
+struct StoryNotify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notify",
+        abstract: "Post a desktop notification when it is your turn, your time runs out within the hour, or a match ends.",
+        discussion: """
+            Signs in, watches your matches and posts each notice through the desktop's notification \
+            service (org.freedesktop.Notifications on the session bus, DBUS_SESSION_BUS_ADDRESS); \
+            each is also printed as "notice: …". Runs until stopped (Ctrl-C, SIGTERM: exit 0); when \
+            the story service goes away it says so and signs in again, waiting 1 s, 2 s … up to \
+            \(StoryNotify.longestWait) s between tries. On start it tells the turns that wait for you \
+            now; after a reconnection only what changed meanwhile. docs/STORY.md shows how to run \
+            it as a systemd user service.
+            """)
+    @OptionGroup var player: StoryPlayerOptions
+    @Flag(help: "Post what waits for you now (your turns, deadlines within the hour), then exit: for scripts.")
+    var once = false
+
+    /// Seconds a read waits before the deadlines are looked at again and the service is
+    /// pinged (also the sign-in's time limit); tests make it short.
+    @Option(help: .hidden) var tick = 15
+
+    /// The longest wait between two tries to reach the service, in seconds.
+    static let longestWait = 60
+
+    func validate() throws {
+        guard (1...600).contains(tick) else { throw ValidationError("--tick is 1 to 600 seconds") }
+    }
+
+    func run() throws {
+        // Ctrl-C and SIGTERM end it at once, whatever it waits for.
+        let signals = [SIGINT, SIGTERM].map { (number: Int32) -> DispatchSourceSignal in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                say("stopped")
+                Foundation.exit(0)
+            }
+            source.resume()
+            signal(number, SIG_IGN)
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+
+        let name = try player.playerName()
+        let endpoint = try player.endpoint()
+        let trust = try player.tls.trust()
+        let joinCode = player.code.flatMap(JoinCode.normalized) ?? ""
+        let desktop: DesktopNotifier
+        do { desktop = try DesktopNotifier() } catch {
+            printError("error: \(error)")
+            throw ExitCode(1)
+        }
+        var poster = NoticePoster(desktop: desktop, failuresAreErrors: once)
+        var notices = StoryNotices(player: name)
+        func now() -> UInt64 { UInt64(max(0, time(nil))) }
+
+        if once {
+            let matches = try withStoryClient(player) { try $0.list() }
+            if !poster.post(notices.listed(matches, at: now())) { throw ExitCode(1) }
+            return
+        }
+
+        var wait = 1
+        var nonce: UInt64 = 0
+        while true {
+            let client: StoryClient
+            do {
+                client = try StoryKeyStore.default().signIn(endpoint: endpoint, name: name, joinCode: joinCode,
+                                                            timeoutSeconds: tick, trust: trust)
+                try client.send(.watch)
+                let matches = try client.list()
+                // What was pushed while the list was on its way is in the list already.
+                _ = client.takeUpdates()
+                wait = 1
+                say("watching \(matches.count) match\(matches.count == 1 ? "" : "es") for \(name)")
+                poster.post(notices.listed(matches, at: now()))
+            } catch let error as StoryClientError {
+                switch error {
+                case .refused(.busy, _), .refused(.overBudget, _), .refused(.unavailable, _), .cannotConnect, .broken:
+                    printError("warning: \(error); trying again in \(wait) s")
+                case .refused, .keyFile:
+                    // Not the network: another try would be refused the same way.
+                    printError("error: \(error)")
+                    throw ExitCode(1)
+                }
+                sleep(UInt32(wait))
+                wait = min(wait * 2, Self.longestWait)
+                continue
+            } catch {
+                throw storyFailure(error)
+            }
+            do {
+                while true {
+                    let reply: StoryReply
+                    do {
+                        reply = try client.next()
+                    } catch StoryClientError.broken("no answer in time") {
+                        // Quiet for a while: the deadlines' turn, and a ping (a TCP peer that
+                        // vanished says nothing until written to).
+                        poster.post(notices.deadlines(at: now()))
+                        nonce &+= 1
+                        try client.ping(nonce)
+                        for match in client.takeUpdates() { poster.post(notices.updated(match, at: now())) }
+                        continue
+                    }
+                    if case .update(let match) = reply { poster.post(notices.updated(match, at: now())) }
+                    poster.post(notices.deadlines(at: now()))
+                }
+            } catch {
+                printError("warning: the story service went away (\(error)); signing in again in \(wait) s")
+                client.hangUp()
+                sleep(UInt32(wait))
+                wait = min(wait * 2, Self.longestWait)
+            }
+        }
+    }
+}
+
+/// Posts notices on the desktop, each match's newest replacing its last one there, and
+/// prints each posted as "notice: …".
+struct NoticePoster {
+    let desktop: DesktopNotifier
+    /// `--once`: a notice not shown is an error (exit 1); running on: a warning.
+    let failuresAreErrors: Bool
+    /// The notification id each match's last notice got.
+    private var shown: [StoryMatchID: UInt32] = [:]
+
+    init(desktop: DesktopNotifier, failuresAreErrors: Bool) {
+        self.desktop = desktop
+        self.failuresAreErrors = failuresAreErrors
+    }
+
+    /// Returns whether every notice was shown.
+    @discardableResult
+    mutating func post(_ notices: [StoryNotice]) -> Bool {
+        var all = true
+        for notice in notices {
+            do {
+                shown[notice.match] = try desktop.notify(summary: notice.summary, body: notice.body,
+                                                         replacing: shown[notice.match] ?? 0)
+                say("notice: \(notice)")
+            } catch {
+                printError("\(failuresAreErrors ? "error" : "warning"): could not show \"\(notice.summary)\": \(error)")
+                all = false
+            }
+        }
+        return all
+    }
+}
