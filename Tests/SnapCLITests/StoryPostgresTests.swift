@@ -77,4 +77,15 @@ struct StoryPostgresTests {
         let refused = answers.filter { if case .refused(.notYourTurn, _) = $0 { true } else { false } }.count
         #expect(taken == 1 && refused == 1, "\(answers)")
     }
+
+    @Test("snap bench story --postgres: the row of two services on one PostgreSQL", .timeLimit(.minutes(5)))
+    func benchRow() throws {
+        let server = try PostgresServer.shared()
+        let url = server.socketURL(try server.createDatabase("bench"))
+        let run = try runSnap(["bench", "story", "--turns", "10", "--matches", "20", "--players", "0", "--postgres", url])
+        #expect(run.status == 0, "\(run.output)\(run.error)")
+        #expect(run.output.split(separator: "\n").contains {
+            $0.hasPrefix("two services on one PostgreSQL: turn → watcher on the other p50 ") && $0.contains("baseline watcher on the same service p50 ")
+        }, "\(run.output)")
+    }
 }
