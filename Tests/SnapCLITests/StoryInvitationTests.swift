@@ -63,17 +63,17 @@ struct StoryInvitationTests {
         defer { service.signal(SIGTERM) }
         let bad = try story(["new", "--with", "Bob", "--deadline", "72", "--name", "Ann"])
         #expect(bad.status == 64 && bad.errors.contains("--deadline: \"72\" is not a duration"), "\(bad)")
-        #expect(try story(["new", "--with", "Bob", "--deadline", "2s", "--name", "Ann"]).lines == ["match 1"])
+        #expect(try story(["new", "--with", "Bob", "--deadline", "4s", "--name", "Ann"]).lines == ["match 1"])
         #expect(try story(["new", "--with", "Bob", "--deadline", "5h", "--name", "Ann"]).lines == ["match 2"])
         let shown = try story(["show", "2", "--name", "Bob"])
         // Read within a minute of the start: 5 h, or 4 h 59 min on a slow machine.
         #expect(shown.lines == ["Ann has 5 h left", "turn: Ann"] || shown.lines == ["Ann has 4 h 59 min left", "turn: Ann"], "\(shown)")
-        // Ann lets match 1's two seconds run out.
+        // Ann lets match 1's four seconds run out; Bob's own four start then.
         var passed: [String] = []
         for _ in 0..<40 {
             passed = try story(["show", "1", "--name", "Bob"]).lines
             if passed.last == "turn: Bob" { break }
-            Thread.sleep(forTimeInterval: 0.25)
+            Thread.sleep(forTimeInterval: 0.2)
         }
         #expect(passed.last == "turn: Bob" && passed.contains("Ann missed 1 turn in a row"), "\(passed)")
         let listed = try story(["list", "--name", "Bob"])

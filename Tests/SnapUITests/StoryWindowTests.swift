@@ -20,7 +20,8 @@ struct StoryWindowTests {
         func waitFor(_ line: String, timeout: Double = 30) -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
-                if text.split(separator: "\n").contains(where: { $0 == line }) { return true }
+                // A line, or that line and the time left for the turn after ": ".
+                if text.split(separator: "\n").contains(where: { $0 == line || $0.hasPrefix(line + ": ") }) { return true }
                 usleep(20_000)
             }
             return false
