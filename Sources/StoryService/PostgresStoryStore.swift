@@ -31,7 +31,7 @@ public final class PostgresStoryStore: StoryStore {
         /// For the first connection, at start.
         public var start: Duration
 
-        public init(connection: Duration = .seconds(2), request: Duration = .seconds(10), start: Duration = .seconds(5)) {
+        public init(connection: Duration = .seconds(3), request: Duration = .seconds(10), start: Duration = .seconds(5)) {
             self.connection = connection
             self.request = request
             self.start = start
