@@ -124,9 +124,9 @@ public final class PostgresServer: @unchecked Sendable {
 
     private func startServer() throws {
         let options = "-k \(socketDirectory) -h 127.0.0.1 -p \(port) -c fsync=off -c full_page_writes=off "
-            + " -c max_connections=200"
+            + "-c max_connections=200 -c max_files_per_process=20000"
         do {
-            try pgctl(["start", "-w", "-t", "60", "-l", directory + "/server.log", "-o", options])
+            try pgctl(["start", "-w", "-t", "300", "-l", directory + "/server.log", "-o", options])
         } catch {
             let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
             throw Failure("PostgreSQL did not start: \(error)\nserver.log ends:\n\(log.split(separator: "\n").suffix(15).joined(separator: "\n"))")
@@ -158,7 +158,11 @@ public final class PostgresServer: @unchecked Sendable {
     @discardableResult
     private func run(_ path: String, _ arguments: [String], as user: String?) throws -> String {
         // From /, which the server's user can reach whatever this process's directory is.
-        let command = ["/usr/bin/env", "-C", "/"]
+        // The server inherits this process's open descriptors (a test process may hold
+        // hundreds), and counts them against its own limit ("insufficient file descriptors
+        // available to start server process"): a higher limit leaves it room.
+        let raise = "ulimit -n 65536 2>/dev/null || ulimit -n \"$(ulimit -Hn)\" 2>/dev/null; exec \"$@\""
+        let command = ["/bin/sh", "-c", raise, "sh", "/usr/bin/env", "-C", "/"]
             + (user.map { [Self.runuser, "-u", $0, "--", path] + arguments } ?? [path] + arguments)
         let file = directory + "/out-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: file) }
