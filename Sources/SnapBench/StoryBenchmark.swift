@@ -121,6 +121,57 @@ public struct StoryBenchmark: Sendable {
         }
     }
 
+    /// Two services on one PostgreSQL database (`url`, `postgres://…`), as two processes:
+    /// Ann takes turns through the first; Bob watches on the second (through the database's
+    /// NOTIFY) and Cy on the first (the baseline in the same run). Each turn's time until
+    /// each watcher has it, sorted: (other service, same service).
+    public func measureTwoServices(database url: String) throws -> (other: [Double], same: [Double]) {
+        var template = Array("/tmp/snapsp-XXXXXX".utf8CString)
+        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for name in ["one", "two"] { mkdir(directory + "/" + name, 0o700) }
+        let first = try ServiceProcess(directory: directory + "/one", database: url)
+        defer { first.stop() }
+        let second = try ServiceProcess(directory: directory + "/two", database: url)
+        defer { second.stop() }
+        let ann = try StoryClient(endpoint: .unix(first.socket), name: "Ann", key: benchKey("Ann"))
+        let bob = try StoryClient(endpoint: .unix(first.socket), name: "Bob", key: benchKey("Bob"))
+        let cy = try StoryClient(endpoint: .unix(first.socket), name: "Cy", key: benchKey("Cy"))
+        let otherWatcher = try StoryClient(endpoint: .unix(second.socket), name: "Bob", key: benchKey("Bob"))
+        let sameWatcher = try StoryClient(endpoint: .unix(first.socket), name: "Cy", key: benchKey("Cy"))
+        for watcher in [otherWatcher, sameWatcher] { try watcher.send(.watch) }
+        var pacer = TokenBucket(capacity: 20, perSecond: 25)
+        let origin = ContinuousClock.now
+        var match = try ann.match(.create(others: ["Bob", "Cy"], title: "Two services"))
+        for watcher in [otherWatcher, sameWatcher] { _ = try watcher.next() }
+        var other: [Double] = [], same: [Double] = []
+        for turn in 0..<turns {
+            let writer = [ann, bob, cy][match.current!]
+            let wait = pacer.wait(at: ContinuousClock.now - origin)
+            if wait > .zero { Thread.sleep(forTimeInterval: seconds(wait)) }
+            _ = pacer.take(at: ContinuousClock.now - origin)
+            let start = ContinuousClock.now
+            try writer.send(.turn(match.id, text: "word\(turn)"))
+            // Both are blocking reads: the same service's watcher (the quicker path) is read
+            // first, so the other's time is its own unless the baseline is the slower one.
+            guard case .update(let seen) = try sameWatcher.next(), seen.id == match.id else {
+                throw StoryTestError("the watcher on the same service missed turn \(turn)")
+            }
+            same.append(seconds(ContinuousClock.now - start))
+            guard case .update(let updated) = try otherWatcher.next(), updated.id == match.id else {
+                throw StoryTestError("the watcher on the other service missed turn \(turn)")
+            }
+            other.append(seconds(ContinuousClock.now - start))
+            guard case .match(let answered) = try writer.next() else { throw StoryTestError("no answer to turn \(turn)") }
+            match = answered
+            if match.ended {
+                match = try ann.match(.create(others: ["Bob", "Cy"], title: "Two services"))
+                for watcher in [otherWatcher, sameWatcher] { _ = try watcher.next() }
+            }
+        }
+        return (other.sorted(), same.sorted())
+    }
+
     /// `matches` matches as the old benchmark's journal held them (three players, five
     /// turns each), written to a new SQLite database in batches through `importBook`.
     func fillDatabase(_ path: String, matches: Int) throws {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Logging
 import NIOCore
 import NIOPosix
 import SnapJournal
@@ -14,8 +15,10 @@ import StoryEngine
 public func openStoryStore(_ value: String?, environment: [String: String] = currentEnvironment(),
                            threadPool: NIOThreadPool = .singleton,
                            eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) async throws -> any StoryStore {
-    if let value, value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") {
-        throw StoryStoreError.unreachable("PostgreSQL support is not in this build yet; use an SQLite file for --database")
+    if let value, PostgresURL.isPostgres(value) {
+        // The password, if the server wants one, from PGPASSWORD: never from the URL.
+        return try await PostgresStoryStore.open(url: PostgresURL(value), password: environment["PGPASSWORD"],
+                                                 logger: Logger(label: "snap.story.postgres"))
     }
     let path: String
     if let value {

@@ -12,6 +12,8 @@ struct StoryBench: ParsableCommand {
     @Option(help: "Scripted players for the sustained turns a second (two a match, each on its own connection; 0: none).")
     var players = 1000
     @Option(help: "At most this many seconds of sustained turns.") var seconds = 10.0
+    @Option(help: "A PostgreSQL database (postgres://USER@HOST/DB or the socket form) for the row of two services on one database; without it that row is left out.")
+    var postgres: String?
 
     func validate() throws {
         guard turns >= 1 else { throw ValidationError("--turns must be at least 1") }
@@ -49,6 +51,14 @@ struct StoryBench: ParsableCommand {
             print("sustained: \(rate.players) players in \(rate.players / 2) matches, each on its own connection: "
                 + "\(rate.turns) turns in \(twoDecimals(rate.seconds)) s = \(Int(rate.turnsPerSecond.rounded())) turns a second "
                 + "(each committed before its answer; sign-ins took \(twoDecimals(rate.signInSeconds)) s)")
+        }
+        if let postgres {
+            let (other, same) = try benchmark.measureTwoServices(database: postgres)
+            print("two services on one PostgreSQL: turn → watcher on the other p50 \(micros(other, 0.5)), p99 \(micros(other, 0.99)); "
+                + "baseline watcher on the same service p50 \(micros(same, 0.5)), p99 \(micros(same, 0.99)) "
+                + "(the other hears through NOTIFY on commit)")
+        } else {
+            print("two services on one PostgreSQL: left out (give --postgres postgres://… to measure it)")
         }
     }
 

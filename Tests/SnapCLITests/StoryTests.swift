@@ -166,7 +166,7 @@ struct StoryTests {
         #expect(!service.lines.contains { $0.hasPrefix("listening") })
         let postgres = try SnapProcess(["story", "serve", "--database", "postgres://snap@localhost/story"], runtimeDirectory: directory)
         #expect(postgres.exitStatus(timeout: 30) == 3)
-        #expect(postgres.errors.contains("PostgreSQL support is not in this build yet"), "\(postgres.errors)")
+        #expect(postgres.errors.contains("error: the story service cannot reach its database (postgres localhost/story"), "\(postgres.errors)")
         let deadline = try SnapProcess(["story", "serve", "--turn-deadline", "soon"], runtimeDirectory: directory)
         #expect(deadline.exitStatus(timeout: 30) == 64)
         #expect(deadline.errors.contains("--turn-deadline"), "\(deadline.errors)")

@@ -163,13 +163,19 @@ struct SQLiteStoryStoreTests {
         }
     }
 
-    @Test("openStoryStore: a postgres URL is refused in words until PostgreSQL is in this build")
-    func postgresNotYet() async throws {
+    @Test("openStoryStore: a postgres URL opens PostgreSQL (here nothing listens: unreachable, in words); a malformed one is refused")
+    func postgresURLs() async throws {
         do {
-            _ = try await openStoryStore("postgres://snap@localhost/story")
-            Issue.record("a postgres URL was taken")
+            _ = try await openStoryStore("postgres://snap@127.0.0.1:1/story")
+            Issue.record("a postgres URL with no server was taken")
         } catch {
-            #expect("\(error)".contains("PostgreSQL support is not in this build yet"))
+            #expect("\(error)".contains("the story service cannot reach its database (postgres 127.0.0.1:1/story"), "\(error)")
+        }
+        do {
+            _ = try await openStoryStore("postgres://snap:secret@127.0.0.1/story")
+            Issue.record("a URL with a password was taken")
+        } catch {
+            #expect("\(error)".contains("PGPASSWORD") && !"\(error)".contains("secret"), "\(error)")
         }
     }
 }
