@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Logging
 import SnapJournal
 import SnapProtocol
 import StoryEngine
@@ -172,11 +173,56 @@ public struct StoryBenchmark: Sendable {
         return (other.sorted(), same.sorted())
     }
 
+    /// The same figures with the service on PostgreSQL (`url`: an empty database, which is
+    /// filled): memory and start with none and with `matches` matches, then a turn's
+    /// latency and the sustained rate on that database. The matches are added first so
+    /// that every later figure is taken with them stored.
+    public func runPostgres(_ url: String, latency: (Latency) -> Void, memory: (Memory) -> Void,
+                            sustained: (Sustained) -> Void = { _ in }) throws {
+        var template = Array("/tmp/snapsq-XXXXXX".utf8CString)
+        let directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var logger = Logger(label: "snap.bench.story")
+        logger.logLevel = .warning
+        let log = logger
+        let store = try StoryExecutor.wait { try await PostgresStoryStore.open(url: url, logger: log) }
+        defer { try? StoryExecutor.wait { await store.close() } }
+        let held = try StoryExecutor.wait { try await store.matchCount() }
+        guard held == 0 else { throw StoryTestError("--postgres needs an empty database; \(url) holds \(held) matches") }
+
+        let empty = try ServiceProcess(directory: directory, database: url)
+        let emptyRSS = empty.residentKiB
+        let emptyStart = empty.startSeconds
+        empty.stop()
+        let fillStart = ContinuousClock.now
+        try fill(store, matches: matches)
+        let fillSeconds = seconds(ContinuousClock.now - fillStart)
+        let loaded = try ServiceProcess(directory: directory, database: url)
+        let check = try StoryClient(endpoint: .unix(loaded.socket), name: "Ann", key: benchKey("Ann"))
+        let listed = try [1, matches].filter { try check.match(.show(StoryMatchID(UInt32($0)))).id.value == UInt32($0) }.count
+        let fullRSS = loaded.residentKiB
+        loaded.signalKill()
+        let restart = try ServiceProcess(directory: directory, database: url,
+                                         extra: ["--connection-limit", String(players + 16)])
+        defer { restart.stop() }
+        memory(Memory(fullRSS: fullRSS, emptyRSS: emptyRSS, listed: listed, bytes: 0, fillSeconds: fillSeconds,
+                      startSeconds: loaded.startSeconds, restartSeconds: restart.startSeconds,
+                      emptyRestartSeconds: emptyStart, restoredLine: restart.restoredLine))
+        let times = try measureTurns(socket: restart.socket)
+        latency(Latency(turn: times.turn, ping: times.ping))
+        if players >= 2 { sustained(try measureSustained(socket: restart.socket)) }
+    }
+
     /// `matches` matches as the old benchmark's journal held them (three players, five
     /// turns each), written to a new SQLite database in batches through `importBook`.
     func fillDatabase(_ path: String, matches: Int) throws {
         let store = try StoryExecutor.wait { try await SQLiteStoryStore.open(path: path) }
         defer { try? StoryExecutor.wait { await store.close() } }
+        try fill(store, matches: matches)
+    }
+
+    /// Adds `matches` matches to `store` through `importBook`, 20,000 a transaction.
+    func fill(_ store: any StoryStore, matches: Int) throws {
         let names = ["Ann", "Bob", "Cy"]
         let sentence = "The dragon slept under the hill while the village argued about who should wake it, and nobody volunteered."
         let text = Array(repeating: sentence, count: 5).joined(separator: " ")
@@ -190,7 +236,7 @@ public struct StoryBenchmark: Sendable {
                                   places: 3, current: 5 % 3, text: text, createdAt: 1_700_000_000, lastTurnAt: 1_700_000_000, turnsTaken: 5)
             }
             let batchKeys = first == 0 ? keys : [:]
-            _ = try StoryExecutor.wait { try await store.importBook(batch, keys: batchKeys, source: "snap bench story") }
+            _ = try StoryExecutor.wait { try await store.importBook(batch, keys: batchKeys) }
         }
     }
 

@@ -12,7 +12,7 @@ struct StoryBench: ParsableCommand {
     @Option(help: "Scripted players for the sustained turns a second (two a match, each on its own connection; 0: none).")
     var players = 1000
     @Option(help: "At most this many seconds of sustained turns.") var seconds = 10.0
-    @Option(help: "A PostgreSQL database (postgres://USER@HOST/DB or the socket form) for the row of two services on one database; without it that row is left out.")
+    @Option(help: "An empty PostgreSQL database (postgres://USER@HOST/DB or the socket form): the same figures on it (lines starting \"postgres:\"), then two services on one database; without it those rows are left out.")
     var postgres: String?
 
     func validate() throws {
@@ -53,6 +53,22 @@ struct StoryBench: ParsableCommand {
                 + "(each committed before its answer; sign-ins took \(twoDecimals(rate.signInSeconds)) s)")
         }
         if let postgres {
+            try benchmark.runPostgres(postgres) { latency in
+                print("postgres: turn → all 3 participants' views updated: p50 \(micros(latency.turn, 0.5)), p99 \(micros(latency.turn, 0.99)); "
+                    + "baseline ping round trip p50 \(micros(latency.ping, 0.5)), p99 \(micros(latency.ping, 0.99)); "
+                    + "ratio p50 \(twoDecimals(StoryBenchmark.percentile(latency.turn, 0.5) / StoryBenchmark.percentile(latency.ping, 0.5)))x "
+                    + "(with \(matches) stored matches; each turn a committed transaction first)")
+            } memory: { memory in
+                print("postgres: filling the database with \(matches) matches (batched inserts): \(millis(memory.fillSeconds))")
+                print("postgres: service memory (RSS): \(memory.fullRSS / 1024) MiB with \(matches) matches (the first and last shown: "
+                    + "\(memory.listed) of 2), \(memory.emptyRSS / 1024) MiB with none")
+                print("postgres: start to listening with \(matches) matches: \(millis(memory.startSeconds)); after kill -9: "
+                    + "\(millis(memory.restartSeconds)); with none: \(millis(memory.emptyRestartSeconds))")
+            } sustained: { rate in
+                print("postgres: sustained: \(rate.players) players in \(rate.players / 2) matches, each on its own connection: "
+                    + "\(rate.turns) turns in \(twoDecimals(rate.seconds)) s = \(Int(rate.turnsPerSecond.rounded())) turns a second "
+                    + "(sign-ins took \(twoDecimals(rate.signInSeconds)) s)")
+            }
             let (other, same) = try benchmark.measureTwoServices(database: postgres)
             print("two services on one PostgreSQL: turn → watcher on the other p50 \(micros(other, 0.5)), p99 \(micros(other, 0.99)); "
                 + "baseline watcher on the same service p50 \(micros(same, 0.5)), p99 \(micros(same, 0.99)) "

@@ -78,7 +78,7 @@ struct StoryPostgresTests {
         #expect(taken == 1 && refused == 1, "\(answers)")
     }
 
-    @Test("snap bench story --postgres: the row of two services on one PostgreSQL", .timeLimit(.minutes(5)))
+    @Test("snap bench story --postgres: the service's figures on PostgreSQL, and the row of two services on one database", .timeLimit(.minutes(5)))
     func benchRow() throws {
         let server = try PostgresServer.shared()
         let url = server.socketURL(try server.createDatabase("bench"))
@@ -87,5 +87,10 @@ struct StoryPostgresTests {
         #expect(run.output.split(separator: "\n").contains {
             $0.hasPrefix("two services on one PostgreSQL: turn → watcher on the other p50 ") && $0.contains("baseline watcher on the same service p50 ")
         }, "\(run.output)")
+        for prefix in ["postgres: turn → all 3 participants' views updated: p50 ", "postgres: filling the database with 20 matches",
+                       "postgres: service memory (RSS): ", "postgres: start to listening with 20 matches: "] {
+            #expect(run.output.split(separator: "\n").contains { $0.hasPrefix(prefix) }, "\(prefix): \(run.output)")
+        }
+        #expect(run.output.contains("(the first and last shown: 2 of 2)"), "\(run.output)")
     }
 }
