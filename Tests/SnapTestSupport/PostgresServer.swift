@@ -158,11 +158,14 @@ public final class PostgresServer: @unchecked Sendable {
     @discardableResult
     private func run(_ path: String, _ arguments: [String], as user: String?) throws -> String {
         // From /, which the server's user can reach whatever this process's directory is.
-        // The server inherits this process's open descriptors (a test process may hold
-        // hundreds), and counts them against its own limit ("insufficient file descriptors
-        // available to start server process"): a higher limit leaves it room.
-        let raise = "ulimit -n 65536 2>/dev/null || ulimit -n \"$(ulimit -Hn)\" 2>/dev/null; exec \"$@\""
-        let command = ["/bin/sh", "-c", raise, "sh", "/usr/bin/env", "-C", "/"]
+        // The server would inherit this process's open descriptors (a full test run holds a
+        // thousand) and count them against its own limit ("insufficient file descriptors
+        // available to start server process"): bash closes every one above stderr first
+        // (posix_spawn's closefrom is not in Swift's Glibc), and the limit is raised.
+        let raise = "ulimit -n 65536 2>/dev/null || ulimit -n \"$(ulimit -Hn)\" 2>/dev/null; "
+            + "for fd in /proc/$$/fd/*; do n=${fd##*/}; [ \"$n\" -gt 2 ] 2>/dev/null && eval \"exec $n>&-\" 2>/dev/null; done; "
+            + "exec \"$@\""
+        let command = ["/bin/bash", "-c", raise, "bash", "/usr/bin/env", "-C", "/"]
             + (user.map { [Self.runuser, "-u", $0, "--", path] + arguments } ?? [path] + arguments)
         let file = directory + "/out-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: file) }
