@@ -8,7 +8,9 @@ import SnapSession
 
 /// The host on the network: drives a `HostSession` from sockets and one event loop.
 /// Every connection's handler and every timer run on `loop`, so the session needs no
-/// locks; everything here is touched on that loop only.
+/// locks; everything here is touched on that loop only. Callers on other threads (the
+/// CLI, a window) reach it through `onLoop`, the one place that waits for the loop, or
+/// through setters that hand the value to the loop.
 public final class HostServer: FrameServer, @unchecked Sendable {  // state touched on `loop` only (see above)
     public let loop: EventLoop
     private var session: HostSession
@@ -23,10 +25,20 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     private var socketPaths: [String] = []
     private let origin = ContinuousClock.now
     private let logger: Logger
-    /// Start by itself once this many players have joined and are ready.
-    public var startWhen: Int?
-    /// Told about every action (the CLI prints round winners and the end).
-    public var observer: (@Sendable (HostAction) -> Void)?
+    /// Start by itself once this many players have joined and are ready (set from any
+    /// thread: the value is handed to the loop).
+    public var startWhen: Int? {
+        get { onLoop { self.startWhenOnLoop } }
+        set { loop.execute { self.startWhenOnLoop = newValue } }
+    }
+    private var startWhenOnLoop: Int?
+    /// Told about every action (the CLI prints round winners and the end); set from any
+    /// thread, before or during the game.
+    public var observer: (@Sendable (HostAction) -> Void)? {
+        get { onLoop { self.observerOnLoop } }
+        set { loop.execute { self.observerOnLoop = newValue } }
+    }
+    private var observerOnLoop: (@Sendable (HostAction) -> Void)?
     /// How far behind a connection may fall before it is cut as too slow.
     public var outboundLimits = OutboundLimits()
     /// Where the match log is written as it grows (nil: not at all).
@@ -35,7 +47,8 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     /// The code TCP players must give, nil for an open game (`HostConfiguration.joinCode`).
     public let joinCode: String?
     /// The TCP addresses listened on, as bound (host, port), in order.
-    public private(set) var tcpListeners: [(host: String, port: Int)] = []
+    public var tcpListeners: [(host: String, port: Int)] { onLoop { self.tcpAddresses } }
+    private var tcpAddresses: [(host: String, port: Int)] = []
 
     public init(_ configuration: HostConfiguration, loop: EventLoop, logger: Logger) {
         self.loop = loop
@@ -74,10 +87,10 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     }
 
     /// The name the host plays under (a resumed one takes its journal's).
-    public var hostName: String { try! loop.submit { self.session.configuration.hostName }.wait() }
+    public var hostName: String { onLoop { self.session.configuration.hostName } }
 
     /// Commands in the match so far (what `resumed PATH at command K` names).
-    public var commandsApplied: Int { try! loop.submit { self.session.commandsApplied }.wait() }
+    public var commandsApplied: Int { onLoop { self.session.commandsApplied } }
 
     /// Puts a resumed match back in motion: its seats wait for their owners.
     public func resume() {
@@ -92,6 +105,27 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
 
     private var now: Duration { ContinuousClock.now - origin }
 
+    // MARK: - From other threads
+
+    /// The one bridge for callers off the loop: runs `body` on the loop and waits for its
+    /// answer. On the loop it runs at once (waiting there would wait for ever).
+    private func onLoop<T>(_ body: @escaping () -> T) -> T {
+        if loop.inEventLoop { return body() }
+        let box = UncheckedBox<T>()
+        // A loop that is shutting down no longer runs tasks; the body then runs here, which
+        // races with nothing, since nothing runs on that loop any more.
+        do { try loop.submit { box.value = body() }.wait() } catch { box.value = body() }
+        return box.value!
+    }
+
+    /// `onLoop` for work that completes later on the loop (binding, closing).
+    private func onLoop<T>(_ body: @escaping () -> EventLoopFuture<T>) throws -> T {
+        precondition(!loop.inEventLoop, "HostServer's blocking calls are made off its loop")
+        let box = UncheckedBox<T>()
+        try loop.flatSubmit { body().map { box.value = $0 } }.wait()
+        return box.value!
+    }
+
     // MARK: - The journal
 
     /// Journals this match in `directory` (see `MatchJournal`); returns the file's path.
@@ -100,16 +134,15 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     public func startJournal(in directory: String, onWarning: @escaping @Sendable (String) -> Void) throws -> String {
         // The won counts the table shows come from the matches journaled before this one.
         let wins = MatchJournal.roundsWon(in: directory)
-        if loop.inEventLoop { session.setEarlierWins(wins) } else { try? loop.submit { self.session.setEarlierWins(wins) }.wait() }
-        let writer = try MatchJournal.create(in: directory, hostName: session.configuration.hostName, onError: onWarning)
+        let writer = try MatchJournal.create(in: directory, hostName: hostName, onError: onWarning)
         // On the loop, in one step: whatever the match logged before (a game that started
         // as soon as its local player sat down), then everything after. A journal attached
         // mid-match without its first records is damage, not a match.
-        let attach: @Sendable () -> Void = { [self] in
+        onLoop { [self] in
+            session.setEarlierWins(wins)
             for record in session.log { writer.append { MatchRecordCodec.encode(record) } }
             journal = writer
         }
-        if loop.inEventLoop { attach() } else { try loop.submit(attach).wait() }
         return writer.path
     }
 
@@ -120,10 +153,15 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         try claimSocketPath(path)
         do {
             // Created with a restrictive umask: the socket is never open to others, not even briefly.
-            let channel = try withRestrictiveUmask { try bootstrap(tls: nil).bind(unixDomainSocketPath: path).wait() }
+            try withRestrictiveUmask {
+                try onLoop {
+                    self.bootstrap(tls: nil).bind(unixDomainSocketPath: path).map { channel in
+                        self.listeners.append(channel)
+                        self.socketPaths.append(path)
+                    }
+                }
+            }
             chmod(path, 0o600)
-            listeners.append(channel)
-            socketPaths.append(path)
         } catch {
             throw NetError.cannotListen(path, plainReason(error, listening: true, unix: true))
         }
@@ -133,21 +171,25 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     /// with port 0).
     public func listen(host: String, port: Int, identity: TLSIdentity) throws -> Int {
         let port = try listen(host: host, port: port, tls: try identity.serverContext())
-        certificate = identity.fingerprint
+        onLoop { self.certificateOnLoop = identity.fingerprint }
         return port
     }
 
     /// The fingerprint of the certificate TCP players see; the LAN announcement carries it.
-    public private(set) var certificate: CertificateFingerprint?
+    public var certificate: CertificateFingerprint? { onLoop { self.certificateOnLoop } }
+    private var certificateOnLoop: CertificateFingerprint?
 
     /// TCP without TLS (`tls` nil) is for benchmarks only: the baseline TLS is measured against.
     package func listen(host: String, port: Int, tls: NIOSSLContext?) throws -> Int {
         do {
-            let channel = try bootstrap(tls: tls).bind(host: host, port: port).wait()
-            listeners.append(channel)
-            let bound = channel.localAddress?.port ?? port
-            tcpListeners.append((host, bound))
-            return bound
+            return try onLoop {
+                self.bootstrap(tls: tls).bind(host: host, port: port).map { channel in
+                    self.listeners.append(channel)
+                    let bound = channel.localAddress?.port ?? port
+                    self.tcpAddresses.append((host, bound))
+                    return bound
+                }
+            }
         } catch {
             throw NetError.cannotListen(formatHostPort(host, port), plainReason(error, listening: true, unix: false))
         }
@@ -159,7 +201,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     /// the ports are free: a lobby renamed before anyone joined reopens under its new
     /// name on the same fixed port, which the old listener would otherwise still hold.
     public func stopListeningOnTCP() throws {
-        try loop.flatSubmit { () -> EventLoopFuture<Void> in
+        try onLoop { () -> EventLoopFuture<Void> in
             let goodbye = self.announcer?.stopOnLoop() ?? self.loop.makeSucceededVoidFuture()
             self.announcer = nil
             let tcp = self.listeners.filter { listener in
@@ -167,9 +209,9 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
                 return true
             }
             self.listeners.removeAll { listener in tcp.contains { $0 === listener } }
-            self.tcpListeners = []
+            self.tcpAddresses = []
             return EventLoopFuture.andAllComplete(tcp.map { $0.close() } + [goodbye], on: self.loop)
-        }.wait()
+        }
     }
 
     /// Announces the game on the local network (DNS-SD over multicast DNS, docs/LAN.md)
@@ -178,7 +220,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     public func announceOnLAN(listeningOn host: String, port: Int) throws {
         let loopback = host.hasPrefix("127.") || host == "::1" || host == "localhost"
         let addresses = loopback ? ["127.0.0.1"] : reachableAddresses(listeningOn: host).filter { !$0.hasPrefix("127.") }
-        let announcer = LANAnnouncer(loop: loop, hostName: session.configuration.hostName, port: port,
+        let announcer = LANAnnouncer(loop: loop, hostName: hostName, port: port,
                                      addresses: addresses, interface: loopback ? "127.0.0.1" : nil,
                                      fingerprint: certificate, logger: logger) {
             [unowned self] in self.session.publicInfo
@@ -197,7 +239,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     }
 
     /// Announcement bytes sent so far (0 when not announcing).
-    public var announcementBytes: Int { (try? loop.submit { self.announcer?.bytesSent ?? 0 }.wait()) ?? 0 }
+    public var announcementBytes: Int { onLoop { self.announcer?.bytesSent ?? 0 } }
 
     /// What a plain client reaching a TLS port reads before it is closed.
     static let plainRefusal = WireCodec.encode(
@@ -268,14 +310,14 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
 
     /// "held after N commands", or what broke. Call after the game is over.
     public var conservationReport: (held: Bool, text: String) {
-        try! loop.submit { [self] in
+        onLoop { [self] in
             if let broken = session.invariantViolation { return (false, "FAILED \(broken)") }
             return (true, "held after every one of \(session.commandsApplied) commands")
-        }.wait()
+        }
     }
 
     /// The lobby as the host sees it (for the host's window).
-    public var lobby: [LobbyPlayer] { try! loop.submit { self.session.lobby }.wait() }
+    public var lobby: [LobbyPlayer] { onLoop { self.session.lobby } }
 
     /// Feeds the session on the loop (callable from anywhere).
     public func submit(_ input: HostInput) {
@@ -287,7 +329,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         perform(session.handle(input, now: now))
         cutSlowConnections()
         announcer?.refresh()
-        if let startWhen, session.phase == .lobby, session.lobby.count >= startWhen, session.lobby.allSatisfy({ $0.ready }) {
+        if let startWhen = startWhenOnLoop, session.phase == .lobby, session.lobby.count >= startWhen, session.lobby.allSatisfy({ $0.ready }) {
             perform(session.handle(.start, now: now))
         }
         reschedule()
@@ -295,7 +337,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
 
     private func perform(_ actions: [HostAction]) {
         for action in actions {
-            observer?(action)
+            observerOnLoop?(action)
             switch action {
             case .send(let id, let message):
                 write(message, to: id)
@@ -435,4 +477,9 @@ extension Duration {
     var nanoseconds: Int64 {
         components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
     }
+}
+
+/// Carries a value computed on the loop back to the thread that waited for it.
+private final class UncheckedBox<T>: @unchecked Sendable {  // written on the loop before the wait returns
+    var value: T?
 }
