@@ -37,6 +37,13 @@ public struct BotClient: Sendable {
         return replies
     }
 
+    /// Back at the table after a dropped connection: plans made before it are void (the
+    /// snapshot that follows is the table to plan from).
+    public mutating func rejoined() {
+        if let seat = session.seat { bot = Bot(seat: seat, level: level, seed: seed, timeScale: timeScale) }
+        held = nil
+    }
+
     /// Keeps the bot within the host's budgets, however fast it plays (`--speed 0`).
     private var pacer = MessagePacer()
     /// A message the budget held back, and when it may go.

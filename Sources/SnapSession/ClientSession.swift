@@ -65,7 +65,7 @@ public struct ClientSession: Sendable {
             names = Dictionary(uniqueKeysWithValues: start.players.map { ($0.seat, $0.name) })
             table = TableView(seats: start.players.map(\.seat))
             turnTimeout = start.turnTimeoutMillis.map { .milliseconds(Int64($0)) }
-            grace = .milliseconds(Int64(start.graceMillis))
+            grace = start.grace
             away = []
             awaySince = [:]
             phase = .playing
