@@ -18,7 +18,8 @@ public struct BotClient: Sendable {
 
     /// Applies a host message; returns what to send at once.
     public mutating func receive(_ message: HostMessage, now: Duration) -> [ClientMessage] {
-        var replies = session.receive(message, now: now).replies
+        var replies: [ClientMessage] = []
+        session.receive(message, now: now)
         switch message {
         case .welcome(let welcome):
             // A player is ready at once; a watcher (no token) has nothing to be ready for.
