@@ -63,8 +63,8 @@ final class AttackPeer: @unchecked Sendable {  // one thread at a time: the atta
         do {
             while let frame = try decoder.nextFrame() {
                 let message = try WireCodec.decodeHostMessage(frame)
-                let (_, replies) = session.receive(message, now: now)
-                if answersPings { for reply in replies { queue(reply) } }
+                session.receive(message, now: now)
+                if answersPings, case .ping(let nonce) = message { queue(.pong(nonce: nonce)) }
                 if case .closing(let reason, _) = message { closed = true; closeReason = reason }
                 messages.append(message)
             }

@@ -18,7 +18,8 @@ public struct BotClient: Sendable {
 
     /// Applies a host message; returns what to send at once.
     public mutating func receive(_ message: HostMessage, now: Duration) -> [ClientMessage] {
-        var replies = session.receive(message, now: now).replies
+        var replies: [ClientMessage] = []
+        session.receive(message, now: now)
         switch message {
         case .welcome(let welcome):
             // A player is ready at once; a watcher (no token) has nothing to be ready for.
@@ -35,6 +36,13 @@ public struct BotClient: Sendable {
             break
         }
         return replies
+    }
+
+    /// Back at the table after a dropped connection: plans made before it are void (the
+    /// snapshot that follows is the table to plan from).
+    public mutating func rejoined() {
+        if let seat = session.seat { bot = Bot(seat: seat, level: level, seed: seed, timeScale: timeScale) }
+        held = nil
     }
 
     /// Keeps the bot within the host's budgets, however fast it plays (`--speed 0`).

@@ -52,8 +52,9 @@ public struct ClientSession: Sendable {
     }
 
     /// Applies one message from the host. Returns the events it carried (empty for
-    /// other messages) and any answer due at once (a pong).
-    public mutating func receive(_ message: HostMessage, now: Duration) -> (events: [SeatEvent], replies: [ClientMessage]) {
+    /// other messages). It answers nothing: a ping is the `SeatLink`'s to answer.
+    @discardableResult
+    public mutating func receive(_ message: HostMessage, now: Duration) -> [SeatEvent] {
         switch message {
         case .welcome(let welcome):
             self.welcome = welcome
@@ -65,7 +66,7 @@ public struct ClientSession: Sendable {
             names = Dictionary(uniqueKeysWithValues: start.players.map { ($0.seat, $0.name) })
             table = TableView(seats: start.players.map(\.seat))
             turnTimeout = start.turnTimeoutMillis.map { .milliseconds(Int64($0)) }
-            grace = .milliseconds(Int64(start.graceMillis))
+            grace = start.grace
             away = []
             awaySince = [:]
             phase = .playing
@@ -95,9 +96,9 @@ public struct ClientSession: Sendable {
                 default: break
                 }
             }
-            return (events, [])
-        case .ping(let nonce):
-            return ([], [.pong(nonce: nonce)])
+            return events
+        case .ping:
+            break
         case .seatLeft(let seat, let reason):
             lastLeaver = (seat, reason)
             away.remove(seat)
@@ -125,7 +126,7 @@ public struct ClientSession: Sendable {
             dealVerdicts.append(witness.verdict(reveal))
             self.witness = nil
         }
-        return ([], [])
+        return []
     }
 
     /// The connection ended without a word from the host.
@@ -193,9 +194,9 @@ public struct ReceivedMessage: Sendable {
 
 extension ClientSession {
     /// `receive`, remembering the table before the message (what a window's model needs).
-    public mutating func receiveForWindow(_ message: HostMessage, now: Duration) -> (received: ReceivedMessage, replies: [ClientMessage]) {
+    public mutating func receiveForWindow(_ message: HostMessage, now: Duration) -> ReceivedMessage {
         let before = table
-        let applied = receive(message, now: now)
-        return (ReceivedMessage(message, events: applied.events, tableBefore: before), applied.replies)
+        let events = receive(message, now: now)
+        return ReceivedMessage(message, events: events, tableBefore: before)
     }
 }

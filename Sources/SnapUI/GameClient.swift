@@ -81,12 +81,12 @@ public final class GameClient {
     public func poll(now: Double) -> [ReceivedMessage] {
         var result: [ReceivedMessage] = []
         for message in link.drain() {
-            // No replies: the session's only one is a pong, and the link answers pings on
-            // its network thread (the host's own window is never pinged).
-            let applied = session.receiveForWindow(message, now: .seconds(now))
+            // Pings never get here: the link answers them on its loop (the host's own
+            // window is never pinged).
+            let received = session.receiveForWindow(message, now: .seconds(now))
             // A window that joined is ready at once (a headless host's --start-when waits for it).
             if case .welcome = message, !isHost, role == .player { link.send(.ready) }
-            result.append(applied.received)
+            result.append(received)
         }
         if let lost = link.connectionLost { session.connectionLost(lost) }
         return result

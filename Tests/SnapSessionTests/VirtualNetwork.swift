@@ -27,6 +27,7 @@ struct VirtualNetwork {
         var pendingPress: Duration?
         var pendingTurn: Duration?
         var closed = false
+        var isSilent: Bool { if case .silent = peer { true } else { false } }
     }
 
     struct Delivery {
@@ -149,24 +150,25 @@ struct VirtualNetwork {
             replies = bot.receive(message, now: now)
             clients[index].peer = .bot(bot)
         case .scripted(var session, let reaction):
-            let result = session.receive(message, now: now)
-            replies = result.replies
+            let events = session.receive(message, now: now)
             if case .welcome = message { replies.append(.ready) }
-            if result.events.contains(where: { if case .turned = $0 { true } else { false } }) {
+            if events.contains(where: { if case .turned = $0 { true } else { false } }) {
                 clients[index].pendingPress = session.table.map { $0.matching.isEmpty } == false ? now + reaction : nil
             }
-            if !result.events.isEmpty, let table = session.table, table.phase == .playing, table.active == session.seat,
+            if !events.isEmpty, let table = session.table, table.phase == .playing, table.active == session.seat,
                !table.hasTurned {
                 if clients[index].pendingTurn == nil { clients[index].pendingTurn = now + .milliseconds(300) }
             }
             clients[index].peer = .scripted(session, reaction: reaction)
         case .recorder(var session):
-            replies = session.receive(message, now: now).replies
+            session.receive(message, now: now)
             if case .welcome = message { replies.append(.ready) }
             clients[index].peer = .recorder(session)
         case .silent:
             replies = []
         }
+        // The clients here answer pings as a `SeatLink` would; the silent one never does.
+        if case .ping(let nonce) = message, !clients[index].isSilent { replies.append(.pong(nonce: nonce)) }
         for reply in replies { send(reply, from: index) }
     }
 

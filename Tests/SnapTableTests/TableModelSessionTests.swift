@@ -15,7 +15,7 @@ struct TableModelSessionTests {
         func poll(_ messages: [HostMessage], now: Double) {
             var batches: [ReceivedMessage] = []
             for message in messages {
-                batches.append(session.receiveForWindow(message, now: .seconds(now)).received)
+                batches.append(session.receiveForWindow(message, now: .seconds(now)))
             }
             model.receive(batches, session: session, now: now)
             model.advance(to: now, play: { _ in })

@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import NIOCore
+import NIOPosix
+
+/// Where a client connects.
+public enum Endpoint: Sendable, CustomStringConvertible {
+    case unix(String)
+    case tcp(host: String, port: Int)
+
+    public var description: String {
+        switch self {
+        case .unix(let path): "unix:\(path)"
+        case .tcp(let host, let port): "tcp:" + formatHostPort(host, port)
+        }
+    }
+}
+
+/// Opens a client connection whose frames go to `onMessage` (on the loop).
+///
+/// A Unix socket whose listen queue is full refuses at once with EAGAIN: that is a busy
+/// host, not an absent one, so the connection is retried politely (50 ms, doubling, at
+/// most 1 s apart) until `patience` has passed, then fails with `NetError.hostBusy`.
+/// Nothing else is retried: ECONNREFUSED on a Unix socket means a stale socket file, and
+/// on TCP that nobody listens (a full TCP queue drops the SYN and the kernel retries).
+func connect(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
+             handler: @escaping @Sendable () -> ChannelHandler) throws -> Channel {
+    try connectLater(to: endpoint, on: loop, patience: patience, trust: trust, handler: handler).wait()
+}
+
+/// `connect`, without blocking: the polite retries are timers on `loop`, so a caller on a
+/// window's thread (or on the loop itself) never waits for them.
+///
+/// Over TCP the connection is TLS (PROTOCOL.md §2): it succeeds only once `trust` (by
+/// default the player's known hosts) accepts the server's certificate and the handshake
+/// is done, and `handler` joins the pipeline only then, so nothing it writes can go out
+/// to a server that was not trusted. A refusal fails with `NetError.untrusted`.
+func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
+                  handler: @escaping @Sendable () -> ChannelHandler) -> EventLoopFuture<Channel> {
+    let promise = loop.makePromise(of: Channel.self)
+    let deadline = NIODeadline.now() + .nanoseconds(Int64(patience.nanoseconds))
+    @Sendable func attempt(_ number: Int, pause: TimeAmount) {
+        let handshake = HandshakeSlot()
+        let bootstrap = ClientBootstrap(group: loop)
+            .connectTimeout(.seconds(5))
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                // The initializer runs on the channel's loop: the handler never crosses threads.
+                channel.eventLoop.makeCompletedFuture {
+                    switch endpoint {
+                    case .unix:
+                        try channel.pipeline.syncOperations.addHandler(handler())
+                    case .tcp where trust?.plainTCPForBenchmarks == true:
+                        try channel.pipeline.syncOperations.addHandler(handler())
+                    case .tcp(let host, let port):
+                        let handshook = channel.eventLoop.makePromise(of: Void.self)
+                        handshake.future = handshook.futureResult
+                        try TLSTransport.addClient(to: channel, host: host, port: port, trust: trust ?? .standard(),
+                                                   handshook: handshook)
+                    }
+                }
+            }
+        let connecting = switch endpoint {
+        case .unix(let path): bootstrap.connect(unixDomainSocketPath: path)
+        case .tcp(let host, let port): bootstrap.connect(host: host, port: port)
+        }
+        connecting.whenComplete { result in
+            switch result {
+            case .success(let channel):
+                guard let handshook = handshake.future else { return promise.succeed(channel) }
+                handshook.whenComplete { handshake in
+                    switch handshake {
+                    case .success:
+                        do {
+                            try channel.pipeline.syncOperations.addHandler(handler())
+                            promise.succeed(channel)
+                        } catch {
+                            channel.close(promise: nil)
+                            promise.fail(NetError.cannotConnect(endpoint.description, "\(error)"))
+                        }
+                    case .failure(let refusal as TLSRefusal):
+                        promise.fail(NetError.untrusted(refusal))
+                    case .failure(let error):
+                        promise.fail(NetError.cannotConnect(endpoint.description, "\(error)"))
+                    }
+                }
+            case .failure(let error as IOError) where error.errnoCode == EAGAIN:
+                guard NIODeadline.now() + pause <= deadline else {
+                    return promise.fail(NetError.hostBusy(endpoint.description,
+                        "kept its connection queue full for \(patience) (\(number) attempts); try again later"))
+                }
+                loop.scheduleTask(in: pause) { attempt(number + 1, pause: min(pause * 2, .seconds(1))) }
+            case .failure(let error):
+                let unix = if case .unix = endpoint { true } else { false }
+                promise.fail(NetError.cannotConnect(endpoint.description, plainReason(error, listening: false, unix: unix)))
+            }
+        }
+    }
+    attempt(1, pause: .milliseconds(50))
+    return promise.futureResult
+}
+
+/// The handshake of the one connection attempt that got a channel (TCP only). Touched on
+/// the attempt's loop only.
+private final class HandshakeSlot: @unchecked Sendable {
+    var future: EventLoopFuture<Void>?
+}
