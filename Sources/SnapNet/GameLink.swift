@@ -71,7 +71,7 @@ extension HostServer {
     /// the same validation and judging as any connection (its round trip is zero).
     public func connectLocal() -> GameLink {
         let link = GameLink()
-        let id = try! loop.submit { self.attachLocal(link) }.wait()
+        let id = onLoop { self.attachLocal(link) }
         link.sender = { [weak self] message in self?.submit(.message(id, message)) }
         link.closer = { [weak self] in self?.submit(.disconnected(id)) }
         return link
