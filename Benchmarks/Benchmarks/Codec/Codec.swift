@@ -4,9 +4,10 @@ import SnapProtocol
 import SnapSimulation
 
 // The wire codec and the frame decoder: the messages a game sends most, encoded to a
-// frame's bytes and decoded back, and a whole round's host stream cut into frames.
-// Each benchmark does its work 1,000 times an iteration (scalingFactor .kilo), so the
-// figures are per message.
+// whole frame's bytes (length prefix included) and decoded back from them (a fresh
+// `FrameDecoder` splitting the frame, then `WireCodec`), and a stream of 1,000 frames cut
+// into frames. Each benchmark does its work 1,000 times an iteration (scalingFactor
+// .kilo), so the figures are per message or per frame.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal],
