@@ -10,7 +10,13 @@ let gui: TargetDependencyCondition? = .when(traits: ["GUI"])
 let package = Package(
     name: "Snap",
     products: [
-        .executable(name: "snap", targets: ["snap"])
+        .executable(name: "snap", targets: ["snap"]),
+        // For Benchmarks/, a package of its own that depends on this one by path: the
+        // libraries its micro-benchmarks measure (docs/ARCHITECTURE.md, "Where the figures live").
+        .library(name: "SnapEngine", targets: ["SnapEngine"]),
+        .library(name: "SnapProtocol", targets: ["SnapProtocol"]),
+        .library(name: "SnapJournal", targets: ["SnapJournal"]),
+        .library(name: "SnapSimulation", targets: ["SnapSimulation"]),
     ],
     traits: [
         .trait(name: "GUI", description: "The SDL2 windows; needs libsdl2-dev, -image, -mixer and -ttf."),
