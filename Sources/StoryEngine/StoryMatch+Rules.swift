@@ -123,8 +123,12 @@ extension StoryMatch {
         dueAt = nil
     }
 
+    /// When a turn started `at` runs out; a deadline past the end of time (only a damaged or
+    /// hostile record could ask for one) is the end of time, never a trap.
     static func due(_ at: UInt64, _ turnSeconds: UInt64) -> UInt64? {
-        turnSeconds == 0 ? nil : at + turnSeconds
+        guard turnSeconds > 0 else { return nil }
+        let (sum, overflow) = at.addingReportingOverflow(turnSeconds)
+        return overflow ? .max : sum
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {

@@ -25,6 +25,17 @@ struct StoryDeadlineTests {
         #expect(throws: StoryError.notDue(one)) { try free.apply(.timeout(one, at: 1_000_000)) }
     }
 
+    @Test("a deadline past the end of time (a damaged or hostile record's) is the end of time, not a trap")
+    func deadlineAtTheEndOfTime() throws {
+        // Found by the story fuzz target: a create record at 2^64 - 10 with 3,600 s a turn.
+        var book = StoryBook()
+        let match = try book.apply(.create(starter: "Ann", others: ["Bob"], title: "T", at: .max - 10, turnSeconds: hour))
+        #expect(match.dueAt == .max && match.secondsLeft(at: .max - 10) == 10)
+        #expect(throws: StoryError.notDue(one)) { try book.apply(.timeout(one, at: .max - 1)) }
+        let passed = try book.apply(.timeout(one, at: .max))
+        #expect(passed.currentName == "Bob" && passed.dueAt == .max)
+    }
+
     @Test("when time runs out the turn passes as if passed; a timeout before the deadline is refused and changes nothing")
     func timeout() throws {
         var book = try book()
