@@ -106,7 +106,7 @@ public struct Simulation {
                     case .applied(let command, let events):
                         report.commandsApplied += 1
                         if recording { recorded.append(command) }
-                        for event in events.map(\.seen) {
+                        for event in events.map({ $0.seen }) {
                             table.apply(event)
                             report.eventsChecked += 1
                             if table.cardTotal != 52 {
