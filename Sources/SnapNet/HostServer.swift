@@ -106,7 +106,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         // as soon as its local player sat down), then everything after. A journal attached
         // mid-match without its first records is damage, not a match.
         let attach: @Sendable () -> Void = { [self] in
-            for record in session.log { writer.append { MatchRecordCodec.encode(record) } }
+            for record in session.log { writer.append(encoding: { MatchRecordCodec.encode(record, into: &$0) }) }
             journal = writer
         }
         if loop.inEventLoop { attach() } else { try loop.submit(attach).wait() }
@@ -311,7 +311,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
             case .announce(let line):
                 logger.info("\(line)")
             case .record(let record):
-                journal?.append { MatchRecordCodec.encode(record) }
+                journal?.append(encoding: { MatchRecordCodec.encode(record, into: &$0) })
             case .gameOver(let why):
                 logger.info("game over: \(why)")
                 shutdown(reason: why)
