@@ -12,7 +12,10 @@ public struct EngineBenchmark {
         public var engineSeconds: Double
         public var baselineSeconds: Double
         public var simulatedRounds: Int
+        /// The simulation without its own checks (the host still checks after every command)…
         public var simulationSeconds: Double
+        /// …and with them, as `snap simulate` runs it (the log folded again, every event checked).
+        public var checkedSimulationSeconds: Double
         /// The commands replayed, in order (for measurements on top of the engine).
         public var recorded: [Command]
 
@@ -20,6 +23,7 @@ public struct EngineBenchmark {
         public var eventsPerSecond: Double { Double(events) / engineSeconds }
         public var movesPerSecond: Double { Double(moves) / baselineSeconds }
         public var roundsPerSecond: Double { Double(simulatedRounds) / simulationSeconds }
+        public var checkedRoundsPerSecond: Double { Double(simulatedRounds) / checkedSimulationSeconds }
         /// How many bare moves the time of one engine command would buy.
         public var ratio: Double { (engineSeconds / Double(commands)) / (baselineSeconds / Double(moves)) }
     }
@@ -72,7 +76,14 @@ public struct EngineBenchmark {
             return moves.count
         }
 
+        // The play's speed: the simulation's own checks are measured apart, below.
+        var unchecked = options
+        unchecked.checks = false
         let simulationSeconds = Self.measure(atLeast: minimumSeconds) {
+            var simulation = Simulation(unchecked)
+            return simulation.run().roundsPlayed
+        }
+        let checkedSimulationSeconds = Self.measure(atLeast: minimumSeconds) {
             var simulation = Simulation(options)
             return simulation.run().roundsPlayed
         }
@@ -81,6 +92,7 @@ public struct EngineBenchmark {
             engineSeconds: engineSeconds.perUnit * Double(commands.count),
             baselineSeconds: baselineSeconds.perUnit * Double(moves.count),
             simulatedRounds: rounds, simulationSeconds: simulationSeconds.perUnit * Double(rounds),
+            checkedSimulationSeconds: checkedSimulationSeconds.perUnit * Double(rounds),
             recorded: commands)
     }
 

@@ -44,9 +44,12 @@ public struct Game: Hashable, Sendable {
 
     public func hand(_ seat: Seat) -> Hand { hands[Int(seat.rawValue)] }
 
+    // NB: `_modify`, not `set`: with a getter and a setter, `self[seat].closed.removeLast()`
+    // copied the hand out, so its piles were shared and every move copied the whole pile
+    // (and the hands array). Yielding the element in place keeps them uniquely referenced.
     private subscript(seat: Seat) -> Hand {
         get { hands[Int(seat.rawValue)] }
-        set { hands[Int(seat.rawValue)] = newValue }
+        _modify { yield &hands[Int(seat.rawValue)] }
     }
 
     /// Seats still in the game, clockwise from the bottom.
@@ -57,12 +60,13 @@ public struct Game: Hashable, Sendable {
 
     /// The seats in the current match (empty when there is none).
     public var matching: [Seat] {
-        matchingSeats(topCards: seats.compactMap { seat in self[seat].open.last.map { (seat, $0) } })
+        matchingSeats(seats) { self[$0].open.last }
     }
 
     @discardableResult
     public mutating func apply(_ command: Command) throws(GameError) -> [Event] {
         var events: [Event] = []
+        events.reserveCapacity(4)  // most commands cause one to four; a deal grows it once
         switch command {
         case .deal(let seed): try deal(seed: seed, &events)
         case .finishDeal: try finishDeal(&events)

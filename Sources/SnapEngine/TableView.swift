@@ -37,14 +37,22 @@ public struct TableView: Hashable, Sendable {
         places = Seat.allCases.map { Place(isPresent: seats.contains($0)) }
     }
 
+    /// Seats already sorted; every place empty and absent from the table until written.
+    init(sortedSeats seats: [Seat]) {
+        self.seats = seats
+        places = [Place](repeating: Place(isPresent: false), count: 4)
+    }
+
+    // NB: `_modify` yields the place in place: with a setter, `self[seat].open.append(card)`
+    // copied the open pile on every turned card.
     public subscript(seat: Seat) -> Place {
         get { places[Int(seat.rawValue)] }
-        set { places[Int(seat.rawValue)] = newValue }
+        _modify { yield &places[Int(seat.rawValue)] }
     }
 
     /// The seats in the current match (empty when there is none).
     public var matching: [Seat] {
-        matchingSeats(topCards: seats.compactMap { seat in self[seat].open.last.map { (seat, $0) } })
+        matchingSeats(seats) { self[$0].open.last }
     }
 
     public mutating func apply(_ event: SeatEvent) {

@@ -41,6 +41,24 @@ public enum Journal {
         bytes.append(contentsOf: payload)
     }
 
+    /// Fills in the checksum of each framed record in `bytes` (records end to end, each
+    /// with its length written and its checksum still to come), as `frame` would have.
+    static func checksumFramed(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBufferPointer { bytes in
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8
+                    | Int(bytes[offset + 3])
+                let checksum = CRC32.checksum(UnsafeBufferPointer(rebasing: bytes[(offset + 8)..<(offset + 8 + length)]))
+                bytes[offset + 4] = UInt8(truncatingIfNeeded: checksum >> 24)
+                bytes[offset + 5] = UInt8(truncatingIfNeeded: checksum >> 16)
+                bytes[offset + 6] = UInt8(truncatingIfNeeded: checksum >> 8)
+                bytes[offset + 7] = UInt8(truncatingIfNeeded: checksum)
+                offset += 8 + length
+            }
+        }
+    }
+
     static func appendBE32(_ value: UInt32, to bytes: inout [UInt8]) {
         bytes.append(UInt8(truncatingIfNeeded: value >> 24))
         bytes.append(UInt8(truncatingIfNeeded: value >> 16))
@@ -309,6 +327,14 @@ public enum CRC32 {
     }
 
     public static func checksum(_ bytes: [UInt8]) -> UInt32 { checksum(bytes[...]) }
+
+    static func checksum(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        table.withUnsafeBufferPointer { table in
+            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        }
+        return crc ^ 0xFFFF_FFFF
+    }
 
     public static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF

@@ -10,18 +10,29 @@ import Musl
 /// failure (an unwritable directory, a full disk) is reported once through `onError`
 /// and the records after it are dropped: the game goes on without its journal.
 ///
-/// An append only queues the payload's maker under a lock; the queue makes, frames and
-/// writes everything queued since its last turn in one `write`. A host appending faster
-/// than the disk takes it so costs one lock per record, not one dispatch and syscall.
-public final class JournalWriter: @unchecked Sendable {  // the descriptor and `failed` are touched on `queue` only
+/// An append encodes its record under a lock straight into the bytes waiting for the next
+/// write (its length in front, its checksum left for the queue); the queue takes everything
+/// gathered since its last turn, checksums each record and writes them in one `write`. The
+/// queue's turn comes `gathering` (1 ms) after the first record it will find, so a burst
+/// of records costs one dispatch and one `write`, and each record waits at most that long
+/// (a `kill -9` loses what waits, as it always could). A host appending faster than the
+/// disk takes it so costs one lock and the encoding per record: no allocation, no
+/// dispatch and no syscall.
+public final class JournalWriter: @unchecked Sendable {  // the descriptor, `failed` and `spare` are touched on `queue` only
     public let path: String
     private let queue = DispatchQueue(label: "snap.journal")
     private struct Pending {
-        var makers: [@Sendable () -> [UInt8]] = []
+        /// Framed records in order, each checksum still zero: the queue writes it.
+        var bytes: [UInt8] = []
         /// A drain is queued and will see what is appended now.
         var draining = false
     }
     private let pending = Mutex(Pending())
+    /// How long the queue lets records gather before it writes them.
+    public static let gathering: DispatchTimeInterval = .milliseconds(1)
+    /// The buffer the queue last wrote, emptied, swapped in on its next turn (so neither
+    /// side allocates once both have grown).
+    private var spare: [UInt8] = []
     private var descriptor: Int32
     private var failed = false
     private let onError: @Sendable (String) -> Void
@@ -53,29 +64,57 @@ public final class JournalWriter: @unchecked Sendable {  // the descriptor and `
         }
     }
 
-    /// Queues one record; returns at once. The payload is made on the journal's queue too.
-    public func append(_ payload: @escaping @Sendable () -> [UInt8]) {
+    /// Queues one record; returns at once.
+    public func append(_ payload: [UInt8]) {
+        append(encoding: { $0.append(contentsOf: payload) })
+    }
+
+    /// Queues the record `payload` makes (now, on the caller's thread); returns at once.
+    public func append(_ payload: () -> [UInt8]) {
+        append(payload())
+    }
+
+    /// Queues one record whose payload `encode` appends to the bytes it is given (and
+    /// touches nothing else of them); returns at once. It runs under the writer's lock.
+    public func append(encoding encode: (inout [UInt8]) -> Void) {
         let startDrain = pending.withLock { pending in
-            pending.makers.append(payload)
+            let start = pending.bytes.count
+            // The length and the checksum, filled in below and by the queue.
+            for _ in 0..<8 { pending.bytes.append(0) }
+            encode(&pending.bytes)
+            let length = pending.bytes.count - start - 8
+            precondition(length >= 1 && length <= Journal.maxRecordLength, "a journal record of \(length) bytes")
+            pending.bytes[start] = UInt8(truncatingIfNeeded: length >> 24)
+            pending.bytes[start + 1] = UInt8(truncatingIfNeeded: length >> 16)
+            pending.bytes[start + 2] = UInt8(truncatingIfNeeded: length >> 8)
+            pending.bytes[start + 3] = UInt8(truncatingIfNeeded: length)
             defer { pending.draining = true }
             return !pending.draining
         }
-        if startDrain { queue.async { [self] in drain() } }
+        // Weak: the queue's turn must not be what keeps the writer alive (its deinit would
+        // then run on the queue); a writer gone has written everything in its deinit.
+        if startDrain { queue.asyncAfter(deadline: .now() + Self.gathering) { [weak self] in self?.drain() } }
     }
 
-    /// On `queue`: writes batches until nothing is pending.
+    /// On `queue`: checksums and writes batches until nothing is pending.
     private func drain() {
         while true {
-            let makers = pending.withLock { pending in
-                let taken = pending.makers
-                pending.makers.removeAll(keepingCapacity: true)
-                if taken.isEmpty { pending.draining = false }
-                return taken
+            var bytes = pending.withLock { pending in
+                swap(&pending.bytes, &spare)
+                if spare.isEmpty { pending.draining = false }
+                return spare
             }
-            guard !makers.isEmpty else { return }
+            spare = []  // `bytes` holds the batch alone: it is patched below without a copy
+            guard !bytes.isEmpty else {
+                spare = bytes
+                return
+            }
+            defer {
+                bytes.removeAll(keepingCapacity: true)
+                spare = bytes
+            }
             guard !failed, descriptor >= 0 else { continue }
-            var bytes: [UInt8] = []
-            for make in makers { Journal.frame(make(), into: &bytes) }
+            Journal.checksumFramed(&bytes)
             if !Self.writeAll(descriptor, bytes) {
                 failed = true
                 onError("the journal \(path) could not be written (\(String(cString: strerror(errno)))); the game goes on without it")
@@ -85,17 +124,24 @@ public final class JournalWriter: @unchecked Sendable {  // the descriptor and `
 
     /// Writes what is queued, syncs it to disk and closes the file.
     public func close() {
-        queue.sync {
-            guard descriptor >= 0 else { return }
-            fsync(descriptor)
-            Glibc.close(descriptor)
-            descriptor = -1
-        }
+        queue.sync { closeNow() }
+    }
+
+    /// On `queue` (or in `deinit`, when nothing else can touch the writer).
+    private func closeNow() {
+        drain()  // what gathers for a turn not yet come
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        Glibc.close(descriptor)
+        descriptor = -1
     }
 
     /// Waits until everything queued so far is written (tests, a round's end).
     public func flush() {
-        queue.sync { if descriptor >= 0 { fsync(descriptor) } }
+        queue.sync {
+            drain()
+            if descriptor >= 0 { fsync(descriptor) }
+        }
     }
 
     private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
@@ -111,5 +157,7 @@ public final class JournalWriter: @unchecked Sendable {  // the descriptor and `
         return true
     }
 
-    deinit { close() }
+    // NB: not `close()`: the last reference may be dropped on `queue` itself (a drain
+    // holding the writer while its owner lets go), and a `sync` onto it from there traps.
+    deinit { closeNow() }
 }

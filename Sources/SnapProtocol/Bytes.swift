@@ -3,7 +3,18 @@ public struct ByteWriter {  // public for the story service's messages
     public private(set) var bytes: [UInt8] = []
 
     public init(capacity: Int = 64) {
-        bytes.reserveCapacity(capacity)
+        if capacity > 0 { bytes.reserveCapacity(capacity) }  // (reserving 0 still allocated)
+    }
+
+    /// A writer that goes on at the end of `bytes`, which it takes (no copy; `bytes` is
+    /// left empty until `finish(into:)` gives them back with what was written).
+    public init(continuing bytes: inout [UInt8]) {
+        swap(&self.bytes, &bytes)
+    }
+
+    /// Gives the bytes back to where `init(continuing:)` took them from.
+    public mutating func finish(into bytes: inout [UInt8]) {
+        swap(&self.bytes, &bytes)
     }
 
     public mutating func u8(_ value: UInt8) { bytes.append(value) }
@@ -14,15 +25,11 @@ public struct ByteWriter {  // public for the story service's messages
     }
 
     public mutating func u32(_ value: UInt32) {
-        for shift in stride(from: 24, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift)))
-        }
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     public mutating func u64(_ value: UInt64) {
-        for shift in stride(from: 56, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-        }
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     public mutating func bytes(_ more: some Collection<UInt8>) { bytes.append(contentsOf: more) }

@@ -66,7 +66,22 @@ public enum MatchRecordCodec {
     enum CommandTag: UInt8 { case deal = 1, finishDeal, turn, activateNext, snap, leave, absent, returned }
 
     public static func encode(_ record: MatchRecord) -> [UInt8] {
-        var writer = ByteWriter(capacity: 32)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        encode(record, into: &bytes)
+        return bytes
+    }
+
+    /// Appends the record's encoding to `bytes` (a journal writer's buffer: no array of its own).
+    public static func encode(_ record: MatchRecord, into bytes: inout [UInt8]) {
+        // NB: no closure around `encode`: capturing the record copied it (its entry through
+        // the enum's value witnesses) for every record.
+        var writer = ByteWriter(continuing: &bytes)
+        encode(record, &writer)
+        writer.finish(into: &bytes)
+    }
+
+    private static func encode(_ record: MatchRecord, _ writer: inout ByteWriter) {
         switch record.entry {
         case .started: writer.u8(Kind.started.rawValue)
         case .applied: writer.u8(Kind.applied.rawValue)
@@ -102,6 +117,7 @@ public enum MatchRecordCodec {
             case .returned(let seat): writer.u8(CommandTag.returned.rawValue); writer.u8(seat.rawValue)
             }
             writer.u16(UInt16(events.count))
+            // Every card named: the engine's event written as a seen one whose cards all show.
             for event in events { WireCodec.write(event.named, to: &writer) }
         case .ended(let reason):
             writer.string(String(decoding: reason.utf8.prefix(255), as: UTF8.self))
@@ -114,7 +130,6 @@ public enum MatchRecordCodec {
             writer.u64(reveal.seed)
             writer.bytes(reveal.salt)
         }
-        return writer.bytes
     }
 
     public static func decode(_ bytes: [UInt8]) throws(ProtocolError) -> MatchRecord {

@@ -43,14 +43,14 @@ extension WireCodec {
             writer.u8(seat.rawValue)
         case .snapCorrect(let caller, let matching):
             precondition(matchingRange.contains(matching.count), "\(matching.count) matching seats")
-            precondition(Set(matching).count == matching.count, "duplicate matching seats \(matching)")
+            precondition(Self.distinct(matching.lazy.map { $0.rawValue }), "duplicate matching seats \(matching)")
             writer.u8(EventTag.snapCorrect.rawValue)
             writer.u8(caller.rawValue)
             writer.u8(UInt8(matching.count))
             for seat in matching { writer.u8(seat.rawValue) }
         case .collected(let cards, let from, let to):
             precondition(collectedRange.contains(cards.count), "collected \(cards.count) cards")
-            precondition(Set(cards).count == cards.count, "duplicate collected cards \(cards)")
+            precondition(Self.distinct(cards.lazy.map { $0.id }), "duplicate collected cards \(cards)")
             writer.u8(EventTag.collected.rawValue)
             writer.u8(from.rawValue)
             writer.u8(to.rawValue)
@@ -94,6 +94,17 @@ extension WireCodec {
         case .waiting:
             writer.u8(EventTag.waiting.rawValue)
         }
+    }
+
+    /// Whether no value (below 64) is there twice: a bit each, not a `Set` per event.
+    private static func distinct(_ values: some Sequence<UInt8>) -> Bool {
+        var seen: UInt64 = 0
+        for value in values {
+            let bit = UInt64(1) &<< UInt64(value & 63)
+            if seen & bit != 0 { return false }
+            seen |= bit
+        }
+        return true
     }
 
     private static func u32(_ value: Int, _ what: String) -> UInt32 {

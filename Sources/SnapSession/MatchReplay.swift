@@ -37,21 +37,24 @@ public struct MatchReplay: Sendable {
             self.start = start
             game = Game(seats: start.players.map(\.seat), rules: start.rules)
         case .applied(let command, let logged):
-            guard var game else { throw ReplayMismatch(sequence: record.sequence, "a command before the start") }
+            guard let round = game?.round else { throw ReplayMismatch(sequence: record.sequence, "a command before the start") }
             if case .deal(let seed) = command {
                 guard let (commitment, salt) = committed else {
                     throw ReplayMismatch(sequence: record.sequence, "a deal with no commitment before it")
                 }
                 let secret = DealReveal(round: commitment.round, seed: seed, salt: salt)
-                guard secret.opens(commitment), Int(commitment.round) == game.round + 1 else {
+                guard secret.opens(commitment), Int(commitment.round) == round + 1 else {
                     throw ReplayMismatch(sequence: record.sequence,
-                                         "the deal of round \(game.round + 1) does not match the commitment to round \(commitment.round)")
+                                         "the deal of round \(round + 1) does not match the commitment to round \(commitment.round)")
                 }
                 committed = nil
                 unrevealed = secret
             }
+            // Applied in place: a copy held across `apply` would copy every pile it moves. A
+            // refused command leaves the game as it was; after a mismatch (the fold stops
+            // there) `game` is what the engine made of the command.
             let events: [Event]
-            do { events = try game.apply(command) } catch {
+            do { events = try game!.apply(command) } catch {
                 throw ReplayMismatch(sequence: record.sequence, "\(command) was refused on replay: \(error)")
             }
             guard events == logged else {
@@ -61,7 +64,6 @@ public struct MatchReplay: Sendable {
                 throw ReplayMismatch(sequence: record.sequence,
                                      "\(command): event \(index) replays as \(replayed), the journal has \(journaled)")
             }
-            self.game = game
             commands += 1
             for event in events {
                 switch event {

@@ -39,7 +39,9 @@ struct EngineBench: ParsableCommand {
         print("baseline, the same card moves on bare arrays: \(si(result.movesPerSecond)) moves/s "
             + "(\(nanoseconds(1 / result.movesPerSecond)) each)")
         print("ratio: one engine command costs \(twoDecimals(result.ratio)) bare moves")
-        print("simulation: \(twoDecimals(result.roundsPerSecond)) rounds/s (bots, virtual time, checks after every event)")
+        print("simulation: \(twoDecimals(result.roundsPerSecond)) rounds/s (bots, virtual time, the host's card check "
+            + "after every command); \(twoDecimals(result.checkedRoundsPerSecond)) rounds/s with the simulation's own checks "
+            + "after every event (as snap simulate runs)")
         let journal = try JournalBenchmark(commands: result.recorded, seats: Seat.seating(playerCount: 4),
                                            minimumSeconds: seconds).run()
         print("with the match journal: \(si(Double(journal.commands) / journal.hotPathSeconds)) commands/s on the game's path "

@@ -157,6 +157,36 @@ struct JournalTests {
         }
     }
 
+    @Test("records encoded into the writer's buffer are the bytes framed one by one; a writer let go writes them all")
+    func encodedInPlace() throws {
+        // A deal, turns, and a Snap! from the bottom after every fifth card (right or wrong).
+        var game = Game(seats: Seat.seating(playerCount: 3))
+        var records: [MatchRecord] = []
+        func play(_ command: Command) {
+            guard let events = try? game.apply(command) else { return }
+            records.append(MatchRecord(sequence: UInt64(records.count), timeMicros: UInt64(records.count) * 1_000_003,
+                                       entry: .applied(command, events)))
+        }
+        play(.deal(seed: 5))
+        play(.finishDeal)
+        while records.count < 400, case .playing = game.phase, let seat = game.active {
+            play(.turn(seat))
+            if records.count % 5 == 0 { play(.snap(.bottom)) }
+            play(.activateNext)
+        }
+        #expect(records.contains { if case .applied(.snap, _) = $0.entry { true } else { false } })
+        let path = scratchPath("journal-\(UInt32.random(in: 0...UInt32.max)).snapjournal")
+        defer { unlink(path) }
+        do {
+            let writer = try JournalWriter(creating: path, kind: MatchRecordCodec.kind, onError: { _ in })
+            for record in records { writer.append(encoding: { MatchRecordCodec.encode(record, into: &$0) }) }
+            // No close: the writer's deinit writes what is still gathering.
+        }
+        let expected = Journal.header(kind: MatchRecordCodec.kind) + records.flatMap { Journal.frame(MatchRecordCodec.encode($0)) }
+        #expect(try Journal.bytes(atPath: path) == expected)
+        #expect(try MatchJournal.read(path: path).records == records)
+    }
+
     @Test("an unwritable journal is one warning, not a crash")
     func unwritable() {
         #expect(throws: (any Error).self) {

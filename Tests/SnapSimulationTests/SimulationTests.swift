@@ -19,6 +19,19 @@ struct SimulationTests {
         #expect(report.eventsChecked > 5 * 52)
     }
 
+    @Test("without its own checks the simulation plays the same game, and says the checks were off")
+    func unchecked() {
+        var checked = Simulation(SimulationOptions(players: 4, rounds: 4, seed: 9), recording: true)
+        var plain = Simulation(SimulationOptions(players: 4, rounds: 4, seed: 9, checks: false), recording: true)
+        let (checkedReport, plainReport) = (checked.run(), plain.run())
+        #expect(plainReport.violation == nil && plainReport.roundsPlayed == 4)
+        #expect(plainReport.wins == checkedReport.wins && plainReport.turnsPerRound == checkedReport.turnsPerRound)
+        #expect(plain.recordedRounds == checked.recordedRounds)
+        #expect(plainReport.eventsChecked == 0 && checkedReport.eventsChecked > 0)
+        #expect(plainReport.summary.contains("the simulation's own checks were off"))
+        #expect(!checkedReport.summary.contains("checks were off"))
+    }
+
     @Test("the same seed prints the same bytes; another seed does not")
     func deterministic() {
         func summary(_ seed: UInt64) -> String {

@@ -86,17 +86,18 @@ struct GameTable: Sendable {
 
     /// Applies a command (nil: there is no game). The game is checked after every one.
     mutating func apply(_ command: Command) -> Outcome? {
-        guard var game else { return nil }
+        guard game != nil else { return nil }
         let events: [Event]
         do {
-            events = try game.apply(command)
+            // In place: a copy of the game held across `apply` would make its first move copy
+            // every pile. A refused command leaves the game as it was.
+            events = try game!.apply(command)
         } catch {
             return .refused(error)
         }
-        self.game = game
         commandsApplied += 1
         var violation: String?
-        if invariantViolation == nil, let broken = game.invariantViolation() {
+        if invariantViolation == nil, let broken = game!.invariantViolation() {
             invariantViolation = "after \(command): \(broken)"
             violation = invariantViolation
         }

@@ -69,6 +69,7 @@ public struct HostConfiguration: Sendable {
 extension Duration {
     /// Whole microseconds, rounded down.
     public var microseconds: Int64 {
-        components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000
+        let (seconds, attoseconds) = components  // once: each reading divides 128 bits
+        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
     }
 }

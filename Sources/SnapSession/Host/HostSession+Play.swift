@@ -76,7 +76,7 @@ extension HostSession {
     /// The seen events to the seated players and the watchers; then the judge and the table
     /// observe each. A won round's deal is revealed, and the match may end with it.
     private mutating func broadcast(_ events: [Event], now: Duration, _ out: inout [HostAction]) {
-        let seen = events.map(\.seen)
+        let seen = events.map { $0.seen }  // NB: a closure; `map(\.seen)` went through a key path, per event
         for id in seating.seatedAudience { out.append(.send(id, .events(seen))) }
         for event in events {
             judge.observe(event, at: now)
