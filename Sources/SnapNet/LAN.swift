@@ -17,38 +17,57 @@ extension SnapService {
 }
 
 /// A UDP socket on the mDNS port, in the group: shared with any other responder on the
-/// machine (SO_REUSEADDR), multicast TTL 255 as RFC 6762 §11 asks.
-private func mdnsChannel(loop: EventLoop, interface: String?, handler: @escaping @Sendable () -> ChannelHandler) throws -> Channel {
-    let channel = try DatagramBootstrap(group: loop)
+/// machine (SO_REUSEADDR), multicast TTL 255 as RFC 6762 §11 asks. One chain of futures on
+/// `loop`: its caller waits once, and a socket that cannot join is closed, never leaked.
+private func mdnsChannel(loop: EventLoop, interface: String?,
+                         handler: @escaping @Sendable () -> ChannelHandler) -> EventLoopFuture<Channel> {
+    // The interfaces are listed here, before the loop is involved: it is a system call.
+    let devices = (try? System.enumerateDevices()) ?? []
+    return DatagramBootstrap(group: loop)
         .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
         .channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler()) }
         }
-        .bind(host: "0.0.0.0", port: SnapService.port).wait()
-    let group = try SocketAddress(ipAddress: SnapService.group, port: SnapService.port)
-    guard let multicast = channel as? MulticastChannel, let options = channel as? SocketOptionProvider else {
-        throw NetError.noHost("no multicast on this system")
+        .bind(host: "0.0.0.0", port: SnapService.port)
+        .flatMap { channel in
+            joinMDNSGroup(channel, interface: interface, devices: devices)
+                .map { channel }
+                .flatMapError { error in
+                    channel.close(promise: nil)
+                    return loop.makeFailedFuture(error)
+                }
+        }
+}
+
+private func joinMDNSGroup(_ channel: Channel, interface: String?, devices: [NIONetworkDevice]) -> EventLoopFuture<Void> {
+    let loop = channel.eventLoop
+    guard let multicast = channel as? MulticastChannel, let options = channel as? SocketOptionProvider,
+          let group = try? SocketAddress(ipAddress: SnapService.group, port: SnapService.port) else {
+        return loop.makeFailedFuture(NetError.noHost("no multicast on this system"))
     }
+    let joined: EventLoopFuture<Void>
     if let interface {
         // Announce on this interface only (a game on 127.0.0.1 stays on this machine).
         var address = in_addr()
         inet_pton(AF_INET, interface, &address)
-        try options.setIPMulticastIF(address).wait()
-        if let device = try System.enumerateDevices().first(where: { $0.address?.ipAddress == interface }) {
-            try? multicast.joinGroup(group, device: device).wait()
+        let device = devices.first { $0.address?.ipAddress == interface }
+        joined = options.setIPMulticastIF(address).flatMap {
+            guard let device else { return loop.makeSucceededVoidFuture() }
+            return multicast.joinGroup(group, device: device).recover { _ in }
         }
     } else {
-        do { try multicast.joinGroup(group).wait() } catch {
-            channel.close(promise: nil)
-            throw NetError.noHost("cannot join the mDNS group \(SnapService.group): \(error) (no network with multicast?)")
-        }
         // Games announced on loopback only (listening on 127.0.0.1) are heard too, where lo has multicast.
-        if let loopback = try? System.enumerateDevices().first(where: { $0.address?.ipAddress == "127.0.0.1" }) {
-            try? multicast.joinGroup(group, device: loopback).wait()
-        }
+        let loopback = devices.first { $0.address?.ipAddress == "127.0.0.1" }
+        joined = multicast.joinGroup(group)
+            .flatMapErrorThrowing { error in
+                throw NetError.noHost("cannot join the mDNS group \(SnapService.group): \(error) (no network with multicast?)")
+            }
+            .flatMap {
+                guard let loopback else { return loop.makeSucceededVoidFuture() }
+                return multicast.joinGroup(group, device: loopback).recover { _ in }
+            }
     }
-    try options.setIPMulticastTTL(255).wait()
-    return channel
+    return joined.flatMap { options.setIPMulticastTTL(255) }
 }
 
 /// Announces one game on the local network: at once, then every `SnapService.interval`,
@@ -91,10 +110,9 @@ public final class LANAnnouncer: @unchecked Sendable {  // state touched on `loo
     }
 
     public func start() throws {
-        let channel = try mdnsChannel(loop: loop, interface: interface) { [unowned self] in
+        try mdnsChannel(loop: loop, interface: interface) { [unowned self] in
             MDNSHandler { message, source in self.heard(message, from: source) }
-        }
-        try loop.submit {
+        }.map { channel in
             self.channel = channel
             self.announce()
             self.repeating = self.loop.scheduleRepeatedTask(initialDelay: SnapService.interval, delay: SnapService.interval) {
@@ -186,12 +204,11 @@ public final class LANBrowser: @unchecked Sendable {  // `channel` on `loop` onl
     private var now: Duration { ContinuousClock.now - origin }
 
     public func start() throws {
-        let channel = try mdnsChannel(loop: loop, interface: nil) { [unowned self] in
+        try mdnsChannel(loop: loop, interface: nil) { [unowned self] in
             MDNSHandler { message, source in
                 self.table.withLockedValue { $0.update(message, source: source.ipAddress, now: self.now) }
             }
-        }
-        try loop.submit {
+        }.map { channel in
             self.channel = channel
             if let group = try? SocketAddress(ipAddress: SnapService.group, port: SnapService.port) {
                 let bytes = SnapService.query.encoded()
