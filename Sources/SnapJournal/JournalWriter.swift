@@ -12,12 +12,12 @@ import Musl
 ///
 /// An append encodes its record under a lock straight into the bytes waiting for the next
 /// write (its length in front, its checksum left for the queue); the queue takes everything
-/// gathered since its last turn, checksums each record and writes them in one `write`. The
-/// queue's turn comes `gathering` (1 ms) after the first record it will find, so a burst
-/// of records costs one dispatch and one `write`, and each record waits at most that long
-/// (a `kill -9` loses what waits, as it always could). A host appending faster than the
-/// disk takes it so costs one lock and the encoding per record: no allocation, no
-/// dispatch and no syscall.
+/// gathered since its last turn, checksums each record and writes them in one `write`. Only
+/// the first record after a turn dispatches one; those appended while it is queued or
+/// writing ride along, so a host appending faster than the disk takes it costs one lock and
+/// the encoding per record: no allocation and no syscall. (The turn is dispatched at once,
+/// not after a pause to gather more: a `dispatch_after` per turn, from many writers at
+/// once, crashed libdispatch's timer thread in a full test run.)
 public final class JournalWriter: @unchecked Sendable {  // the descriptor, `failed` and `spare` are touched on `queue` only
     public let path: String
     private let queue = DispatchQueue(label: "snap.journal")
@@ -28,8 +28,6 @@ public final class JournalWriter: @unchecked Sendable {  // the descriptor, `fai
         var draining = false
     }
     private let pending = Mutex(Pending())
-    /// How long the queue lets records gather before it writes them.
-    public static let gathering: DispatchTimeInterval = .milliseconds(1)
     /// The buffer the queue last wrote, emptied, swapped in on its next turn (so neither
     /// side allocates once both have grown).
     private var spare: [UInt8] = []
@@ -93,7 +91,7 @@ public final class JournalWriter: @unchecked Sendable {  // the descriptor, `fai
         }
         // Weak: the queue's turn must not be what keeps the writer alive (its deinit would
         // then run on the queue); a writer gone has written everything in its deinit.
-        if startDrain { queue.asyncAfter(deadline: .now() + Self.gathering) { [weak self] in self?.drain() } }
+        if startDrain { queue.async { [weak self] in self?.drain() } }
     }
 
     /// On `queue`: checksums and writes batches until nothing is pending.
