@@ -74,11 +74,60 @@ public enum MatchRecordCodec {
 
     /// Appends the record's encoding to `bytes` (a journal writer's buffer: no array of its own).
     public static func encode(_ record: MatchRecord, into bytes: inout [UInt8]) {
+        // Nearly every record is an `applied` one, encoded on the host's path for each
+        // command: it has its own encoder (the same bytes as the general one below).
+        if case .applied(let command, let events) = record.entry {
+            encodeApplied(sequence: record.sequence, timeMicros: record.timeMicros, command: command, events: events, into: &bytes)
+            return
+        }
         // NB: no closure around `encode`: capturing the record copied it (its entry through
         // the enum's value witnesses) for every record.
         var writer = ByteWriter(continuing: &bytes)
         encode(record, &writer)
         writer.finish(into: &bytes)
+    }
+
+    /// An `applied` record's bytes, as `encode(_:_:)` writes them. Its fixed part (kind,
+    /// sequence, time, command, event count: 28 bytes at most) is stored into a buffer on the
+    /// stack and appended at once, and a `turned` event (most of them) is written in place:
+    /// through `ByteWriter` each field cost a capacity check per byte, the 8-byte ones a
+    /// generic `append(contentsOf:)`, and the record was copied for its `switch`.
+    private static func encodeApplied(sequence: UInt64, timeMicros: UInt64, command: Command, events: [Event],
+                                      into bytes: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { head in
+            let raw = UnsafeMutableRawBufferPointer(head)
+            head[0] = Kind.applied.rawValue
+            raw.storeBytes(of: sequence.bigEndian, toByteOffset: 1, as: UInt64.self)
+            raw.storeBytes(of: timeMicros.bigEndian, toByteOffset: 9, as: UInt64.self)
+            var end = 18  // after the command's tag, at 17
+            switch command {
+            case .deal(let seed):
+                head[17] = CommandTag.deal.rawValue
+                raw.storeBytes(of: seed.bigEndian, toByteOffset: 18, as: UInt64.self)
+                end = 26
+            case .finishDeal: head[17] = CommandTag.finishDeal.rawValue
+            case .turn(let seat): head[17] = CommandTag.turn.rawValue; head[18] = seat.rawValue; end = 19
+            case .activateNext: head[17] = CommandTag.activateNext.rawValue
+            case .snap(let seat): head[17] = CommandTag.snap.rawValue; head[18] = seat.rawValue; end = 19
+            case .leave(let seat): head[17] = CommandTag.leave.rawValue; head[18] = seat.rawValue; end = 19
+            case .absent(let seat): head[17] = CommandTag.absent.rawValue; head[18] = seat.rawValue; end = 19
+            case .returned(let seat): head[17] = CommandTag.returned.rawValue; head[18] = seat.rawValue; end = 19
+            }
+            raw.storeBytes(of: UInt16(events.count).bigEndian, toByteOffset: end, as: UInt16.self)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: head[..<(end + 2)]))
+        }
+        for event in events {
+            if case .turned(let seat, let card) = event {
+                // As `WireCodec.write` writes it.
+                bytes.append(WireCodec.EventTag.turned.rawValue)
+                bytes.append(seat.rawValue)
+                bytes.append(card.id)
+            } else {
+                var writer = ByteWriter(continuing: &bytes)
+                WireCodec.write(event.named, to: &writer)
+                writer.finish(into: &bytes)
+            }
+        }
     }
 
     private static func encode(_ record: MatchRecord, _ writer: inout ByteWriter) {
