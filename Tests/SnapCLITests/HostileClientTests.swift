@@ -100,7 +100,7 @@ struct HostileClientTests {
     }
 
     @Test("floods of turn, ready and pong in game: each cut over budget within 2 s, the others play on",
-          .timeLimit(.minutes(4)), arguments: [ClientMessage.turn, .ready, .pong(nonce: 7)])
+          .timeLimit(.minutes(5)), arguments: [ClientMessage.turn, .ready, .pong(nonce: 7)])
     func floodsInGame(flood: ClientMessage) throws {
         let directory = makeRuntimeDirectory()
         let (host, attacker, bots) = try seatedAttacker(answerPings: true, in: directory)

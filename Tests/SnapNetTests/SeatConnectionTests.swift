@@ -33,7 +33,7 @@ struct SeatConnectionTests {
     }
 
     @Test("a window's link: one pong per ping; dropped mid-game it redials, shows its token, and the rejoin's welcome is not delivered",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func windowRejoins() throws {
         let host = try ScriptedHost()
         let store = SeatTokenStore(directory: scratchDirectory("seat-links"))
@@ -71,7 +71,7 @@ struct SeatConnectionTests {
     }
 
     @Test("a computer player refused for a stale token in the lobby forgets it and signs in afresh; the host's goodbye ends its run",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func botSignsInAfresh() throws {
         let host = try ScriptedHost()
         let store = SeatTokenStore(directory: scratchDirectory("seat-bots"))
