@@ -15,9 +15,10 @@ import Musl
 /// gathered since its last turn, checksums each record and writes them in one `write`. Only
 /// the first record after a turn dispatches one; those appended while it is queued or
 /// writing ride along, so a host appending faster than the disk takes it costs one lock and
-/// the encoding per record: no allocation and no syscall. (The turn is dispatched at once,
-/// not after a pause to gather more: a `dispatch_after` per turn, from many writers at
-/// once, crashed libdispatch's timer thread in a full test run.)
+/// the encoding per record: no allocation and no syscall. (The turn is dispatched at once.
+/// A 1 ms pause to gather more, a `dispatch_after` per turn, was taken out when a test run
+/// crashed on libdispatch's timer thread; the crash's likelier cause turned out to be the
+/// tests' own `setenv`, so the pause may come back if it measures better.)
 public final class JournalWriter: @unchecked Sendable {  // the descriptor, `failed` and `spare` are touched on `queue` only
     public let path: String
     private let queue = DispatchQueue(label: "snap.journal")
