@@ -10,28 +10,52 @@ import Musl
 /// failure (an unwritable directory, a full disk) is reported once through `onError`
 /// and the records after it are dropped: the game goes on without its journal.
 ///
-/// An append encodes its record under a lock straight into the bytes waiting for the next
-/// write (its length in front, its checksum left for the queue); the queue takes everything
-/// gathered since its last turn, checksums each record and writes them in one `write`. Only
-/// the first record after a turn dispatches one; those appended while it is queued or
-/// writing ride along, so a host appending faster than the disk takes it costs one lock and
-/// the encoding per record: no allocation and no syscall. (The turn is dispatched at once.
-/// A 1 ms pause to gather more, a `dispatch_after` per turn, was taken out when a test run
-/// crashed on libdispatch's timer thread; the crash's likelier cause turned out to be the
-/// tests' own `setenv`, so the pause may come back if it measures better.)
-public final class JournalWriter: @unchecked Sendable {  // the descriptor, `failed` and `spare` are touched on `queue` only
+/// An append encodes its record (on the caller's thread, into bytes only appenders touch),
+/// copies it framed — its length in front, its checksum left for the queue — into a ring
+/// shared with the queue, and publishes the ring's new end with one atomic store: no lock
+/// the queue takes, no allocation, no syscall. Only an append that finds the queue idle
+/// dispatches a turn. A turn copies out everything published, frees its room, checksums and
+/// writes it in one `write`, and looks again a millisecond later until it finds nothing: a
+/// burst of appends costs a few turns, not a thread woken every few records. A ring full of
+/// unwritten records (the disk 4 MiB behind) makes the next append wait for the queue, so
+/// memory stays bounded and nothing is dropped. (Before: appends under a lock the queue
+/// also took, and a dispatch whenever it had caught up; see docs/PERFORMANCE.md.)
+public final class JournalWriter: @unchecked Sendable {
     public let path: String
     private let queue = DispatchQueue(label: "snap.journal")
-    private struct Pending {
-        /// Framed records in order, each checksum still zero: the queue writes it.
-        var bytes: [UInt8] = []
-        /// A drain is queued and will see what is appended now.
-        var draining = false
+
+    // The ring: byte positions grow without end; a position's byte is at `position & (capacity - 1)`.
+    private static let capacity = 4 << 20  // a power of two, above the largest framed record
+    private let ring = UnsafeMutableRawBufferPointer.allocate(byteCount: JournalWriter.capacity, alignment: 64)
+    /// The end of what appenders have copied in; the queue reads up to it.
+    private let published = Atomic<Int>(0)
+    /// The end of what the queue has copied out; appenders may overwrite up to it.
+    private let consumed = Atomic<Int>(0)
+    /// No turn is queued, running or due: the next append must dispatch one.
+    private let idle = Atomic<Bool>(true)
+    /// An appender waits on `spaceFreed` for the queue to make room.
+    private let waitingForSpace = Atomic<Bool>(false)
+    private let spaceFreed = DispatchSemaphore(value: 0)
+
+    /// The appender's own. Appends come from one thread at a time (the host's event loop):
+    /// a lock here, uncontended, cost 0.1–0.2× the engine's time on the bench's game path.
+    private struct Appender {
+        /// Records are encoded here first; emptied now and then, not per record (an
+        /// emptying costs as much as the rest of an append's bookkeeping).
+        var scratch: [UInt8] = []
+        /// The ring's end, and where the queue was when last looked.
+        var end = 0
+        var knownConsumed = 0
     }
-    private let pending = Mutex(Pending())
-    /// The buffer the queue last wrote, emptied, swapped in on its next turn (so neither
-    /// side allocates once both have grown).
-    private var spare: [UInt8] = []
+    private static let scratchLimit = 64 << 10
+    @exclusivity(unchecked) private var appender = Appender()  // its checks cost more than the rest
+#if DEBUG
+    private let appending = Atomic<Bool>(false)
+#endif
+
+    // The queue's alone (or `deinit`'s, when nothing else can touch the writer).
+    private var start = 0
+    private var batch: [UInt8] = []
     private var descriptor: Int32
     private var failed = false
     private let onError: @Sendable (String) -> Void
@@ -63,62 +87,107 @@ public final class JournalWriter: @unchecked Sendable {  // the descriptor, `fai
         }
     }
 
-    /// Queues one record; returns at once.
+    /// Queues one record; returns at once unless the ring is full.
     public func append(_ payload: [UInt8]) {
         append(encoding: { $0.append(contentsOf: payload) })
     }
 
-    /// Queues the record `payload` makes (now, on the caller's thread); returns at once.
+    /// Queues the record `payload` makes (now, on the caller's thread).
     public func append(_ payload: () -> [UInt8]) {
         append(payload())
     }
 
     /// Queues one record whose payload `encode` appends to the bytes it is given (and
-    /// touches nothing else of them); returns at once. It runs under the writer's lock.
+    /// touches nothing else of them), on the caller's thread; returns at once unless the
+    /// ring is full. One thread at a time.
     public func append(encoding encode: (inout [UInt8]) -> Void) {
-        let startDrain = pending.withLock { pending in
-            let start = pending.bytes.count
-            // The length and the checksum, filled in below and by the queue.
-            for _ in 0..<8 { pending.bytes.append(0) }
-            encode(&pending.bytes)
-            let length = pending.bytes.count - start - 8
+#if DEBUG
+        precondition(!appending.exchange(true, ordering: .acquiring), "JournalWriter.append from two threads at once")
+        defer { appending.store(false, ordering: .releasing) }
+#endif
+        let dispatch = { (appender: inout Appender) -> Bool in
+            if appender.scratch.count > Self.scratchLimit { appender.scratch.removeAll(keepingCapacity: true) }
+            let payloadStart = appender.scratch.count
+            encode(&appender.scratch)
+            let length = appender.scratch.count - payloadStart
             precondition(length >= 1 && length <= Journal.maxRecordLength, "a journal record of \(length) bytes")
-            pending.bytes[start] = UInt8(truncatingIfNeeded: length >> 24)
-            pending.bytes[start + 1] = UInt8(truncatingIfNeeded: length >> 16)
-            pending.bytes[start + 2] = UInt8(truncatingIfNeeded: length >> 8)
-            pending.bytes[start + 3] = UInt8(truncatingIfNeeded: length)
-            defer { pending.draining = true }
-            return !pending.draining
-        }
+
+            let framed = 8 + length
+            if appender.end + framed - appender.knownConsumed > Self.capacity { waitForSpace(framed, &appender) }
+            var header = (UInt32(length).bigEndian, UInt32(0))  // the checksum is the queue's to fill in
+            withUnsafeBytes(of: &header) { Self.copy($0, into: ring, at: appender.end) }
+            appender.scratch.withUnsafeBytes {
+                Self.copy(UnsafeRawBufferPointer(rebasing: $0[payloadStart...]), into: ring, at: appender.end + 8)
+            }
+            appender.end += framed
+            // Sequentially consistent, as are the queue's `idle` store and its second look
+            // at `published`: one of the two sides sees the other, so no record is left.
+            published.store(appender.end, ordering: .sequentiallyConsistent)
+            return idle.load(ordering: .sequentiallyConsistent) && idle.exchange(false, ordering: .sequentiallyConsistent)
+        }(&appender)
         // Weak: the queue's turn must not be what keeps the writer alive (its deinit would
         // then run on the queue); a writer gone has written everything in its deinit.
-        if startDrain { queue.async { [weak self] in self?.drain() } }
+        if dispatch { queue.async { [weak self] in self?.turn() } }
     }
 
-    /// On `queue`: checksums and writes batches until nothing is pending.
-    private func drain() {
+    /// An appender, when `count` more bytes do not fit: waits until the queue frees them.
+    private func waitForSpace(_ count: Int, _ appender: inout Appender) {
         while true {
-            var bytes = pending.withLock { pending in
-                swap(&pending.bytes, &spare)
-                if spare.isEmpty { pending.draining = false }
-                return spare
-            }
-            spare = []  // `bytes` holds the batch alone: it is patched below without a copy
-            guard !bytes.isEmpty else {
-                spare = bytes
+            waitingForSpace.store(true, ordering: .sequentiallyConsistent)
+            appender.knownConsumed = consumed.load(ordering: .sequentiallyConsistent)
+            if appender.end + count - appender.knownConsumed <= Self.capacity {
+                // The queue may have seen the flag and signalled already: take that signal.
+                if !waitingForSpace.exchange(false, ordering: .sequentiallyConsistent) { spaceFreed.wait() }
                 return
             }
-            defer {
-                bytes.removeAll(keepingCapacity: true)
-                spare = bytes
-            }
-            guard !failed, descriptor >= 0 else { continue }
-            Journal.checksumFramed(&bytes)
-            if !Self.writeAll(descriptor, bytes) {
-                failed = true
-                onError("the journal \(path) could not be written (\(String(cString: strerror(errno)))); the game goes on without it")
-            }
+            spaceFreed.wait()  // a turn is queued, running or due: the ring holds records
         }
+    }
+
+    private static func copy(_ bytes: UnsafeRawBufferPointer, into ring: UnsafeMutableRawBufferPointer, at position: Int) {
+        let offset = position & (capacity - 1)
+        let first = min(bytes.count, capacity - offset)
+        (ring.baseAddress! + offset).copyMemory(from: bytes.baseAddress!, byteCount: first)
+        if first < bytes.count {
+            ring.baseAddress!.copyMemory(from: bytes.baseAddress! + first, byteCount: bytes.count - first)
+        }
+    }
+
+    /// A turn of `queue`: writes what is published. While records keep coming it looks
+    /// again a millisecond later instead of going idle.
+    private func turn() {
+        while true {
+            if writePublished() {
+                queue.asyncAfter(deadline: .now() + .milliseconds(1)) { [weak self] in self?.turn() }
+                return
+            }
+            idle.store(true, ordering: .sequentiallyConsistent)
+            if published.load(ordering: .sequentiallyConsistent) == start { return }
+            // Published meanwhile: go on, unless that append already dispatched a turn.
+            if !idle.exchange(false, ordering: .sequentiallyConsistent) { return }
+        }
+    }
+
+    /// On `queue`: copies out what is published, frees its room in the ring, then
+    /// checksums and writes it. Returns whether there was anything.
+    private func writePublished() -> Bool {
+        let stop = published.load(ordering: .acquiring)
+        guard stop != start else { return false }
+        let offset = start & (Self.capacity - 1)
+        let first = min(stop - start, Self.capacity - offset)
+        batch.append(contentsOf: UnsafeRawBufferPointer(rebasing: ring[offset..<(offset + first)]))
+        batch.append(contentsOf: UnsafeRawBufferPointer(rebasing: ring[0..<(stop - start - first)]))
+        start = stop
+        consumed.store(start, ordering: .sequentiallyConsistent)
+        if waitingForSpace.exchange(false, ordering: .sequentiallyConsistent) { spaceFreed.signal() }
+        defer { batch.removeAll(keepingCapacity: true) }
+        guard !failed, descriptor >= 0 else { return true }
+        Journal.checksumFramed(&batch)
+        if !Self.writeAll(descriptor, batch) {
+            failed = true
+            onError("the journal \(path) could not be written (\(String(cString: strerror(errno)))); the game goes on without it")
+        }
+        return true
     }
 
     /// Writes what is queued, syncs it to disk and closes the file.
@@ -128,7 +197,7 @@ public final class JournalWriter: @unchecked Sendable {  // the descriptor, `fai
 
     /// On `queue` (or in `deinit`, when nothing else can touch the writer).
     private func closeNow() {
-        drain()  // what gathers for a turn not yet come
+        _ = writePublished()  // what gathers for a turn not yet come
         guard descriptor >= 0 else { return }
         fsync(descriptor)
         Glibc.close(descriptor)
@@ -138,7 +207,7 @@ public final class JournalWriter: @unchecked Sendable {  // the descriptor, `fai
     /// Waits until everything queued so far is written (tests, a round's end).
     public func flush() {
         queue.sync {
-            drain()
+            _ = writePublished()
             if descriptor >= 0 { fsync(descriptor) }
         }
     }
@@ -158,5 +227,8 @@ public final class JournalWriter: @unchecked Sendable {  // the descriptor, `fai
 
     // NB: not `close()`: the last reference may be dropped on `queue` itself (a drain
     // holding the writer while its owner lets go), and a `sync` onto it from there traps.
-    deinit { closeNow() }
+    deinit {
+        closeNow()
+        ring.deallocate()
+    }
 }

@@ -121,8 +121,8 @@ struct JournalTests {
         let path = scratchPath("journal-\(UInt32.random(in: 0...UInt32.max)).snapjournal")
         defer { unlink(path) }
         let writer = try JournalWriter(creating: path, kind: "test", onError: { _ in })
-        writer.append { [1, 2] }
-        writer.append { [3, 4, 5] }
+        writer.append([1, 2])
+        writer.append([3, 4, 5])
         writer.close()
         // A torn third record, as a kill -9 mid-write leaves it.
         let handle = try #require(FileHandle(forWritingAtPath: path))
@@ -133,20 +133,27 @@ struct JournalTests {
         #expect(torn.records == [[1, 2], [3, 4, 5]])
         #expect(torn.fault?.kind == .tornTail)
         let again = try JournalWriter(continuing: path, intactLength: torn.intactLength, onError: { _ in })
-        again.append { [6] }
+        again.append([6])
         again.close()
         let healed = try Journal.read(path: path)
         #expect(healed.records == [[1, 2], [3, 4, 5], [6]])
         #expect(healed.fault == nil)
     }
 
-    @Test("appends from several threads at once: every record written once, each thread's in its order")
-    func batchedAppends() throws {
+    @Test("appends from several threads, one at a time: every record written once, each thread's in its order")
+    func appendsFromThreads() throws {
         let path = scratchPath("journal-\(UInt32.random(in: 0...UInt32.max)).snapjournal")
         defer { unlink(path) }
         let writer = try JournalWriter(creating: path, kind: "test", onError: { _ in })
+        // A writer takes one appender at a time (as a host's event loop is); threads taking
+        // turns under a lock of their own must still see each other's appends.
+        let turns = NSLock()
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
-            for index in 0..<5_000 { writer.append { [UInt8(thread), UInt8(index >> 8), UInt8(index & 0xFF)] } }
+            for index in 0..<5_000 {
+                turns.lock()
+                writer.append([UInt8(thread), UInt8(index >> 8), UInt8(index & 0xFF)])
+                turns.unlock()
+            }
         }
         writer.close()
         let records = try Journal.read(path: path).records
@@ -154,6 +161,40 @@ struct JournalTests {
         for thread in 0..<4 {
             let mine = records.filter { $0[0] == UInt8(thread) }.map { Int($0[1]) << 8 | Int($0[2]) }
             #expect(mine == Array(0..<5_000))
+        }
+    }
+
+    @Test("more waiting than the writer's ring holds: the appender waits, and every record is written once, in order", .timeLimit(.minutes(5)))
+    func ringFull() throws {
+        let path = scratchPath("journal-\(UInt32.random(in: 0...UInt32.max)).snapjournal")
+        defer { unlink(path) }
+        let writer = try JournalWriter(creating: path, kind: "test", onError: { _ in })
+        // Small records past the ring's count of slots, then large ones past its bytes.
+        var expected: [[UInt8]] = (0..<40_000).map { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        expected += (0..<96).map { Array(repeating: UInt8($0), count: 100_000) }
+        for record in expected { writer.append(record) }
+        writer.close()
+        #expect(try Journal.read(path: path).records == expected)
+    }
+
+    @Test("a record appended after the writer went idle is written without a flush", .timeLimit(.minutes(5)))
+    func writtenWhenIdle() throws {
+        let path = scratchPath("journal-\(UInt32.random(in: 0...UInt32.max)).snapjournal")
+        defer { unlink(path) }
+        let writer = try JournalWriter(creating: path, kind: "test", onError: { _ in })
+        defer { writer.close() }
+        func written(_ count: Int) -> Bool {
+            // The writer's queue writes on its own; poll the file, up to 10 s.
+            for _ in 0..<1_000 {
+                if let contents = try? Journal.read(path: path), contents.records.count == count { return true }
+                usleep(10_000)
+            }
+            return false
+        }
+        for round in 0..<5 {
+            for index in 0..<(round * 100 + 1) { writer.append([UInt8(round), UInt8(index & 0xFF)]) }
+            #expect(written((0...round).reduce(0) { $0 + $1 * 100 + 1 }), "round \(round)")
+            usleep(5_000)  // past the writer's look-again: it goes idle
         }
     }
 
