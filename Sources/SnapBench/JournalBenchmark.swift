@@ -8,7 +8,7 @@ import SnapProtocol
 /// The journal's share of `snap bench engine`: recorded commands applied by the engine
 /// alone, against the same commands with what a host adds to each — its match-log
 /// record, encoded, checksummed and written to a journal file (synced at the end). The
-/// record is encoded on the game's path, into the writer's buffer; the writer's queue
+/// record is encoded on the game's path, into the writer's ring; the writer's queue
 /// checksums and writes.
 public struct JournalBenchmark {
     public struct Result: Sendable {
@@ -17,6 +17,10 @@ public struct JournalBenchmark {
         /// game's hot path: what delays the next command); and until the journal is
         /// written and synced (the writer's work on its own thread included).
         public var engineSeconds: Double
+        /// The engine with the host's clock read for each command, as a host reads it for
+        /// each input whether or not it journals (the judge, the timers and the record's
+        /// time all take that one reading).
+        public var clockedEngineSeconds: Double
         public var hotPathSeconds: Double
         public var journaledSeconds: Double
         /// Journal bytes for one pass over the commands.
@@ -26,6 +30,9 @@ public struct JournalBenchmark {
         public var journaledCommandsPerSecond: Double { Double(commands) / journaledSeconds }
         /// Time with the journal over time without (1.0: it costs nothing).
         public var hotPathRatio: Double { hotPathSeconds / engineSeconds }
+        /// The journal's own share: the game's path against the engine with the clock read.
+        public var journalShareRatio: Double { hotPathSeconds / clockedEngineSeconds }
+        public var clockedEngineCommandsPerSecond: Double { Double(commands) / clockedEngineSeconds }
         public var ratio: Double { journaledSeconds / engineSeconds }
     }
 
@@ -50,6 +57,15 @@ public struct JournalBenchmark {
             var game = Game(seats: seats)
             for command in commands { _ = try? game.apply(command) }
         }
+        var clockSum: UInt64 = 0
+        let clockedEngine = measure {
+            var game = Game(seats: seats)
+            for command in commands {
+                guard (try? game.apply(command)) != nil else { continue }
+                clockSum &+= Self.monotonicMicros()
+            }
+        }
+        withExtendedLifetime(clockSum) {}
         var bytes = 0
         var failure: (any Error)?
         var hotPath = Duration.zero
@@ -80,7 +96,7 @@ public struct JournalBenchmark {
         }
         unlink(path)
         if let failure { throw failure }
-        return Result(commands: commands.count, engineSeconds: engine,
+        return Result(commands: commands.count, engineSeconds: engine, clockedEngineSeconds: clockedEngine,
                       hotPathSeconds: hotPath / .seconds(1) / Double(max(passes, 1)), journaledSeconds: journaled, bytes: bytes)
     }
 

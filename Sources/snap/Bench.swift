@@ -48,6 +48,9 @@ struct EngineBench: ParsableCommand {
             + "(record appended; ratio \(twoDecimals(journal.hotPathRatio))x of \(si(journal.engineCommandsPerSecond)) without), "
             + "\(si(journal.journaledCommandsPerSecond)) commands/s until written and synced by its thread "
             + "(ratio \(twoDecimals(journal.ratio))x); \(journal.bytes / max(journal.commands, 1)) bytes per command")
+        print("the journal's own share: ratio \(twoDecimals(journal.journalShareRatio))x on the game's path against "
+            + "\(si(journal.clockedEngineCommandsPerSecond)) commands/s of the engine with the host's clock read for each "
+            + "command (a host reads it for every input, journal or not)")
     }
 }
 

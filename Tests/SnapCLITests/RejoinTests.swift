@@ -271,6 +271,8 @@ struct JournalOverheadBenchTests {
         let line = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("with the match journal: ") })
         #expect(line.contains("commands/s on the game's path"))
         #expect(line.contains(" bytes per command"))
+        let share = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("the journal's own share: ratio ") })
+        #expect(share.contains("x on the game's path against "))
     }
 
     @Test("bench net times verdicts with the journal written, beside those without", .timeLimit(.minutes(5)))
