@@ -18,6 +18,7 @@ struct PingTests {
     static let logger = Logger(label: "test")
 
     init() {
+        // SDL reads these in this process; scripts/test exports both first, so (0: never replace) these change nothing there.
         setenv("SDL_VIDEODRIVER", "offscreen", 0)
         setenv("SDL_AUDIODRIVER", "dummy", 0)
     }
