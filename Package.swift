@@ -144,7 +144,8 @@ let package = Package(
             ]
         ),
         // Tests write under one directory of the test process's, removed when it exits.
-        .target(name: "SnapTestSupport", path: "Tests/SnapTestSupport"),
+        // ScriptedHost speaks the protocol: SnapProtocol, never SDL or SnapUI.
+        .target(name: "SnapTestSupport", dependencies: ["SnapProtocol"], path: "Tests/SnapTestSupport"),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
         .testTarget(name: "StoryEngineTests", dependencies: ["StoryEngine"]),
         .testTarget(name: "StoryNoticesTests", dependencies: ["StoryNotices", "StoryEngine"]),

@@ -24,6 +24,8 @@ public final class GameClient {
     public internal(set) var certificate: CertificateFingerprint?
     /// Single player: everyone else at the table is a computer player.
     public private(set) var isSolo = false
+    /// Where this game's window keeps what outlives it (a rejoin and a rename use the same).
+    public let directories: UserDirectories
 
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     /// Hosts this process started, so closing the window ends their games (and removes their
@@ -44,8 +46,10 @@ public final class GameClient {
 
     /// `signedIn`: the link says its own hello (a network link does, to sign in again after a drop).
     init(link: GameLink, name: String, joinCode: String = "", server: HostServer?, socketPath: String?,
-         role: Hello.Role = .player, signedIn: Bool = false, endpoint: Endpoint? = nil) {
+         role: Hello.Role = .player, signedIn: Bool = false, endpoint: Endpoint? = nil,
+         directories: UserDirectories = UserDirectories()) {
         self.link = link
+        self.directories = directories
         self.name = name
         self.server = server
         self.socketPath = socketPath
@@ -161,7 +165,8 @@ public final class GameClient {
                             rules: Rules = .original, seed: UInt64? = nil, rounds: Int? = nil,
                             turnTimeout: Duration? = .seconds(15), socket: String? = nil,
                             listen: (host: String, port: Int)? = nil, joinCode: String? = nil,
-                            nextRoundAfter: Duration? = nil, startWhen: Int? = nil, logger: Logger) throws -> GameClient {
+                            nextRoundAfter: Duration? = nil, startWhen: Int? = nil,
+                            directories: UserDirectories = UserDirectories(), logger: Logger) throws -> GameClient {
         var configuration = configuration(name: name, bots: bots, level: level, speed: speed, rules: rules,
                                           seed: seed, maxClients: 3 - bots)
         configuration.joinCode = joinCode
@@ -170,19 +175,23 @@ public final class GameClient {
         configuration.rounds = rounds
         // nil: the host clicks Next Round.
         configuration.autoNextRound = nextRoundAfter
-        return try host(configuration, HostPlacement(socket: socket, listen: listen, startWhen: startWhen), logger: logger)
+        return try host(configuration, HostPlacement(socket: socket, listen: listen, journalDirectory: directories.journals,
+                                                     startWhen: startWhen),
+                        directories: directories, logger: logger)
     }
 
     /// A host window's game as `configuration` says (`snap host` builds it once, for a
-    /// window as for `--headless`), placed as `placement` says.
-    public static func host(_ configuration: HostConfiguration, _ placement: HostPlacement, logger: Logger) throws -> GameClient {
+    /// window as for `--headless`), placed as `placement` says (with no socket given, in
+    /// `directories.sockets`).
+    public static func host(_ configuration: HostConfiguration, _ placement: HostPlacement,
+                            directories: UserDirectories = UserDirectories(), logger: Logger) throws -> GameClient {
         var configuration = configuration
         if placement.listen == nil { configuration.joinCode = nil }
         let name = configuration.hostName
         let server = HostServer(configuration, loop: group.next(), logger: logger)
         let path: String
         if let socket = placement.socket { path = socket } else {
-            let directory = try SocketDirectory.forHost()
+            let directory = try directories.hostSockets()
             if let warning = directory.warning { logger.warning("\(warning)") }
             path = directory.socketPath(forHost: name)
         }
@@ -201,7 +210,8 @@ public final class GameClient {
         if let directory = placement.journalDirectory { journal(server, in: directory, logger: logger) }
         // nil: the host clicks Start.
         server.startWhen = placement.startWhen
-        let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path)
+        let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path,
+                                directories: directories)
         client.certificate = identity?.fingerprint
         // Renaming the lobby opens the same game under the new name (an explicit --socket
         // path gives way to the default one, which is named after the host).
@@ -216,7 +226,7 @@ public final class GameClient {
                 renamed.hostName = newName
                 var moved = placement
                 moved.socket = nil
-                return try host(renamed, moved, logger: logger)
+                return try host(renamed, moved, directories: directories, logger: logger)
             } catch {
                 // The rename failed: the game goes on as it was, on its port again.
                 if fixedPort, let listen, let server, let identity,
@@ -235,20 +245,22 @@ public final class GameClient {
 
     /// A host's game opened afresh under `name`, with everything else as it was.
     public func hostAgain(as name: String, logger: Logger) throws -> GameClient {
-        guard let rehost else { return try Self.host(name: name, logger: logger) }
+        guard let rehost else { return try Self.host(name: name, directories: directories, logger: logger) }
         return try rehost(name, logger)
     }
 
     /// Single player: the host lives in this process with computer players and no sockets.
     public static func solo(name: String, opponents: Int, level: BotLevel, speed: Double = 1, seed: UInt64? = nil,
-                            rules: Rules = .original, logger: Logger) -> GameClient {
+                            rules: Rules = .original, directories: UserDirectories = UserDirectories(),
+                            logger: Logger) -> GameClient {
         let server = HostServer(configuration(name: name, bots: opponents, level: level, speed: speed, rules: rules,
                                               seed: seed, maxClients: 0),
                                 loop: group.next(), logger: logger)
-        let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: nil)
+        let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: nil,
+                                directories: directories)
         client.isSolo = true
         server.startWhen = 1
-        journal(server, in: MatchJournal.directory(), logger: logger)
+        journal(server, in: directories.journals, logger: logger)
         return client
     }
 
@@ -281,11 +293,12 @@ public final class GameClient {
     /// Joins a host over a Unix socket or TCP; a seat this name held in that game (the
     /// window crashed) is taken back with its kept token.
     public static func join(_ endpoint: Endpoint, name: String, joinCode: String = "",
-                            role: Hello.Role = .player, trust: ServerTrust? = nil) throws -> GameClient {
+                            role: Hello.Role = .player, trust: ServerTrust? = nil,
+                            directories: UserDirectories = UserDirectories()) throws -> GameClient {
         let link = try connectLink(to: endpoint, on: group.next(), hello: Hello(name: name, joinCode: joinCode, role: role),
-                                   tokens: .default(), trust: trust)
+                                   tokens: directories.seatTokens, trust: trust)
         return GameClient(link: link, name: name, joinCode: joinCode, server: nil, socketPath: nil, role: role,
-                          signedIn: true, endpoint: endpoint)
+                          signedIn: true, endpoint: endpoint, directories: directories)
     }
 }
 #endif

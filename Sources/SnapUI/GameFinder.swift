@@ -74,6 +74,12 @@ final class HostScanner: @unchecked Sendable {  // every stored var is only touc
     }
     private var stopped = false
     private var running = false
+    /// Where this machine's hosts are looked for (nil: the environment's).
+    private let directory: SocketDirectory?
+
+    init(directory: SocketDirectory? = nil) {
+        self.directory = directory
+    }
 
     func start() {
         lock.lock()
@@ -108,7 +114,7 @@ final class HostScanner: @unchecked Sendable {  // every stored var is only touc
     static var lanEnabled: Bool { currentEnvironment()["SNAP_LAN"] != "off" }
 
     private func scan() {
-        let directory = SocketDirectory.default()
+        let directory = self.directory ?? SocketDirectory.default()
         let lan = LANBrowser(loop: GameClient.group.next())
         let listening = Self.lanEnabled && (try? lan.start()) != nil
         let machine = SnapService.machineName()

@@ -153,9 +153,9 @@ public final class HostLobbyScene: Scene {
             client = fresh
             players = []
             app.setTitle(title)
-            var settings = Settings.load()
+            var settings = Settings.load(from: client.directories.settings)
             settings.name = name
-            settings.save()
+            settings.save(to: client.directories.settings)
             nameError = nil
             nameNotice = "Your game is now called \(name)."
         } catch {

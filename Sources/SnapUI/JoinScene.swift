@@ -25,7 +25,8 @@ public final class JoinScene: Scene {
         case waiting(GameClient, label: String, endpoint: Endpoint, since: Double)
     }
 
-    private let scanner = HostScanner()
+    private let scanner: HostScanner
+    private let directories: UserDirectories
     private var hosts: [Listing] = []
     private var codeField = TextField(text: "", frame: Rect(x: 392, y: 356, width: 240, height: 46), maxLength: 9)
     private var hasScanned = false
@@ -57,8 +58,10 @@ public final class JoinScene: Scene {
     /// How long to wait for the host's welcome once connected.
     static let welcomeTimeout = 10.0
 
-    public init(app: App) {
-        nameField = .name(Settings.load().name, frame: Rect(x: 312, y: 122, width: 400, height: 42))
+    public init(app: App, directories: UserDirectories = UserDirectories()) {
+        self.directories = directories
+        scanner = HostScanner(directory: directories.sockets)
+        nameField = .name(Settings.load(from: directories.settings).name, frame: Rect(x: 312, y: 122, width: 400, height: 42))
         addressField = TextField(text: "", frame: Rect(x: 172, y: 602, width: 480, height: 42), maxLength: 60)
         buttons.add(.connect, Button("Connect", center: Point(762, 623), width: 180))
         buttons.add(.back, Button("Back", center: Point(512, 706), width: 180))
@@ -214,10 +217,10 @@ public final class JoinScene: Scene {
             addressField.isFocused = false
             return false
         }
-        var settings = Settings.load()
+        var settings = Settings.load(from: directories.settings)
         if settings.name != nameField.text {
             settings.name = nameField.text
-            settings.save()
+            settings.save(to: directories.settings)
         }
         return true
     }
@@ -285,8 +288,10 @@ public final class JoinScene: Scene {
         var trust = ServerTrust.standard()
         trust.announced = announced[endpoint.description]
         trust.accepting = accepted.removeValue(forKey: endpoint.description)
-        Thread.detachNewThread { [trust] in
-            attempt.finish(Result { try GameClient.join(endpoint, name: name, joinCode: code, role: role, trust: trust) })
+        Thread.detachNewThread { [trust, directories] in
+            attempt.finish(Result {
+                try GameClient.join(endpoint, name: name, joinCode: code, role: role, trust: trust, directories: directories)
+            })
         }
         state = .connecting(attempt, label: label, endpoint: endpoint, since: app.now)
         buttons.hidden = [.joinWithCode, .cancelCode]
@@ -308,7 +313,7 @@ public final class JoinScene: Scene {
     private func offerStartedGame(_ endpoint: Endpoint, label: String) {
         state = .choosing
         buttons.hidden = [.cancel, .joinWithCode, .cancelCode]
-        if let seat = SeatTokenStore.default().keptNames(for: endpoint).first {
+        if let seat = directories.seatTokens.keptNames(for: endpoint).first {
             dialog = Dialog.confirm("Take back \(seat)'s seat?", "\(label)'s game has started, and \(seat)'s seat in it is kept on this computer.",
                                     yes: "Take it back", no: "Cancel")
             retry = (endpoint, label, seat, .player)

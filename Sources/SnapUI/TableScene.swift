@@ -375,7 +375,7 @@ public final class TableScene: Scene {
             // A window opened again after a crash, perhaps under another name: this machine
             // may keep a seat in this game. Else the game can still be watched.
             app.audio.stopDealing()
-            let kept = client.endpoint.map { SeatTokenStore.default().keptNames(for: $0) } ?? []
+            let kept = client.endpoint.map { client.directories.seatTokens.keptNames(for: $0) } ?? []
             if let seat = kept.first(where: { $0 != client.name }) {
                 dialog = Dialog.confirm("Take back \(seat)'s seat?",
                                         "\(gameName) has started, and \(seat)'s seat in it is kept on this computer.",
@@ -405,8 +405,9 @@ public final class TableScene: Scene {
         let attempt = JoinAttempt()
         let code = client.joinCode
         let join = Self.join
+        let directories = client.directories
         Thread.detachNewThread {
-            attempt.finish(Result { try join(endpoint, name, code, role) })
+            attempt.finish(Result { try join(endpoint, name, code, role, directories) })
         }
         rejoining = (attempt, role == .watcher ? "Watching…" : "Joining as \(name)…")
         app.setNeedsRedraw()
@@ -414,8 +415,8 @@ public final class TableScene: Scene {
     }
 
     /// How `joinAgain` joins: `GameClient.join`, or a test's slower one.
-    nonisolated(unsafe) static var join: @Sendable (Endpoint, String, String, Hello.Role) throws -> GameClient = {
-        try GameClient.join($0, name: $1, joinCode: $2, role: $3)
+    nonisolated(unsafe) static var join: @Sendable (Endpoint, String, String, Hello.Role, UserDirectories) throws -> GameClient = {
+        try GameClient.join($0, name: $1, joinCode: $2, role: $3, directories: $4)
     }
 
     var isRejoining: Bool { rejoining != nil }

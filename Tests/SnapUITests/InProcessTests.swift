@@ -18,17 +18,22 @@ extension InProcessWindows {
 struct InProcessTests {
     static let logger = Logger(label: "test")
 
-    init() {
-        // Sockets and the settings file in private temporary folders, never the user's.
+    /// Sockets, the settings file, seat tokens and journals in private temporary folders,
+    /// never the user's: given to the code under test, not set in the environment.
+    static let directories: UserDirectories = {
         let base = "\(scratchRoot)/ip"
-        try? FileManager.default.createDirectory(atPath: base + "/run", withIntermediateDirectories: true)
-        setenv("XDG_RUNTIME_DIR", base + "/run", 1)
-        setenv("XDG_CONFIG_HOME", base + "/config", 1)
-        setenv("SDL_VIDEODRIVER", "offscreen", 0)
-        setenv("SDL_AUDIODRIVER", "dummy", 0)
         try? FileManager.default.createDirectory(atPath: base + "/run/snap", withIntermediateDirectories: true)
         chmod(base + "/run", 0o700)
         chmod(base + "/run/snap", 0o700)
+        return UserDirectories(sockets: SocketDirectory(path: base + "/run/snap"), settings: base + "/config/snap/settings",
+                               seatTokens: SeatTokenStore(directory: base + "/state/snap/seats"),
+                               journals: base + "/state/snap/matches")
+    }()
+
+    init() {
+        // SDL reads these in this process; scripts/test exports both first, so (0: never replace) these change nothing there.
+        setenv("SDL_VIDEODRIVER", "offscreen", 0)
+        setenv("SDL_AUDIODRIVER", "dummy", 0)
     }
 
     static func pushKey(_ sym: Int) {
@@ -67,7 +72,7 @@ struct InProcessTests {
         var pushed = false
         let app = try App(options: WindowOptions(quitAfter: 1.2, hidden: true), logger: Self.logger) { app in
             TableScene(app: app, client: GameClient.solo(name: "Tess", opponents: 2, level: .normal, seed: 3,
-                                                         logger: app.logger))
+                                                         directories: Self.directories, logger: app.logger))
         }
         app.onFrame = { _, now in
             if now > 0.4, !pushed {
@@ -89,7 +94,7 @@ struct InProcessTests {
         var typedAt: Double?
         let path = "\(scratchRoot)/ip/run/snap/Keep.sock"
         let app = try App(options: WindowOptions(quitAfter: 2.5, hidden: true), logger: Self.logger) { app in
-            HostLobbyScene(app: app, client: try! GameClient.host(name: "Keep", socket: path, logger: app.logger))
+            HostLobbyScene(app: app, client: try! GameClient.host(name: "Keep", socket: path, directories: Self.directories, logger: app.logger))
         }
         app.onFrame = { app, now in
             if link == nil, now > 0.2 { link = try? Self.rawJoin(path, name: "Guest") }
@@ -115,7 +120,7 @@ struct InProcessTests {
     func renameKeepsSettings() throws {
         var typed = false
         let app = try App(options: WindowOptions(quitAfter: 2, hidden: true), logger: Self.logger) { app in
-            HostLobbyScene(app: app, client: try! GameClient.host(name: "Old", bots: 1, logger: app.logger))
+            HostLobbyScene(app: app, client: try! GameClient.host(name: "Old", bots: 1, directories: Self.directories, logger: app.logger))
         }
         app.onFrame = { app, now in
             if !typed, now > 0.5 {
@@ -130,7 +135,7 @@ struct InProcessTests {
         try app.run()
         let lobby = try #require(app.scene as? HostLobbyScene)
         #expect(lobby.nameNotice == "Your game is now called Neu.", "\(lobby.nameNotice ?? "nil")")
-        let found = discoverHosts(in: SocketDirectory.default(), loop: GameClient.group.next())
+        let found = discoverHosts(in: try #require(Self.directories.sockets), loop: GameClient.group.next())
         let renamed = try #require(found.first { $0.info.hostName == "Neu" }, "\(found.map(\.info))")
         // The host and its computer player.
         #expect(renamed.info.players == 2)
@@ -146,7 +151,7 @@ struct InProcessTests {
         try probeServer.stopListeningOnTCP()
         probeServer.shutdown(reason: "done")
         let old = try GameClient.host(name: "Fixed", listen: (host: "127.0.0.1", port: port), joinCode: "ABCD-EFGH",
-                                      logger: Self.logger)
+                                      directories: Self.directories, logger: Self.logger)
         let renamed = try old.hostAgain(as: "Moved", logger: Self.logger)
         old.leave()
         let info = try probe(.tcp(host: "127.0.0.1", port: port), loop: GameClient.group.next(), timeout: .seconds(2))
@@ -158,7 +163,7 @@ struct InProcessTests {
     @Test("`snap join` with a taken name offers the next variant on the table screen; Yes joins as it")
     func tableNameTaken() throws {
         let path = "\(scratchRoot)/ip/run/snap/Taken.sock"
-        let host = try GameClient.host(name: "Taken", socket: path, logger: Self.logger)
+        let host = try GameClient.host(name: "Taken", socket: path, directories: Self.directories, logger: Self.logger)
         let ray = try Self.rawJoin(path, name: "Ray")
         // Ray is in the lobby before the window asks for the same name.
         let deadline = ContinuousClock.now + .seconds(20)
@@ -170,14 +175,14 @@ struct InProcessTests {
         // The join again waits until the window has drawn a frame saying it is joining: a
         // window that joined on its own thread would never draw one, and never return.
         let drawnWhileJoining = DispatchSemaphore(value: 0)
-        TableScene.join = { endpoint, name, code, role in
+        TableScene.join = { endpoint, name, code, role, directories in
             if name == "Ray 2" { drawnWhileJoining.wait() }  // this test's join only
-            return try GameClient.join(endpoint, name: name, joinCode: code, role: role)
+            return try GameClient.join(endpoint, name: name, joinCode: code, role: role, directories: directories)
         }
-        defer { TableScene.join = { try GameClient.join($0, name: $1, joinCode: $2, role: $3) } }
+        defer { TableScene.join = { try GameClient.join($0, name: $1, joinCode: $2, role: $3, directories: $4) } }
         var framesWhileJoining = 0
         let app = try App(options: WindowOptions(quitAfter: 30, hidden: true), logger: Self.logger) { app in
-            TableScene(app: app, client: try! GameClient.join(.unix(path), name: "Ray"))
+            TableScene(app: app, client: try! GameClient.join(.unix(path), name: "Ray", directories: Self.directories))
         }
         app.onFrame = { app, _ in
             guard let table = app.scene as? TableScene else { return }
@@ -245,9 +250,9 @@ struct InProcessTests {
     @Test("a client whose host left lands on the menu, told why")
     func hostLeftNotice() throws {
         let path = "\(scratchRoot)/ip/run/snap/Gone.sock"
-        let host = try GameClient.host(name: "Gone", socket: path, logger: Self.logger)
+        let host = try GameClient.host(name: "Gone", socket: path, directories: Self.directories, logger: Self.logger)
         let app = try App(options: WindowOptions(quitAfter: 15, hidden: true), logger: Self.logger) { app in
-            TableScene(app: app, client: try! GameClient.join(.unix(path), name: "Cy"))
+            TableScene(app: app, client: try! GameClient.join(.unix(path), name: "Cy", directories: Self.directories))
         }
         // The host quits from another thread a second in, as a host process would: the
         // window sleeps until input, and the host's closing message is what wakes it.
@@ -296,7 +301,8 @@ struct InProcessTests {
         var other: GameLink?
         // It quits as soon as the Snap! is sent; the limit is for a machine under load.
         let app = try App(options: WindowOptions(quitAfter: 45, hidden: true), logger: Self.logger) { app in
-            let host = try! GameClient.host(name: "Judge\(animated ? 1 : 0)", seed: 7, turnTimeout: nil, logger: app.logger)
+            let host = try! GameClient.host(name: "Judge\(animated ? 1 : 0)", seed: 7, turnTimeout: nil,
+                                       directories: Self.directories, logger: app.logger)
             other = try! Self.rawJoin(host.socketPath!, name: "Ray")
             other?.send(.ready)
             return TableScene(app: app, client: host)
@@ -364,7 +370,8 @@ struct InProcessTests {
 
     /// The host window's game with a computer opponent: the events up to the first turned card.
     static func openingEvents(seed: UInt64?, name: String) throws -> [SeatEvent] {
-        let client = try GameClient.host(name: name, bots: 1, speed: 0.2, seed: seed, rounds: 1, logger: Self.logger)
+        let client = try GameClient.host(name: name, bots: 1, speed: 0.2, seed: seed, rounds: 1,
+                                         directories: Self.directories, logger: Self.logger)
         defer { client.leave() }
         client.start()
         var events: [SeatEvent] = []
@@ -394,7 +401,8 @@ struct InProcessTests {
             // A turn limit ends the round within seconds whatever the deal (an open-ended
             // round at this speed once outlasted 90 s).
             TableScene(app: app, client: GameClient.solo(name: "Vera", opponents: 1, level: .normal, speed: 0.02,
-                                                         rules: Rules(turnLimit: 40), logger: app.logger))
+                                                         rules: Rules(turnLimit: 40), directories: Self.directories,
+                                                         logger: app.logger))
         }
         app.onFrame = { app, now in
             guard let table = app.scene as? TableScene else { return }
@@ -426,14 +434,14 @@ struct InProcessTests {
     @Test("joining under a taken name offers the next one, and Enter joins under it")
     func nameTakenOffersVariant() throws {
         let settings = Settings(name: "Tess")
-        settings.save()
-        let host = try GameClient.host(name: "Dup", logger: Self.logger)
+        settings.save(to: Self.directories.settings)
+        let host = try GameClient.host(name: "Dup", directories: Self.directories, logger: Self.logger)
         let path = try #require(host.socketPath)
         let first = try Self.rawJoin(path, name: "Tess")
         var clicked = false, accepted = false
         var offered: String?
         let app = try App(options: WindowOptions(quitAfter: 5, hidden: true), logger: Self.logger) { app in
-            JoinScene(app: app)
+            JoinScene(app: app, directories: Self.directories)
         }
         app.onFrame = { app, now in
             if !clicked, now > 1.2 {
@@ -451,7 +459,7 @@ struct InProcessTests {
         let table = try #require(app.scene as? TableScene, "\(type(of: app.scene))")
         #expect(table.client.name == "Tess 2")
         // The variant is for this table only: the saved name stays.
-        #expect(Settings.load().name == "Tess")
+        #expect(Settings.load(from: Self.directories.settings).name == "Tess")
         // Both Tesses are at Dup's table.
         #expect(table.client.session.lobby.map(\.name).sorted() == ["Dup", "Tess", "Tess 2"])
         table.client.leave()
@@ -463,7 +471,7 @@ struct InProcessTests {
     func wakeLatency() throws {
         let path = "\(scratchRoot)/ip/run/snap/Wake.sock"
         let app = try App(options: WindowOptions(quitAfter: 6, hidden: true), logger: Self.logger) { app in
-            HostLobbyScene(app: app, client: try! GameClient.host(name: "Wake", socket: path, logger: app.logger))
+            HostLobbyScene(app: app, client: try! GameClient.host(name: "Wake", socket: path, directories: Self.directories, logger: app.logger))
         }
         // Players come and go while the window idles: each changes the lobby the host sees.
         let joiner = Thread {

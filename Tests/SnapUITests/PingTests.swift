@@ -18,6 +18,7 @@ struct PingTests {
     static let logger = Logger(label: "test")
 
     init() {
+        // SDL reads these in this process; scripts/test exports both first, so (0: never replace) these change nothing there.
         setenv("SDL_VIDEODRIVER", "offscreen", 0)
         setenv("SDL_AUDIODRIVER", "dummy", 0)
     }
@@ -29,7 +30,7 @@ struct PingTests {
 
     @Test("a window (its link and its drain) and a computer player each send one pong per ping", arguments: Peer.allCases)
     func onePongPerPing(_ peer: Peer) throws {
-        let host = try FakeHost()
+        let host = try ScriptedHost()
         var client: GameClient?
         var bot: BotConnection?
         switch peer {
@@ -51,8 +52,8 @@ struct PingTests {
         #expect(greeted, "\(peer) never said hello")
         let nonces: [UInt64] = [11, 22, 33, 44, 55]
         var pongs: [UInt64: Int] = [:]
-        for (index, nonce) in nonces.enumerated() {
-            host.send(.ping(nonce: nonce), sequence: UInt32(index))
+        for nonce in nonces {
+            host.send([.ping(nonce: nonce)])  // numbered 0, 1, 2… on this connection
             // The window drains its messages as its loop would, every frame for 0.3 s.
             let until = Date().addingTimeInterval(0.3)
             while Date() < until {
@@ -100,58 +101,4 @@ struct PingTests {
 }
 }
 
-/// A host that is only a Unix socket: it reads what a client sends and sends what a test says.
-final class FakeHost {
-    let path: String
-    private let listener: Int32
-    private var connection: Int32 = -1
-    private var decoder = FrameDecoder()
-
-    init() throws {
-        path = scratchPath("fake-\(UInt32.random(in: 0...UInt32.max)).sock")
-        unlink(path)
-        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0, listen(listener, 4) == 0 else { throw POSIXError(.EADDRINUSE) }
-    }
-
-    deinit {
-        if connection >= 0 { close(connection) }
-        close(listener)
-        unlink(path)
-    }
-
-    func accept() throws {
-        connection = Glibc.accept(listener, nil, nil)
-        guard connection >= 0 else { throw POSIXError(.ECONNABORTED) }
-        _ = fcntl(connection, F_SETFL, fcntl(connection, F_GETFL) | O_NONBLOCK)
-    }
-
-    func send(_ message: HostMessage, sequence: UInt32) {
-        let bytes = WireCodec.encode(message, sequence: sequence)
-        _ = bytes.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
-    }
-
-    /// The client's messages that arrived since the last call.
-    func read() -> [ClientMessage] {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = Glibc.read(connection, &buffer, buffer.count)
-            guard count > 0 else { break }
-            decoder.append(buffer.prefix(count))
-        }
-        var messages: [ClientMessage] = []
-        while let frame = try? decoder.nextFrame() {
-            if let message = try? WireCodec.decodeClientMessage(frame) { messages.append(message) }
-        }
-        return messages
-    }
-}
 #endif

@@ -15,13 +15,17 @@ extension InProcessWindows {
 struct SeatReclaimTests {
     static let logger = Logger(label: "test")
     let base = scratchPath("snap-reclaim")
+    /// Sockets, the settings file, seat tokens and journals in this suite's folder, never
+    /// the user's: given to the code under test, not set in the environment.
+    let directories: UserDirectories
 
     init() {
         try? FileManager.default.createDirectory(atPath: base + "/run", withIntermediateDirectories: true)
         chmod(base + "/run", 0o700)
-        setenv("XDG_RUNTIME_DIR", base + "/run", 1)
-        setenv("XDG_CONFIG_HOME", base + "/config", 1)
-        setenv("XDG_STATE_HOME", base + "/state", 1)
+        directories = UserDirectories(sockets: SocketDirectory(path: base + "/run"), settings: base + "/config/snap/settings",
+                                      seatTokens: SeatTokenStore(directory: base + "/state/snap/seats"),
+                                      journals: base + "/state/snap/matches")
+        // SDL reads these in this process; scripts/test exports both first, so (0: never replace) these change nothing there.
         setenv("SDL_VIDEODRIVER", "offscreen", 0)
         setenv("SDL_AUDIODRIVER", "dummy", 0)
     }
@@ -40,10 +44,11 @@ struct SeatReclaimTests {
     private func startedGame(host name: String, player: String,
                              keepsToken: Bool = true) throws -> (host: GameClient, player: GameClient, path: String) {
         let path = base + "/run/\(name).sock"
-        let host = try GameClient.host(name: name, turnTimeout: nil, socket: path, logger: Self.logger)
-        let joined = keepsToken ? try GameClient.join(.unix(path), name: player)
+        let host = try GameClient.host(name: name, turnTimeout: nil, socket: path, directories: directories, logger: Self.logger)
+        let joined = keepsToken ? try GameClient.join(.unix(path), name: player, directories: directories)
             : GameClient(link: try connectLink(to: .unix(path), on: GameClient.group.next(), hello: Hello(name: player)),
-                         name: player, server: nil, socketPath: nil, signedIn: true, endpoint: .unix(path))
+                         name: player, server: nil, socketPath: nil, signedIn: true, endpoint: .unix(path),
+                         directories: directories)
         poll([host, joined]) { host.server!.lobby.contains { $0.name == player && $0.ready } }
         host.start()
         poll([host, joined]) { joined.session.phase == .playing }
@@ -57,7 +62,7 @@ struct SeatReclaimTests {
                         until done: @escaping (TableScene) -> Bool) throws -> (Dialog?, TableScene?) {
         var offered: Dialog?
         let app = try App(options: WindowOptions(quitAfter: 30, hidden: true), logger: Self.logger) { app in
-            TableScene(app: app, client: try! GameClient.join(.unix(path), name: name))
+            TableScene(app: app, client: try! GameClient.join(.unix(path), name: name, directories: directories))
         }
         app.onFrame = { app, _ in
             _ = host.poll(now: 0)
@@ -76,7 +81,7 @@ struct SeatReclaimTests {
     func reclaimUnderAnotherName() throws {
         let (host, crashed, path) = try startedGame(host: "Ann", player: "Player 2")
         let seat = try #require(crashed.session.seat)
-        #expect(SeatTokenStore.default().keptNames(for: .unix(path)) == ["Player 2"])
+        #expect(directories.seatTokens.keptNames(for: .unix(path)) == ["Player 2"])
         // A crash: the connection drops with no goodbye; the host keeps the seat.
         crashed.link.close()
         poll([host]) { host.session.awaySince[seat] != nil }
@@ -98,7 +103,7 @@ struct SeatReclaimTests {
     func watchWhenNoSeat() throws {
         // Cy plays from another computer: no seat of this game is kept on this one.
         let (host, player, path) = try startedGame(host: "Bea", player: "Cy", keepsToken: false)
-        #expect(SeatTokenStore.default().keptNames(for: .unix(path)).isEmpty)
+        #expect(directories.seatTokens.keptNames(for: .unix(path)).isEmpty)
         let (dialog, table) = try reopen(path, as: "Zed", host: host) { table in
             table.client.role == .watcher && table.client.session.phase == .playing
         }
