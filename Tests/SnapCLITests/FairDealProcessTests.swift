@@ -4,6 +4,7 @@ import SnapJournal
 import SnapNet
 import SnapProtocol
 import SnapSession
+import SnapTestSupport
 import Testing
 
 /// The fair deal between real processes: honest bots say so, a cheating host is caught,
@@ -121,14 +122,7 @@ final class CheatingHost: @unchecked Sendable {
         self.path = path
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { return nil }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = withUnixAddress(path) { bind(listener, $0, $1) }
         guard bound == 0, Glibc.listen(listener, 4) == 0 else { close(listener); return nil }
     }
 

@@ -171,15 +171,8 @@ struct SocketDirectoryTests {
         let path = scratch.root + "/s.sock"
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
         let bound = withRestrictiveUmask {
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
+            withUnixAddress(path) { bind(fd, $0, $1) }
         }
         #expect(bound == 0)
         #expect(mode(path) == 0o600)
@@ -188,13 +181,7 @@ struct SocketDirectoryTests {
         let plain = scratch.root + "/p.sock"
         let other = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(other) }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for index in raw.indices { raw[index] = 0 }
-            for (index, byte) in plain.utf8.enumerated() { raw[index] = byte }
-        }
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(other, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        _ = withUnixAddress(plain) { bind(other, $0, $1) }
         #expect(mode(plain) == 0o755)
     }
 }

@@ -22,14 +22,7 @@ public final class ScriptedHost {
         path = scratchPath("scripted-\(UInt32.random(in: 0...UInt32.max)).sock")
         unlink(path)
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = withUnixAddress(path) { bind(listener, $0, $1) }
         guard bound == 0, listen(listener, 4) == 0 else { throw POSIXError(.EADDRINUSE) }
     }
 

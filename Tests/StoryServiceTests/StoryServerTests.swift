@@ -391,15 +391,8 @@ struct StoryServerTests {
 
 /// A plain blocking Unix-socket connection, for sending the service raw bytes.
 func rawUnixSocket(_ path: String) throws -> Int32 {
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-    }
     let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    let result = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
+    let result = withUnixAddress(path) { connect(descriptor, $0, $1) }
     guard result == 0 else {
         close(descriptor)
         throw StoryClientError.cannotConnect(path, String(cString: strerror(errno)))
