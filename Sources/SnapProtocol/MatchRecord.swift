@@ -117,11 +117,14 @@ public enum MatchRecordCodec {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: head[..<(end + 2)]))
         }
         for event in events {
+            // The two events of almost every command, as `WireCodec.write` writes them.
             if case .turned(let seat, let card) = event {
-                // As `WireCodec.write` writes it.
                 bytes.append(WireCodec.EventTag.turned.rawValue)
                 bytes.append(seat.rawValue)
                 bytes.append(card.id)
+            } else if case .activated(let seat) = event {
+                bytes.append(WireCodec.EventTag.activated.rawValue)
+                bytes.append(seat.rawValue)
             } else {
                 var writer = ByteWriter(continuing: &bytes)
                 WireCodec.write(event.named, to: &writer)

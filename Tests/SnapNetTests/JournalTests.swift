@@ -397,8 +397,8 @@ struct MatchLogTests {
         // sequence and time (u64), the command's tag and argument, the event count (u16).
         let turned = Card(.queen, .hearts)
         let events: [Event] = [.turned(.left, turned), .snapCalled(.top),
-                               .collected(cards: [turned, Card(.queen, .spades)], from: .left, to: .top)]
-        let eventBytes: [UInt8] = [5, 1, turned.id, 7, 2, 9, 1, 2, 2, turned.id, Card(.queen, .spades).id]
+                               .collected(cards: [turned, Card(.queen, .spades)], from: .left, to: .top), .activated(.right)]
+        let eventBytes: [UInt8] = [5, 1, turned.id, 7, 2, 9, 1, 2, 2, turned.id, Card(.queen, .spades).id, 4, 3]
         let commands: [(Command, [UInt8])] = [
             (.deal(seed: 0x0102_0304_0506_0708), [1, 1, 2, 3, 4, 5, 6, 7, 8]), (.finishDeal, [2]), (.turn(.left), [3, 1]),
             (.activateNext, [4]), (.snap(.top), [5, 2]), (.leave(.right), [6, 3]), (.absent(.bottom), [7, 0]),
@@ -407,7 +407,7 @@ struct MatchLogTests {
         for (command, commandBytes) in commands {
             let record = MatchRecord(sequence: 0x1122_3344_5566_7788, timeMicros: 0xA0B, entry: .applied(command, events))
             var expected: [UInt8] = [2, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0, 0, 0, 0, 0, 0, 0x0A, 0x0B]
-            expected += commandBytes + [0, 3] + eventBytes
+            expected += commandBytes + [0, 4] + eventBytes
             var appended: [UInt8] = [9]  // after what a writer's buffer holds
             MatchRecordCodec.encode(record, into: &appended)
             #expect(appended == [9] + expected)
