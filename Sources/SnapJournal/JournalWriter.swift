@@ -105,33 +105,31 @@ public final class JournalWriter: @unchecked Sendable {
         precondition(!appending.exchange(true, ordering: .acquiring), "JournalWriter.append from two threads at once")
         defer { appending.store(false, ordering: .releasing) }
 #endif
-        let dispatch = { (appender: inout Appender) -> Bool in
-            if appender.scratch.count > Self.scratchLimit { appender.scratch.removeAll(keepingCapacity: true) }
-            let payloadStart = appender.scratch.count
-            encode(&appender.scratch)
-            let length = appender.scratch.count - payloadStart
-            precondition(length >= 1 && length <= Journal.maxRecordLength, "a journal record of \(length) bytes")
+        if appender.scratch.count > Self.scratchLimit { appender.scratch.removeAll(keepingCapacity: true) }
+        let payloadStart = appender.scratch.count
+        encode(&appender.scratch)
+        let length = appender.scratch.count - payloadStart
+        precondition(length >= 1 && length <= Journal.maxRecordLength, "a journal record of \(length) bytes")
 
-            let framed = 8 + length
-            if appender.end + framed - appender.knownConsumed > Self.capacity { waitForSpace(framed, &appender) }
-            var header = (UInt32(length).bigEndian, UInt32(0))  // the checksum is the queue's to fill in
-            withUnsafeBytes(of: &header) { Self.copy($0, into: ring, at: appender.end) }
-            appender.scratch.withUnsafeBytes {
-                Self.copy(UnsafeRawBufferPointer(rebasing: $0[payloadStart...]), into: ring, at: appender.end + 8)
-            }
-            appender.end += framed
-            // Sequentially consistent, as are the queue's `idle` store and its second look
-            // at `published`: one of the two sides sees the other, so no record is left.
-            published.store(appender.end, ordering: .sequentiallyConsistent)
-            return idle.load(ordering: .sequentiallyConsistent) && idle.exchange(false, ordering: .sequentiallyConsistent)
-        }(&appender)
+        let framed = 8 + length
+        if appender.end + framed - appender.knownConsumed > Self.capacity { waitForSpace(framed) }
+        var header = (UInt32(length).bigEndian, UInt32(0))  // the checksum is the queue's to fill in
+        withUnsafeBytes(of: &header) { Self.copy($0, into: ring, at: appender.end) }
+        appender.scratch.withUnsafeBytes {
+            Self.copy(UnsafeRawBufferPointer(rebasing: $0[payloadStart...]), into: ring, at: appender.end + 8)
+        }
+        appender.end += framed
+        // Sequentially consistent, as are the queue's `idle` store and its second look at
+        // `published`: one of the two sides sees the other, so no record is left unwritten.
+        published.store(appender.end, ordering: .sequentiallyConsistent)
+        let dispatch = idle.load(ordering: .sequentiallyConsistent) && idle.exchange(false, ordering: .sequentiallyConsistent)
         // Weak: the queue's turn must not be what keeps the writer alive (its deinit would
         // then run on the queue); a writer gone has written everything in its deinit.
         if dispatch { queue.async { [weak self] in self?.turn() } }
     }
 
     /// An appender, when `count` more bytes do not fit: waits until the queue frees them.
-    private func waitForSpace(_ count: Int, _ appender: inout Appender) {
+    private func waitForSpace(_ count: Int) {
         while true {
             waitingForSpace.store(true, ordering: .sequentiallyConsistent)
             appender.knownConsumed = consumed.load(ordering: .sequentiallyConsistent)
