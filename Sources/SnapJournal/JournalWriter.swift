@@ -92,11 +92,6 @@ public final class JournalWriter: @unchecked Sendable {
         append(encoding: { $0.append(contentsOf: payload) })
     }
 
-    /// Queues the record `payload` makes (now, on the caller's thread).
-    public func append(_ payload: () -> [UInt8]) {
-        append(payload())
-    }
-
     /// Queues one record whose payload `encode` appends to the bytes it is given (and
     /// touches nothing else of them), on the caller's thread; returns at once unless the
     /// ring is full. One thread at a time.

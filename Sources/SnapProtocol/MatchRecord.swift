@@ -75,7 +75,7 @@ public enum MatchRecordCodec {
     /// Appends the record's encoding to `bytes` (a journal writer's buffer: no array of its own).
     public static func encode(_ record: MatchRecord, into bytes: inout [UInt8]) {
         // Nearly every record is an `applied` one, encoded on the host's path for each
-        // command: it has its own encoder (the same bytes as the general one below).
+        // command: it has its own encoder; the one below writes the other kinds.
         if case .applied(let command, let events) = record.entry {
             encodeApplied(sequence: record.sequence, timeMicros: record.timeMicros, command: command, events: events, into: &bytes)
             return
@@ -87,7 +87,7 @@ public enum MatchRecordCodec {
         writer.finish(into: &bytes)
     }
 
-    /// An `applied` record's bytes, as `encode(_:_:)` writes them. Its fixed part (kind,
+    /// An `applied` record's bytes (docs/JOURNAL.md lays them out). Its fixed part (kind,
     /// sequence, time, command, event count: 28 bytes at most) is stored into a buffer on the
     /// stack and appended at once, and a `turned` event (most of them) is written in place:
     /// through `ByteWriter` each field cost a capacity check per byte, the 8-byte ones a
@@ -126,6 +126,7 @@ public enum MatchRecordCodec {
                 bytes.append(WireCodec.EventTag.activated.rawValue)
                 bytes.append(seat.rawValue)
             } else {
+                // Every card named: the engine's event written as a seen one whose cards all show.
                 var writer = ByteWriter(continuing: &bytes)
                 WireCodec.write(event.named, to: &writer)
                 writer.finish(into: &bytes)
@@ -136,7 +137,7 @@ public enum MatchRecordCodec {
     private static func encode(_ record: MatchRecord, _ writer: inout ByteWriter) {
         switch record.entry {
         case .started: writer.u8(Kind.started.rawValue)
-        case .applied: writer.u8(Kind.applied.rawValue)
+        case .applied: preconditionFailure("an applied record has its own encoder, encodeApplied")
         case .ended: writer.u8(Kind.ended.rawValue)
         case .committed: writer.u8(Kind.committed.rawValue)
         case .revealed: writer.u8(Kind.revealed.rawValue)
@@ -157,20 +158,7 @@ public enum MatchRecordCodec {
                 writer.string(player.name)
                 writer.bytes(start.tokens[player.seat]?.bytes ?? WireCodec.noToken)
             }
-        case .applied(let command, let events):
-            switch command {
-            case .deal(let seed): writer.u8(CommandTag.deal.rawValue); writer.u64(seed)
-            case .finishDeal: writer.u8(CommandTag.finishDeal.rawValue)
-            case .turn(let seat): writer.u8(CommandTag.turn.rawValue); writer.u8(seat.rawValue)
-            case .activateNext: writer.u8(CommandTag.activateNext.rawValue)
-            case .snap(let seat): writer.u8(CommandTag.snap.rawValue); writer.u8(seat.rawValue)
-            case .leave(let seat): writer.u8(CommandTag.leave.rawValue); writer.u8(seat.rawValue)
-            case .absent(let seat): writer.u8(CommandTag.absent.rawValue); writer.u8(seat.rawValue)
-            case .returned(let seat): writer.u8(CommandTag.returned.rawValue); writer.u8(seat.rawValue)
-            }
-            writer.u16(UInt16(events.count))
-            // Every card named: the engine's event written as a seen one whose cards all show.
-            for event in events { WireCodec.write(event.named, to: &writer) }
+        case .applied: break  // not reached: see above
         case .ended(let reason):
             writer.string(String(decoding: reason.utf8.prefix(255), as: UTF8.self))
         case .committed(let commitment, let salt):

@@ -52,7 +52,7 @@ struct FairDealProcessTests {
         records[index].entry = .revealed(reveal)
         let forged = directory + "/forged.snapjournal"
         let writer = try JournalWriter(creating: forged, kind: MatchRecordCodec.kind, onError: { _ in })
-        for record in records { writer.append { MatchRecordCodec.encode(record) } }
+        for record in records { writer.append(MatchRecordCodec.encode(record)) }
         writer.close()
         let verify = try SnapProcess(["replay", forged, "--verify"], runtimeDirectory: directory)
         #expect(verify.exitStatus() == 1)

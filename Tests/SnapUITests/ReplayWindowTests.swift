@@ -24,7 +24,7 @@ func writeJournal(rounds: Int, seed: UInt64, in directory: String) throws -> Str
     var now = Duration.zero
     var actions = host.handle(.start, now: now)
     while true {
-        for case .record(let record) in actions { writer.append { MatchRecordCodec.encode(record) } }
+        for case .record(let record) in actions { writer.append(MatchRecordCodec.encode(record)) }
         guard host.phase != .over, let next = host.nextDeadline else { break }
         now = max(now, next)
         actions = host.handle(.tick, now: now)
