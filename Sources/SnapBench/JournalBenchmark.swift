@@ -86,7 +86,7 @@ public struct JournalBenchmark {
                 // The host's clock, read for each command as a host reads it for each input.
                 let record = MatchRecord(sequence: UInt64(sequence), timeMicros: Self.monotonicMicros() &- startMicros,
                                          entry: .applied(command, events))
-                writer.append(encoding: { MatchRecordCodec.encode(record, into: &$0) })
+                writer.append { MatchRecordCodec.encode(record, into: $0) }
             }
             hotPath += clock.now - start
             passes += 1

@@ -140,7 +140,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         // mid-match without its first records is damage, not a match.
         onLoop { [self] in
             session.setEarlierWins(wins)
-            for record in session.log { writer.append(encoding: { MatchRecordCodec.encode(record, into: &$0) }) }
+            for record in session.log { writer.append { MatchRecordCodec.encode(record, into: $0) } }
             journal = writer
         }
         return writer.path
@@ -353,7 +353,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
             case .announce(let line):
                 logger.info("\(line)")
             case .record(let record):
-                journal?.append(encoding: { MatchRecordCodec.encode(record, into: &$0) })
+                journal?.append { MatchRecordCodec.encode(record, into: $0) }
             case .gameOver(let why):
                 logger.info("game over: \(why)")
                 shutdown(reason: why)

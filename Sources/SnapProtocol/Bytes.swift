@@ -1,5 +1,26 @@
 /// Appends big-endian integers and length-prefixed strings.
-public struct ByteWriter {  // public for the story service's messages
+/// Where big-endian fields are written: a growing array (`ByteWriter`) or memory owned
+/// elsewhere (`BufferWriter`, a journal ring's room). One encoder, generic over the sink,
+/// serves both.
+public protocol ByteSink {
+    mutating func u8(_ value: UInt8)
+    mutating func u16(_ value: UInt16)
+    mutating func u32(_ value: UInt32)
+    mutating func u64(_ value: UInt64)
+    mutating func bytes(_ more: some Collection<UInt8>)
+}
+
+extension ByteSink {
+    /// u8 byte length, then the UTF-8 bytes. The caller has checked the length.
+    public mutating func string(_ text: String) {
+        let utf8 = text.utf8
+        precondition(utf8.count <= Int(UInt8.max), "string of \(utf8.count) bytes is too long for the wire")
+        u8(UInt8(utf8.count))
+        bytes(utf8)
+    }
+}
+
+public struct ByteWriter: ByteSink {  // public for the story service's messages
     public private(set) var bytes: [UInt8] = []
 
     public init(capacity: Int = 64) {
@@ -33,13 +54,40 @@ public struct ByteWriter {  // public for the story service's messages
     }
 
     public mutating func bytes(_ more: some Collection<UInt8>) { bytes.append(contentsOf: more) }
+}
 
-    /// u8 byte length, then the UTF-8 bytes. The caller has checked the length.
-    public mutating func string(_ text: String) {
-        let utf8 = text.utf8
-        precondition(utf8.count <= Int(UInt8.max), "string of \(utf8.count) bytes is too long for the wire")
-        u8(UInt8(utf8.count))
-        bytes(utf8)
+/// Writes into memory owned elsewhere (a journal writer's ring: the record is encoded
+/// where it will be written from, not into an array copied there after). Every field is
+/// checked to fit: bytes past the room trap, as an oversized record always did.
+public struct BufferWriter: ByteSink {
+    private let start: UnsafeMutableRawPointer?
+    private let capacity: Int
+    /// How many bytes are written, from the room's start.
+    public private(set) var count = 0
+
+    public init(_ room: UnsafeMutableRawBufferPointer) {
+        start = room.baseAddress
+        capacity = room.count
+    }
+
+    // Always inlined: a call for each field cost more than the field's store.
+
+    /// Where the next `size` bytes go, counted as written.
+    @inline(__always) private mutating func take(_ size: Int) -> UnsafeMutableRawPointer {
+        precondition(size <= capacity &- count, "a record over its \(capacity) bytes of room")
+        defer { count &+= size }
+        return start.unsafelyUnwrapped + count
+    }
+
+    @inline(__always) public mutating func u8(_ value: UInt8) { take(1).storeBytes(of: value, as: UInt8.self) }
+    @inline(__always) public mutating func u16(_ value: UInt16) { take(2).storeBytes(of: value.bigEndian, as: UInt16.self) }
+    @inline(__always) public mutating func u32(_ value: UInt32) { take(4).storeBytes(of: value.bigEndian, as: UInt32.self) }
+    @inline(__always) public mutating func u64(_ value: UInt64) { take(8).storeBytes(of: value.bigEndian, as: UInt64.self) }
+
+    public mutating func bytes(_ more: some Collection<UInt8>) {
+        let size = more.count
+        guard size > 0 else { return }
+        UnsafeMutableRawBufferPointer(start: take(size), count: size).copyBytes(from: more)
     }
 }
 

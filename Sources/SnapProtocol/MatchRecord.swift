@@ -66,78 +66,24 @@ public enum MatchRecordCodec {
     enum CommandTag: UInt8 { case deal = 1, finishDeal, turn, activateNext, snap, leave, absent, returned }
 
     public static func encode(_ record: MatchRecord) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        encode(record, into: &bytes)
-        return bytes
+        var writer = ByteWriter(capacity: 32)
+        encode(record, to: &writer)
+        return writer.bytes
     }
 
-    /// Appends the record's encoding to `bytes` (a journal writer's buffer: no array of its own).
-    public static func encode(_ record: MatchRecord, into bytes: inout [UInt8]) {
-        // Nearly every record is an `applied` one, encoded on the host's path for each
-        // command: it has its own encoder; the one below writes the other kinds.
-        if case .applied(let command, let events) = record.entry {
-            encodeApplied(sequence: record.sequence, timeMicros: record.timeMicros, command: command, events: events, into: &bytes)
-            return
-        }
-        // NB: no closure around `encode`: capturing the record copied it (its entry through
-        // the enum's value witnesses) for every record.
-        var writer = ByteWriter(continuing: &bytes)
-        encode(record, &writer)
-        writer.finish(into: &bytes)
+    /// Stores the record's bytes at the start of `room` and returns how many: a journal
+    /// writer's ring, where an `applied` record is encoded on the host's path for each
+    /// command (no array of its own, no copy after). Traps if they do not fit.
+    public static func encode(_ record: MatchRecord, into room: UnsafeMutableRawBufferPointer) -> Int {
+        var writer = BufferWriter(room)
+        encode(record, to: &writer)
+        return writer.count
     }
 
-    /// An `applied` record's bytes (docs/JOURNAL.md lays them out). Its fixed part (kind,
-    /// sequence, time, command, event count: 28 bytes at most) is stored into a buffer on the
-    /// stack and appended at once, and a `turned` event (most of them) is written in place:
-    /// through `ByteWriter` each field cost a capacity check per byte, the 8-byte ones a
-    /// generic `append(contentsOf:)`, and the record was copied for its `switch`.
-    private static func encodeApplied(sequence: UInt64, timeMicros: UInt64, command: Command, events: [Event],
-                                      into bytes: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { head in
-            let raw = UnsafeMutableRawBufferPointer(head)
-            head[0] = Kind.applied.rawValue
-            raw.storeBytes(of: sequence.bigEndian, toByteOffset: 1, as: UInt64.self)
-            raw.storeBytes(of: timeMicros.bigEndian, toByteOffset: 9, as: UInt64.self)
-            var end = 18  // after the command's tag, at 17
-            switch command {
-            case .deal(let seed):
-                head[17] = CommandTag.deal.rawValue
-                raw.storeBytes(of: seed.bigEndian, toByteOffset: 18, as: UInt64.self)
-                end = 26
-            case .finishDeal: head[17] = CommandTag.finishDeal.rawValue
-            case .turn(let seat): head[17] = CommandTag.turn.rawValue; head[18] = seat.rawValue; end = 19
-            case .activateNext: head[17] = CommandTag.activateNext.rawValue
-            case .snap(let seat): head[17] = CommandTag.snap.rawValue; head[18] = seat.rawValue; end = 19
-            case .leave(let seat): head[17] = CommandTag.leave.rawValue; head[18] = seat.rawValue; end = 19
-            case .absent(let seat): head[17] = CommandTag.absent.rawValue; head[18] = seat.rawValue; end = 19
-            case .returned(let seat): head[17] = CommandTag.returned.rawValue; head[18] = seat.rawValue; end = 19
-            }
-            raw.storeBytes(of: UInt16(events.count).bigEndian, toByteOffset: end, as: UInt16.self)
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: head[..<(end + 2)]))
-        }
-        for event in events {
-            // The two events of almost every command, as `WireCodec.write` writes them.
-            if case .turned(let seat, let card) = event {
-                bytes.append(WireCodec.EventTag.turned.rawValue)
-                bytes.append(seat.rawValue)
-                bytes.append(card.id)
-            } else if case .activated(let seat) = event {
-                bytes.append(WireCodec.EventTag.activated.rawValue)
-                bytes.append(seat.rawValue)
-            } else {
-                // Every card named: the engine's event written as a seen one whose cards all show.
-                var writer = ByteWriter(continuing: &bytes)
-                WireCodec.write(event.named, to: &writer)
-                writer.finish(into: &bytes)
-            }
-        }
-    }
-
-    private static func encode(_ record: MatchRecord, _ writer: inout ByteWriter) {
+    private static func encode(_ record: MatchRecord, to writer: inout some ByteSink) {
         switch record.entry {
         case .started: writer.u8(Kind.started.rawValue)
-        case .applied: preconditionFailure("an applied record has its own encoder, encodeApplied")
+        case .applied: writer.u8(Kind.applied.rawValue)
         case .ended: writer.u8(Kind.ended.rawValue)
         case .committed: writer.u8(Kind.committed.rawValue)
         case .revealed: writer.u8(Kind.revealed.rawValue)
@@ -158,7 +104,22 @@ public enum MatchRecordCodec {
                 writer.string(player.name)
                 writer.bytes(start.tokens[player.seat]?.bytes ?? WireCodec.noToken)
             }
-        case .applied: break  // not reached: see above
+        case .applied(let command, let events):
+            switch command {
+            case .deal(let seed):
+                writer.u8(CommandTag.deal.rawValue)
+                writer.u64(seed)
+            case .finishDeal: writer.u8(CommandTag.finishDeal.rawValue)
+            case .turn(let seat): write(.turn, seat, to: &writer)
+            case .activateNext: writer.u8(CommandTag.activateNext.rawValue)
+            case .snap(let seat): write(.snap, seat, to: &writer)
+            case .leave(let seat): write(.leave, seat, to: &writer)
+            case .absent(let seat): write(.absent, seat, to: &writer)
+            case .returned(let seat): write(.returned, seat, to: &writer)
+            }
+            writer.u16(UInt16(events.count))
+            // Every card named: the engine's event written as a seen one whose cards all show.
+            for event in events { WireCodec.write(event, to: &writer) { $0.id } }
         case .ended(let reason):
             writer.string(String(decoding: reason.utf8.prefix(255), as: UTF8.self))
         case .committed(let commitment, let salt):
@@ -170,6 +131,11 @@ public enum MatchRecordCodec {
             writer.u64(reveal.seed)
             writer.bytes(reveal.salt)
         }
+    }
+
+    private static func write(_ tag: CommandTag, _ seat: Seat, to writer: inout some ByteSink) {
+        writer.u8(tag.rawValue)
+        writer.u8(seat.rawValue)
     }
 
     public static func decode(_ bytes: [UInt8]) throws(ProtocolError) -> MatchRecord {

@@ -14,7 +14,14 @@ extension WireCodec {
 
     // MARK: - Encoding
 
-    static func write(_ event: SeatEvent, to writer: inout ByteWriter) {
+    static func write(_ event: SeatEvent, to writer: inout some ByteSink) {
+        write(event, to: &writer) { $0?.id ?? hiddenCard }
+    }
+
+    /// Any event's bytes, a face-down card written as `faceDownID` gives it: the same
+    /// bytes for a seen event and for the engine's (a match record's, every card named).
+    static func write<FaceDown>(_ event: GameEvent<FaceDown>, to writer: inout some ByteSink,
+                                faceDownID: (FaceDown) -> UInt8) {
         switch event {
         case .roundStarted(let round, let seat):
             writer.u8(EventTag.roundStarted.rawValue)
@@ -22,7 +29,7 @@ extension WireCodec {
             writer.u8(seat.rawValue)
         case .dealt(let card, let to):
             writer.u8(EventTag.dealt.rawValue)
-            writer.u8(card?.id ?? hiddenCard)
+            writer.u8(faceDownID(card))
             writer.u8(to.rawValue)
         case .dealFinished:
             writer.u8(EventTag.dealFinished.rawValue)
@@ -61,7 +68,7 @@ extension WireCodec {
             writer.u8(caller.rawValue)
         case .paid(let card, let from, let to):
             writer.u8(EventTag.paid.rawValue)
-            writer.u8(card?.id ?? hiddenCard)
+            writer.u8(faceDownID(card))
             writer.u8(from.rawValue)
             writer.u8(to.rawValue)
         case .snapTooLate(let seat):
@@ -75,7 +82,7 @@ extension WireCodec {
             writer.u8(seat.rawValue)
         case .handedOut(let card, let from, let pile, let to):
             writer.u8(EventTag.handedOut.rawValue)
-            writer.u8(card?.id ?? hiddenCard)
+            writer.u8(faceDownID(card))
             writer.u8(from.rawValue)
             writer.u8(pile.rawValue)
             writer.u8(to.rawValue)

@@ -198,6 +198,25 @@ struct JournalTests {
         }
     }
 
+    @Test("a writer let go while its queue is writing has written everything when the release returns")
+    func letGoMidTurn() throws {
+        // Bursts that keep the queue's turns going, so the last release often lands while
+        // one runs: the turn must not be what holds the writer (its deinit would then run
+        // later, on the queue, after this thread read the file).
+        for attempt in 0..<40 {
+            let path = scratchPath("journal-\(UInt32.random(in: 0...UInt32.max)).snapjournal")
+            defer { unlink(path) }
+            do {
+                let writer = try JournalWriter(creating: path, kind: "test", onError: { _ in })
+                for index in 0..<3_000 {
+                    writer.append([UInt8(attempt), UInt8(index >> 8), UInt8(index & 0xFF)])
+                    if index % 500 == 0 { usleep(1_500) }  // past the look-again: a timer turn is due
+                }
+            }
+            #expect(try Journal.read(path: path).records.count == 3_000, "attempt \(attempt)")
+        }
+    }
+
     @Test("records encoded into the writer's buffer are the bytes framed one by one; a writer let go writes them all")
     func encodedInPlace() throws {
         // A deal, turns, and a Snap! from the bottom after every fifth card (right or wrong).
@@ -220,7 +239,7 @@ struct JournalTests {
         defer { unlink(path) }
         do {
             let writer = try JournalWriter(creating: path, kind: MatchRecordCodec.kind, onError: { _ in })
-            for record in records { writer.append(encoding: { MatchRecordCodec.encode(record, into: &$0) }) }
+            for record in records { writer.append { MatchRecordCodec.encode(record, into: $0) } }
             // No close: the writer's deinit writes what is still gathering.
         }
         let expected = Journal.header(kind: MatchRecordCodec.kind) + records.flatMap { Journal.frame(MatchRecordCodec.encode($0)) }
@@ -408,9 +427,11 @@ struct MatchLogTests {
             let record = MatchRecord(sequence: 0x1122_3344_5566_7788, timeMicros: 0xA0B, entry: .applied(command, events))
             var expected: [UInt8] = [2, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0, 0, 0, 0, 0, 0, 0x0A, 0x0B]
             expected += commandBytes + [0, 4] + eventBytes
-            var appended: [UInt8] = [9]  // after what a writer's buffer holds
-            MatchRecordCodec.encode(record, into: &appended)
-            #expect(appended == [9] + expected)
+            // Stored into a room just its size, as into a journal writer's ring.
+            let stored = [UInt8](unsafeUninitializedCapacity: expected.count) { buffer, count in
+                count = MatchRecordCodec.encode(record, into: UnsafeMutableRawBufferPointer(buffer))
+            }
+            #expect(stored == expected)
             #expect(MatchRecordCodec.encode(record) == expected)
             #expect(try MatchRecordCodec.decode(expected) == record)
         }

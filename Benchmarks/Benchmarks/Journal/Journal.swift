@@ -33,7 +33,7 @@ let benchmarks: @Sendable () -> Void = {
             guard let events = try? game.apply(command) else { continue }
             let record = MatchRecord(sequence: UInt64(sequence), timeMicros: UInt64(sequence) * 1_000,
                                      entry: .applied(command, events))
-            writer.append(encoding: { MatchRecordCodec.encode(record, into: &$0) })  // as HostServer appends
+            writer.append { MatchRecordCodec.encode(record, into: $0) }  // as HostServer appends
         }
         return writer
     }
