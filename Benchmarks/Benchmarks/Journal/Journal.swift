@@ -60,8 +60,8 @@ let benchmarks: @Sendable () -> Void = {
         unlink(path)
     }
 
-    // One record made as the journal's queue makes it: encoded, then framed with its
-    // length and CRC-32. A turn's record, 1,000 an iteration.
+    // One record encoded into an array, then framed with its length and CRC-32 (as
+    // `Journal.frame` makes a record: tools and tests). A turn's record, 1,000 an iteration.
     var game = Game(seats: seats)
     let firstTurn = round.firstIndex { if case .turn = $0 { true } else { false } }!
     for command in round[..<firstTurn] { _ = try? game.apply(command) }
@@ -74,6 +74,17 @@ let benchmarks: @Sendable () -> Void = {
             bytes.removeAll(keepingCapacity: true)
             Journal.frame(MatchRecordCodec.encode(turnRecord), into: &bytes)
             blackHole(bytes)
+        }
+    }
+
+    // The same record as a host's journal stores it: straight into the ring's room (here a
+    // buffer of the writer's room size), no array; the queue frames and checksums later.
+    Benchmark("MatchRecordCodec.encode(_:into:): a turn's record stored into a buffer",
+              configuration: .init(scalingFactor: .kilo)) { benchmark in
+        let room = UnsafeMutableRawBufferPointer.allocate(byteCount: Journal.maxRecordLength, alignment: 8)
+        defer { room.deallocate() }
+        for _ in benchmark.scaledIterations {
+            blackHole(MatchRecordCodec.encode(turnRecord, into: room))
         }
     }
 }
