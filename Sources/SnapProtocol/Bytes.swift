@@ -1,4 +1,3 @@
-/// Appends big-endian integers and length-prefixed strings.
 /// Where big-endian fields are written: a growing array (`ByteWriter`) or memory owned
 /// elsewhere (`BufferWriter`, a journal ring's room). One encoder, generic over the sink,
 /// serves both.
@@ -20,22 +19,12 @@ extension ByteSink {
     }
 }
 
+/// Appends big-endian integers and length-prefixed strings to an array of its own.
 public struct ByteWriter: ByteSink {  // public for the story service's messages
     public private(set) var bytes: [UInt8] = []
 
     public init(capacity: Int = 64) {
         if capacity > 0 { bytes.reserveCapacity(capacity) }  // (reserving 0 still allocated)
-    }
-
-    /// A writer that goes on at the end of `bytes`, which it takes (no copy; `bytes` is
-    /// left empty until `finish(into:)` gives them back with what was written).
-    public init(continuing bytes: inout [UInt8]) {
-        swap(&self.bytes, &bytes)
-    }
-
-    /// Gives the bytes back to where `init(continuing:)` took them from.
-    public mutating func finish(into bytes: inout [UInt8]) {
-        swap(&self.bytes, &bytes)
     }
 
     public mutating func u8(_ value: UInt8) { bytes.append(value) }
