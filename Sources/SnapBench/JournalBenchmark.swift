@@ -33,6 +33,11 @@ public struct JournalBenchmark {
         /// The journal's own share: the game's path against the engine with the clock read.
         public var journalShareRatio: Double { hotPathSeconds / clockedEngineSeconds }
         public var clockedEngineCommandsPerSecond: Double { Double(commands) / clockedEngineSeconds }
+        /// The same shares in seconds a command: the engine's, the clock read's, and what the
+        /// journal adds on the game's path beside both (a ratio's meaning moves with the engine).
+        public var engineSecondsPerCommand: Double { engineSeconds / Double(commands) }
+        public var clockSecondsPerCommand: Double { (clockedEngineSeconds - engineSeconds) / Double(commands) }
+        public var journalSecondsPerCommand: Double { (hotPathSeconds - clockedEngineSeconds) / Double(commands) }
         public var ratio: Double { journaledSeconds / engineSeconds }
     }
 

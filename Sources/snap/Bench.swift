@@ -51,6 +51,9 @@ struct EngineBench: ParsableCommand {
         print("the journal's own share: ratio \(twoDecimals(journal.journalShareRatio))x on the game's path against "
             + "\(si(journal.clockedEngineCommandsPerSecond)) commands/s of the engine with the host's clock read for each "
             + "command (a host reads it for every input, journal or not)")
+        print("the journal in time: \(nanoseconds(journal.journalSecondsPerCommand)) a command on the game's path, beside "
+            + "\(nanoseconds(journal.engineSecondsPerCommand)) of the engine and \(nanoseconds(journal.clockSecondsPerCommand)) "
+            + "of the clock read")
     }
 }
 
@@ -107,6 +110,7 @@ func si(_ value: Double) -> String {
 func nanoseconds(_ seconds: Double) -> String { twoDecimals(seconds * 1e9) + " ns" }
 
 func twoDecimals(_ value: Double) -> String {
+    if value < 0 { return "-" + twoDecimals(-value) }  // a difference of two timings can be below zero
     let hundredths = Int((value * 100).rounded())
     let fraction = hundredths % 100
     return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"

@@ -273,6 +273,11 @@ struct JournalOverheadBenchTests {
         #expect(line.contains(" bytes per command"))
         let share = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("the journal's own share: ratio ") })
         #expect(share.contains("x on the game's path against "))
+        // The same in nanoseconds a command: three figures, the engine's above zero.
+        let time = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("the journal in time: ") })
+        let figures = time.split(separator: " ").compactMap { Double($0) }
+        #expect(figures.count == 3, "\(time)")
+        #expect(figures.count == 3 && figures[1] > 0, "\(time)")
     }
 
     @Test("bench net times verdicts with the journal written, beside those without", .timeLimit(.minutes(5)))
