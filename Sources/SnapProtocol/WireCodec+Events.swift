@@ -20,7 +20,8 @@ extension WireCodec {
 
     /// Any event's bytes, a face-down card written as `faceDownID` gives it: the same
     /// bytes for a seen event and for the engine's (a match record's, every card named).
-    static func write<FaceDown>(_ event: GameEvent<FaceDown>, to writer: inout some ByteSink,
+    /// Inlined, so that the caller's writer stays in registers (see `MatchRecordCodec.encode`).
+    @inline(__always) static func write<FaceDown>(_ event: GameEvent<FaceDown>, to writer: inout some ByteSink,
                                 faceDownID: (FaceDown) -> UInt8) {
         switch event {
         case .roundStarted(let round, let seat):
