@@ -29,14 +29,8 @@ final class SnapProcess: @unchecked Sendable {
         let outPipe = Pipe(), errPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
-        outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.lock.withLock { self?.out.append(data) }
-        }
-        errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.lock.withLock { self?.err.append(data) }
-        }
+        outPipe.fileHandleForReading.readChunks { [weak self] data in self?.lock.withLock { self?.out.append(data) } }
+        errPipe.fileHandleForReading.readChunks { [weak self] data in self?.lock.withLock { self?.err.append(data) } }
         try process.run()
     }
 

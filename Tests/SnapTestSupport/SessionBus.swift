@@ -75,10 +75,7 @@ public final class BusMonitor: @unchecked Sendable {  // output guarded by its l
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.lock.withLock { self?.text.append(data) }
-        }
+        pipe.fileHandleForReading.readChunks { [weak self] data in self?.lock.withLock { self?.text.append(data) } }
         try process.run()
         // Ready once it has become a monitor: the bus then takes its name back (NameLost).
         guard wait(for: "member=NameLost", timeout: 10) else {

@@ -43,10 +43,7 @@ struct StoryWindowTests {
         let pipe = Pipe()
         running.process.standardOutput = pipe
         running.process.standardError = pipe
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            running.lock.withLock { running.data.append(data) }
-        }
+        pipe.fileHandleForReading.readChunks { data in running.lock.withLock { running.data.append(data) } }
         try running.process.run()
         return running
     }

@@ -19,10 +19,7 @@ struct WindowRejoinTests {
             let pipe = Pipe()
             process.standardOutput = pipe
             process.standardError = FileHandle.nullDevice
-            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let chunk = handle.availableData
-                self?.lock.withLock { self?.data.append(chunk) }
-            }
+            pipe.fileHandleForReading.readChunks { [weak self] chunk in self?.lock.withLock { self?.data.append(chunk) } }
             try process.run()
         }
         var output: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
