@@ -51,12 +51,11 @@ public final class SessionBus: @unchecked Sendable {  // its process is only sta
     public var isRunning: Bool { daemon.isRunning }
 
     public func stop() {
-        guard daemon.isRunning else { return }
         // SIGKILL: under the test runner a SIGTERM was seen to leave it running for
-        // seconds, and the bus keeps nothing worth a clean stop.
-        kill(daemon.processIdentifier, SIGKILL)
-        let deadline = Date().addingTimeInterval(5)
-        while daemon.isRunning, Date() < deadline { usleep(10_000) }
+        // seconds, and the bus keeps nothing worth a clean stop. waitUntilExit also lets
+        // Foundation's Process go (it holds itself until then, with its pipes).
+        if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) }
+        daemon.waitUntilExit()
     }
 
     deinit { stop() }
@@ -103,6 +102,7 @@ public final class BusMonitor: @unchecked Sendable {  // output guarded by its l
 
     public func stop() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()  // lets Foundation's Process, and its pipe, go
     }
 
     deinit { stop() }
