@@ -1,21 +1,31 @@
 import Foundation
 
 extension FileHandle {
-    /// Hands each chunk read to `receive` as it arrives, and at the end of the stream
-    /// removes the handler. Removing it is what closes the descriptor Foundation's reader
-    /// holds (its own `dup`): left installed, every child's output pipe stayed open for the
-    /// rest of the test run (917 pipes at once in one run), and with that many descriptors
-    /// `Process.run` could crash in swift-corelibs-foundation 6.3.1 (it copies 256 bytes of
-    /// each `/proc/self/fd` entry's name; past about 1,350 entries the copy can run off the
-    /// end of the heap — fixed upstream in swift-corelibs-foundation PR #5472).
+    /// Hands each chunk read to `receive` as it arrives, on a thread of its own that reads
+    /// a `dup` of the descriptor with blocking `read`s until the end of the stream, then
+    /// closes its copy. Its own copy: a handle closed while the thread still reads would
+    /// free the number, and the next pipe given it would be read by the wrong thread.
+    ///
+    /// Not `readabilityHandler`: that arms a libdispatch read source, and tearing such
+    /// sources down while others are set up on other threads can leave a freed epoll
+    /// muxnote behind — the test process crashed now and again on libdispatch's manager
+    /// thread in `_dispatch_event_loop_drain` ("Bad pointer dereference";
+    /// swift-corelibs-libdispatch issue #949). A blocking read registers nothing with
+    /// libdispatch.
     public func readChunks(_ receive: @escaping @Sendable (Data) -> Void) {
-        readabilityHandler = { handle in
-            let data = handle.availableData
-            guard !data.isEmpty else {
-                handle.readabilityHandler = nil
-                return
+        let descriptor = fcntl(fileDescriptor, F_DUPFD_CLOEXEC, 0)
+        precondition(descriptor >= 0, "a copy of a pipe's read end: errno \(errno)")
+        let reader = Thread {
+            defer { Glibc.close(descriptor) }
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return }
+                receive(Data(buffer[0..<count]))
             }
-            receive(data)
         }
+        reader.name = "pipe reader"
+        reader.start()
     }
 }
