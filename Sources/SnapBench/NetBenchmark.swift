@@ -359,7 +359,9 @@ public enum BenchError: Error, CustomStringConvertible {
     }
 }
 
-/// A raw blocking socket.
+/// A raw blocking socket. An initializer that fails closes through `close()`, which
+/// marks the descriptor gone: the deinit runs after a failed init too, and a second
+/// `close` of the number could close whatever descriptor took it meanwhile.
 final class BenchSocket {
     private(set) var fd: Int32
 
@@ -370,7 +372,7 @@ final class BenchSocket {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        if result != 0 { Glibc.close(fd); throw BenchError.socket("connect \(path): errno \(errno)") }
+        if result != 0 { let error = errno; close(); throw BenchError.socket("connect \(path): errno \(error)") }
     }
 
     init(tcpPort port: Int) throws {
@@ -381,7 +383,7 @@ final class BenchSocket {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        if result != 0 { Glibc.close(fd); throw BenchError.socket("connect 127.0.0.1:\(port): errno \(errno)") }
+        if result != 0 { let error = errno; close(); throw BenchError.socket("connect 127.0.0.1:\(port): errno \(error)") }
         Self.setNoDelay(fd, true)
     }
 
@@ -392,7 +394,7 @@ final class BenchSocket {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard result == 0, listen(fd, 4) == 0 else { Glibc.close(fd); throw BenchError.socket("listen \(path): errno \(errno)") }
+        guard result == 0, listen(fd, 4) == 0 else { let error = errno; close(); throw BenchError.socket("listen \(path): errno \(error)") }
     }
 
     init(listeningTCP: Void) throws {
@@ -402,7 +404,7 @@ final class BenchSocket {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard result == 0, listen(fd, 4) == 0 else { Glibc.close(fd); throw BenchError.socket("listen tcp: errno \(errno)") }
+        guard result == 0, listen(fd, 4) == 0 else { let error = errno; close(); throw BenchError.socket("listen tcp: errno \(error)") }
     }
 
     var localPort: Int {

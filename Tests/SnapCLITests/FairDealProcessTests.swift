@@ -120,10 +120,11 @@ final class CheatingHost: @unchecked Sendable {
 
     init?(path: String) {
         self.path = path
-        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { return nil }
         let bound = withUnixAddress(path) { bind(listener, $0, $1) }
         guard bound == 0, Glibc.listen(listener, 4) == 0 else { close(listener); return nil }
+        self.listener = listener  // kept only now: the deinit runs after a failed init too
     }
 
     func serve(_ messages: [HostMessage]) {

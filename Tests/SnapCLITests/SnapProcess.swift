@@ -87,18 +87,22 @@ func snapBinary() -> URL {
 func makeRuntimeDirectory() -> String { scratchDirectory("t") }
 
 /// A raw client socket: whatever bytes the test wants, nothing checked.
+/// (The initializers connect a local descriptor and keep it only once connected: the
+/// deinit runs after a failed init too, and must not close a number twice.)
 final class RawSocket {
     let fd: Int32
 
     init?(unixPath path: String) {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        let result = withUnixAddress(path) { connect(fd, $0, $1) }
-        if result != 0 { close(fd); return nil }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        guard withUnixAddress(path, { connect(fd, $0, $1) }) == 0 else { close(fd); return nil }
+        self.fd = fd
     }
 
     /// A TCP connection to 127.0.0.1:`port`.
     init?(loopbackPort port: Int) {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -107,6 +111,7 @@ final class RawSocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         if result != 0 { close(fd); return nil }
+        self.fd = fd
     }
 
     func send(_ bytes: [UInt8]) {
@@ -150,10 +155,11 @@ final class BusyListener {
 
     init?(path: String) {
         self.path = path
-        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { return nil }
         let bound = withUnixAddress(path) { bind(listener, $0, $1) }
         guard bound == 0, Glibc.listen(listener, 1) == 0 else { close(listener); return nil }
+        self.listener = listener  // from here the deinit closes it
         for _ in 0..<64 {
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             let result = withUnixAddress(path) { connect(fd, $0, $1) }
