@@ -29,7 +29,7 @@ struct PipeReaderTests {
     }
 
     @Test("every pipe's bytes reach its own reader, whole and in order, while other pipes open and close",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(5)))
     func manyPipes() {
         let threads = 8, pipesEach = 300
         let failures = Failures()
