@@ -24,6 +24,21 @@ public struct NetBenchmark {
         public var verdict: [Double]
         public var journaledVerdict: [Double]
         public var pingPong: [Double]
+        /// The verdict and the ping-pong again, each with the measuring thread on one CPU and
+        /// the answering thread (the host's loop, the echo) on another; nil on one CPU.
+        public var pinned: Pinned?
+
+        public struct Pinned: Sendable {
+            public var measuringCPU: Int32
+            public var answeringCPU: Int32
+            /// Microseconds, sorted ascending.
+            public var verdict: [Double]
+            public var pingPong: [Double]
+
+            public var verdictP50: Double { Result.percentile(verdict, 0.50) }
+            public var pingPongP50: Double { Result.percentile(pingPong, 0.50) }
+            public var ratioP50: Double { verdictP50 / pingPongP50 }
+        }
 
         public var verdictP50: Double { Self.percentile(verdict, 0.50) }
         public var verdictP99: Double { Self.percentile(verdict, 0.99) }
@@ -58,8 +73,16 @@ public struct NetBenchmark {
         let verdict = try measureVerdicts(transport: transport, directory: directory, journal: false)
         let journaled = try measureVerdicts(transport: transport, directory: directory, journal: true)
         let pingPong = try measurePingPong(transport: transport, directory: directory)
+        let pinned = try CPUPlacement.twoCPUs().map { placement in
+            let before = CPUPlacement.pinCurrentThread(to: placement.measuring)
+            defer { CPUPlacement.restoreCurrentThread(before) }
+            let verdict = try measureVerdicts(transport: transport, directory: directory, journal: false, answeringCPU: placement.answering)
+            let pingPong = try measurePingPong(transport: transport, directory: directory, answeringCPU: placement.answering)
+            return Result.Pinned(measuringCPU: placement.measuring, answeringCPU: placement.answering,
+                                 verdict: verdict.sorted(), pingPong: pingPong.sorted())
+        }
         return Result(transport: transport, clients: clients, verdict: verdict.sorted(),
-                      journaledVerdict: journaled.sorted(), pingPong: pingPong.sorted())
+                      journaledVerdict: journaled.sorted(), pingPong: pingPong.sorted(), pinned: pinned)
     }
 
     /// A benchmark host's game: dealt at once, then held still (nobody's turn comes round)
@@ -85,9 +108,12 @@ public struct NetBenchmark {
 
     /// With `journal`, the host writes its match journal as a real host does (into
     /// `directory`, removed afterwards), so the difference is the journal's cost.
-    private func measureVerdicts(transport: Transport, directory: String, journal: Bool) throws -> [Double] {
+    /// With `answeringCPU`, the host's event loop runs on that CPU alone.
+    private func measureVerdicts(transport: Transport, directory: String, journal: Bool,
+                                 answeringCPU: Int32? = nil) throws -> [Double] {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
+        if let answeringCPU { try group.next().submit { CPUPlacement.pinCurrentThread(to: answeringCPU) }.wait() }
         let server = HostServer(Self.stillTable(), loop: group.next(), logger: Self.quietLogger())
         server.startWhen = clients
         var journalPath: String?
@@ -287,7 +313,8 @@ public struct NetBenchmark {
 
     // MARK: - Baseline: 16-byte ping-pong
 
-    private func measurePingPong(transport: Transport, directory: String) throws -> [Double] {
+    /// With `answeringCPU`, the echo thread runs on that CPU alone.
+    private func measurePingPong(transport: Transport, directory: String, answeringCPU: Int32? = nil) throws -> [Double] {
         let listener: BenchSocket
         let connect: () throws -> BenchSocket
         switch transport {
@@ -302,6 +329,7 @@ public struct NetBenchmark {
         }
         let listening = listener.fd
         let echo = Thread {
+            if let answeringCPU { CPUPlacement.pinCurrentThread(to: answeringCPU) }
             let peer = accept(listening, nil, nil)
             guard peer >= 0 else { return }
             BenchSocket.setNoDelay(peer, transport == .tcp)

@@ -85,6 +85,13 @@ struct NetBench: ParsableCommand {
                 + "p99 \(twoDecimals(result.ratioP99))x")
             print("\(label) with the match journal written: p50 \(micros(result.journaledP50)), p99 \(micros(result.journaledP99)); "
                 + "ratio to no journal p50 \(twoDecimals(result.journalRatioP50))x, p99 \(twoDecimals(result.journalRatioP99))x")
+            if let pinned = result.pinned {
+                print("\(label) pinned (measuring on CPU \(pinned.measuringCPU), host loop and echo on CPU \(pinned.answeringCPU)): "
+                    + "snap → verdict p50 \(micros(pinned.verdictP50)); raw ping-pong p50 \(micros(pinned.pingPongP50)); "
+                    + "ratio p50 \(twoDecimals(pinned.ratioP50))x")
+            } else {
+                print("\(label) pinned: not measured (fewer than two CPUs to run on)")
+            }
         }
         // TLS against plain TCP, both through the NIO client every player uses.
         let tls = try benchmark.runTLS(connections: connections)

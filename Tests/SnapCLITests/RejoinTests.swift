@@ -287,6 +287,13 @@ struct JournalOverheadBenchTests {
         let lines = run.output.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("unix: with the match journal written: p50 ") && $0.contains("ratio to no journal p50 ") })
         #expect(lines.contains { $0.hasPrefix("tcp:  with the match journal written: p50 ") })
+        // The same pair again with the measuring thread and the answering one on two CPUs.
+        for label in ["unix:", "tcp: "] {
+            let pinned = lines.first { $0.hasPrefix("\(label) pinned") }
+            let measured = pinned.map { $0.contains("snap → verdict p50 ") && $0.contains("raw ping-pong p50 ") && $0.contains("ratio p50 ") }
+            let skipped = pinned.map { $0.hasSuffix("not measured (fewer than two CPUs to run on)") }
+            #expect(measured == true || (skipped == true && ProcessInfo.processInfo.activeProcessorCount < 2), "\(pinned ?? "no pinned line")")
+        }
         // TLS against plain TCP through the same client: both figures and their ratio.
         #expect(lines.contains { $0.hasPrefix("tls:  snap → verdict at all clients p50 ") && $0.contains("plain TCP through the same client p50 ")
             && $0.contains("ratio p50 ") })
