@@ -68,10 +68,7 @@ final class SnapProcess: @unchecked Sendable {
     func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        // Foundation's Process holds itself (through its run-loop source) until
-        // waitUntilExit: without it every process, with its output pipes, outlived the test.
-        process.waitUntilExit()
+        process.killAndWait()
     }
 }
 

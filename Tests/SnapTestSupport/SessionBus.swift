@@ -52,10 +52,8 @@ public final class SessionBus: @unchecked Sendable {  // its process is only sta
 
     public func stop() {
         // SIGKILL: under the test runner a SIGTERM was seen to leave it running for
-        // seconds, and the bus keeps nothing worth a clean stop. waitUntilExit also lets
-        // Foundation's Process go (it holds itself until then, with its pipes).
-        if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) }
-        daemon.waitUntilExit()
+        // seconds, and the bus keeps nothing worth a clean stop.
+        daemon.killAndWait()
     }
 
     deinit { stop() }
@@ -101,8 +99,7 @@ public final class BusMonitor: @unchecked Sendable {  // output guarded by its l
     }
 
     public func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()  // lets Foundation's Process, and its pipe, go
+        process.killAndWait()
     }
 
     deinit { stop() }

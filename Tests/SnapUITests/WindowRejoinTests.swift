@@ -31,10 +31,7 @@ struct WindowRejoinTests {
             }
             return false
         }
-        deinit {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()  // lets Foundation's Process, and its pipe, go
-        }
+        deinit { process.killAndWait() }
     }
 
     @Test("kill -9 a window mid-game, open it again: its seat is back", .timeLimit(.minutes(5)))

@@ -29,3 +29,13 @@ extension FileHandle {
         reader.start()
     }
 }
+
+extension Process {
+    /// Kills the process if it still runs and waits for it. The wait is what lets the
+    /// object go: Foundation's `Process` holds itself (through its run-loop source), and
+    /// with it its pipes, until `waitUntilExit` — without it every child outlived its test.
+    public func killAndWait() {
+        if isRunning { kill(processIdentifier, SIGKILL) }
+        waitUntilExit()
+    }
+}
