@@ -49,7 +49,7 @@ struct CPUPlacement: Sendable {
     @discardableResult
     static func pinCurrentThread(to cpu: Int32) -> cpu_set_t {
         var before = cpu_set_t()
-        sched_getaffinity(0, MemoryLayout<cpu_set_t>.size, &before)
+        _ = sched_getaffinity(0, MemoryLayout<cpu_set_t>.size, &before)  // on failure `before` is empty and restoring it fails too: harmless
         var only = cpu_set_t()
         withUnsafeMutableBytes(of: &only) { $0[Int(cpu / 8)] |= 1 << (cpu % 8) }
         sched_setaffinity(0, MemoryLayout<cpu_set_t>.size, &only)

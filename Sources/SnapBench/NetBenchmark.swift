@@ -113,7 +113,7 @@ public struct NetBenchmark {
                                  answeringCPU: Int32? = nil) throws -> [Double] {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
-        if let answeringCPU { try group.next().submit { CPUPlacement.pinCurrentThread(to: answeringCPU) }.wait() }
+        if let answeringCPU { _ = try group.next().submit { CPUPlacement.pinCurrentThread(to: answeringCPU) }.wait() }
         let server = HostServer(Self.stillTable(), loop: group.next(), logger: Self.quietLogger())
         server.startWhen = clients
         var journalPath: String?

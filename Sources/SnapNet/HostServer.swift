@@ -109,7 +109,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
 
     /// The one bridge for callers off the loop: runs `body` on the loop and waits for its
     /// answer. On the loop it runs at once (waiting there would wait for ever).
-    func onLoop<T>(_ body: @escaping () -> T) -> T {
+    func onLoop<T>(_ body: @escaping @Sendable () -> T) -> T {
         if loop.inEventLoop { return body() }
         let box = UncheckedBox<T>()
         // A loop that is shutting down no longer runs tasks; the body then runs here, which
@@ -119,7 +119,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     }
 
     /// `onLoop` for work that completes later on the loop (binding, closing).
-    func onLoop<T>(_ body: @escaping () -> EventLoopFuture<T>) throws -> T {
+    func onLoop<T>(_ body: @escaping @Sendable () -> EventLoopFuture<T>) throws -> T {
         precondition(!loop.inEventLoop, "HostServer's blocking calls are made off its loop")
         let box = UncheckedBox<T>()
         try loop.flatSubmit { body().map { box.value = $0 } }.wait()

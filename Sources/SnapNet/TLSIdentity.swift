@@ -118,9 +118,10 @@ public struct TLSIdentity: Sendable {
     private static func makeSelfSigned() throws -> String {
         let key = P256.Signing.PrivateKey()
         let signer = Certificate.PrivateKey(key)
-        var host = [CChar](repeating: 0, count: 256)
+        var host = [UInt8](repeating: 0, count: 256)
         gethostname(&host, host.count - 1)
-        let name = try DistinguishedName { CommonName("Snap! on \(String(cString: host))") }
+        let hostName = String(decoding: host.prefix { $0 != 0 }, as: UTF8.self)
+        let name = try DistinguishedName { CommonName("Snap! on \(hostName)") }
         let now = Date()
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: signer.publicKey,

@@ -110,9 +110,8 @@ final class PlainClientRefusal: ChannelDuplexHandler, RemovableChannelHandler {
         }
         refused = true
         // Written from here, before the TLS handler: it leaves in clear, as the client expects.
-        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: refusal))).whenComplete { _ in
-            context.close(promise: nil)
-        }
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: refusal))).assumeIsolated()
+            .whenComplete { _ in context.close(promise: nil) }
     }
 }
 
@@ -137,7 +136,7 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
 
     private func start(_ context: ChannelHandlerContext) {
         guard timer == nil else { return }
-        timer = context.eventLoop.scheduleTask(in: limit) { context.close(promise: nil) }
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: limit) { context.close(promise: nil) }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -169,7 +168,7 @@ final class ClientHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        timer = context.eventLoop.scheduleTask(in: TLSTransport.handshakeDeadline) { [self] in
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: TLSTransport.handshakeDeadline) { [self] in
             fail(context, HandshakeTimedOut())
         }
     }

@@ -105,7 +105,8 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
         changesTask = Task(executorPreference: StoryExecutor.shared) { [weak self, store] in
             for await id in changes {
                 guard let match = try? await store.match(id) else { continue }
-                self?.loop.execute { self?.push(match, except: nil) }
+                guard let server = self else { return }
+                server.loop.execute { server.push(match, except: nil) }
             }
         }
     }

@@ -329,8 +329,8 @@ struct TestAuthority {
         let certificatePath = directory + "/\(file).crt"
         let keyPath = directory + "/\(file).key"
         try (try leaf.serializeAsPEM().pemString + "\n").write(toFile: certificatePath, atomically: true, encoding: .utf8)
-        FileManager.default.createFile(atPath: keyPath, contents: Data(leafKey.pemRepresentation.utf8),
-                                       attributes: [.posixPermissions: 0o600])
+        #expect(FileManager.default.createFile(atPath: keyPath, contents: Data(leafKey.pemRepresentation.utf8),
+                                               attributes: [.posixPermissions: 0o600]))
         return (certificatePath, keyPath)
     }
 }
