@@ -55,10 +55,9 @@ func validAddress(_ text: String, option: String, use: AddressUse) throws -> (ho
     }
 }
 
-/// One line to standard error.
-func warn(_ line: String) {
-    var text = line + "\n"
-    text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+/// A warning on standard error, "warning: PROBLEM": the one way a command warns.
+@Sendable func warn(_ problem: String) {
+    printError("warning: " + problem)
 }
 
 struct Host: ParsableCommand {
@@ -212,7 +211,6 @@ struct Host: ParsableCommand {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let logger = makeLogger("snap.host", verbose: verbose)
-        let warn: @Sendable (String) -> Void = { warning in printError("warning: \(warning)") }
         let server: HostServer
         var hostName = name
         var resumedFrom: String?
@@ -278,7 +276,7 @@ struct Host: ParsableCommand {
                 let path: String
                 if let socketPath { path = socketPath } else {
                     let directory = try SocketDirectory.forHost()
-                    if let warning = directory.warning { warn("warning: \(warning)") }
+                    if let warning = directory.warning { warn(warning) }
                     path = directory.socketPath(forHost: hostName)
                 }
                 try server.listen(unixPath: path)
@@ -404,7 +402,7 @@ struct Join: ParsableCommand {
         player.onReconnect = { line in say(line) }
         player.onDealVerdict = { verdict in
             say(verdict.line)
-            if verdict.isMismatch { printError("warning: \(verdict.line)") }
+            if verdict.isMismatch { warn(verdict.line) }
         }
         if let record {
             let file = open(record, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -486,7 +484,7 @@ struct List: ParsableCommand {
                 try started.start()
                 browser = started
             } catch {
-                warn("warning: cannot look on the local network: \(error)")
+                warn("cannot look on the local network: \(error)")
             }
         }
         let clock = ContinuousClock()

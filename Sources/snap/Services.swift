@@ -45,7 +45,7 @@ struct LANAnnouncerService: Service {
                 try server.announceOnLAN(listeningOn: address.host, port: address.port)
                 announcing = true
             } catch {
-                warn("warning: not announced on the local network (\(error)); players can still connect to the address")
+                warn("not announced on the local network (\(error)); players can still connect to the address")
             }
         }
         // Until the group shuts down (the host's game ended, or a signal): ending sooner

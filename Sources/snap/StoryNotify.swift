@@ -86,7 +86,7 @@ struct StoryNotify: ParsableCommand {
             } catch let error as StoryClientError {
                 switch error {
                 case .refused(.busy, _), .refused(.overBudget, _), .refused(.unavailable, _), .cannotConnect, .broken:
-                    printError("warning: \(error); trying again in \(wait) s")
+                    warn("\(error); trying again in \(wait) s")
                 case .refused, .keyFile:
                     // Not the network: another try would be refused the same way.
                     printError("error: \(error)")
@@ -116,7 +116,7 @@ struct StoryNotify: ParsableCommand {
                     poster.post(notices.deadlines(at: now()))
                 }
             } catch {
-                printError("warning: the story service went away (\(error)); signing in again in \(wait) s")
+                warn("the story service went away (\(error)); signing in again in \(wait) s")
                 client.hangUp()
                 sleep(UInt32(wait))
                 wait = min(wait * 2, Self.longestWait)

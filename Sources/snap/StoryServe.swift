@@ -67,7 +67,7 @@ struct StoryServe: ParsableCommand {
                 let (imported, problems) = try blocking {
                     try await StoryJournalImport.run(path: journalPath, into: store, turnSeconds: turnSeconds, now: now)
                 }
-                for problem in problems { printError("warning: journal \(problem)") }
+                for problem in problems { warn("journal \(problem)") }
                 say("imported \(imported) matches from \(journalPath)")
             }
             count = try blocking { try await store.matchCount() }
@@ -167,7 +167,7 @@ struct StoryImport: ParsableCommand {
             let (imported, problems) = try blocking {
                 try await StoryJournalImport.run(path: file, into: store, turnSeconds: turnSeconds, now: now)
             }
-            for problem in problems { printError("warning: journal \(problem)") }
+            for problem in problems { warn("journal \(problem)") }
             say("imported \(imported) matches from \(file)")
         } catch let error as ExitCode {
             throw error

@@ -38,6 +38,24 @@ struct NetworkCommandTests {
         #expect(!FileManager.default.fileExists(atPath: "\(directory)/snap/Table.sock"))
     }
 
+    @Test("a warning is one line with one prefix: a socket directory open to others falls back, and says so once",
+          .timeLimit(.minutes(5)))
+    func warningPrefixedOnce() throws {
+        let directory = makeRuntimeDirectory()
+        mkdir(directory + "/snap", 0o755)
+        chmod(directory + "/snap", 0o755)  // not private: the host must fall back under the home directory
+        let host = try SnapProcess(["host", "--headless", "--name", "Table"], runtimeDirectory: directory,
+                                   environment: ["HOME": directory + "/home"])
+        let listening = try #require(host.line(startingWith: "listening on unix:"))
+        #expect(listening.hasPrefix("listening on unix:\(directory)/home/.local/state/snap/sockets/"))
+        host.signal(SIGTERM)
+        _ = host.exitStatus()
+        let warnings = host.errorLines.filter { $0.contains("socket directory") }
+        #expect(warnings.count == 1, "\(host.errors)")
+        #expect(warnings.first?.hasPrefix("warning: socket directory \(directory)/snap ") == true, "\(host.errors)")
+        #expect(!host.errorLines.contains { $0.hasPrefix("warning: warning:") }, "\(host.errors)")
+    }
+
     @Test("the same over TCP on 127.0.0.1, port chosen by the system", .timeLimit(.minutes(5)))
     func tcp() throws {
         let directory = makeRuntimeDirectory()
