@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -79,11 +80,11 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
             }
         }
         session = try HostSession(resuming: journal.records, configuration, now: .zero)
-        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        session.setEarlierWins(MatchJournal.roundsWon(in: directory.isEmpty ? "." : directory, excluding: path))
         joinCode = configuration.joinCode
         done = loop.makePromise()
         self.journal = try JournalWriter(continuing: path, intactLength: journal.intactLength, onError: onWarning)
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        countEarlierWins(in: directory.isEmpty ? "." : directory, excluding: path)
     }
 
     /// The name the host plays under (a resumed one takes its journal's).
@@ -132,19 +133,34 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     /// A failure to write later is a warning through `onWarning`; the game goes on.
     @discardableResult
     public func startJournal(in directory: String, onWarning: @escaping @Sendable (String) -> Void) throws -> String {
-        // The won counts the table shows come from the matches journaled before this one.
-        let wins = MatchJournal.roundsWon(in: directory)
         let writer = try MatchJournal.create(in: directory, hostName: hostName, onError: onWarning)
         // On the loop, in one step: whatever the match logged before (a game that started
         // as soon as its local player sat down), then everything after. A journal attached
         // mid-match without its first records is damage, not a match.
-        onLoop { [self] in
-            session.setEarlierWins(wins)
+        loop.execute { [self] in
             for record in session.log { writer.append { MatchRecordCodec.encode(record, into: $0) } }
             journal = writer
         }
+        countEarlierWins(in: directory, excluding: writer.path)
         return writer.path
     }
+
+    /// The won counts the table shows come from the matches journaled before this one.
+    /// Reading them takes time in proportion to a player's whole history, so it is never
+    /// done on the caller's thread (a window's) nor on the loop: NIO's thread pool reads
+    /// them, and the loop takes the counts when they are ready. A game that starts before
+    /// then shows this match's wins only.
+    private func countEarlierWins(in directory: String, excluding path: String) {
+        let counted = NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
+            MatchJournal.roundsWon(in: directory, excluding: path)
+        }
+        counted.whenSuccess { [self] wins in session.setEarlierWins(wins) }  // on the loop
+        winsCounted.withLockedValue { $0 = counted }
+    }
+
+    /// The counts of `countEarlierWins` once the session has them (tests wait for it).
+    package var earlierWinsCounted: EventLoopFuture<[String: Int]>? { winsCounted.withLockedValue { $0 } }
+    private let winsCounted = NIOLockedValueBox<EventLoopFuture<[String: Int]>?>(nil)  // set off the loop
 
     // MARK: - Listening
 

@@ -1,4 +1,6 @@
 import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
 import NIOPosix
 import Logging
 import SnapEngine
@@ -379,6 +381,78 @@ struct LateJournalTests {
         #expect(journal.fault == nil, "\(journal.fault.map { "\($0)" } ?? "")")
         guard case .started = journal.records.first?.entry else { Issue.record("no start record first"); return }
         #expect(try MatchReplay.fold(journal.records).commands > 0)
+    }
+}
+
+@Suite("The matches before this one: counted off the caller's thread")
+struct EarlierWinsTests {
+    static func soloHost(_ group: MultiThreadedEventLoopGroup) -> HostServer {
+        var configuration = HostConfiguration(hostName: "Solo")
+        configuration.bots = 3
+        configuration.maxClients = 0
+        configuration.speed = 0.01
+        configuration.rounds = 1
+        configuration.rules = Rules(turnLimit: 60)
+        configuration.turnTimeout = .milliseconds(20)  // the local player never turns: the host turns for it
+        return HostServer(configuration, loop: group.next(), logger: Logger(label: "test"))
+    }
+
+    /// One solo match of one round, journaled in `directory`; the link's messages.
+    static func play(_ server: HostServer) throws -> [HostMessage] {
+        server.startWhen = 1
+        let link = server.connectLocal()
+        link.send(.hello(Hello(name: "Solo")))
+        _ = try server.finished.wait()
+        defer { link.close() }
+        return link.drain()
+    }
+
+    @Test("a host's journal starts without reading past matches on the caller's thread; the counts reach the table",
+          .timeLimit(.minutes(5)))
+    func countedInTheBackground() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let directory = scratchDirectory("earlier-wins")
+        let first = Self.soloHost(group)
+        try first.startJournal(in: directory, onWarning: { _ in })
+        _ = try Self.play(first)
+        let expected = MatchJournal.roundsWon(in: directory)
+        #expect(expected.values.reduce(0, +) == 1, "\(expected)")
+
+        // A "journal" that blocks whoever opens it to read: a FIFO with no writer yet.
+        let fifo = directory + "/zz-blocking.snapjournal"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let second = Self.soloHost(group)
+        let returned = DispatchSemaphore(value: 0)
+        let path = NIOLockedValueBox<String?>(nil)
+        Thread.detachNewThread {
+            path.withLockedValue { $0 = try? second.startJournal(in: directory, onWarning: { _ in }) }
+            returned.signal()
+        }
+        // Reading the history on this thread would wait for the FIFO's writer for ever.
+        #expect(returned.wait(timeout: .now() + 30) == .success, "startJournal read past matches on its caller's thread")
+        #expect(path.withLockedValue { $0 } != nil)
+        // Now the FIFO gives its reader a few bytes that are no journal: the count goes on without it.
+        let writer = open(fifo, O_WRONLY | O_NONBLOCK)
+        #expect(writer >= 0)
+        _ = write(writer, "junk", 4)
+        close(writer)
+        let counted = try #require(second.earlierWinsCounted)
+        #expect(try counted.wait() == expected)
+
+        // The table hears the earlier wins when the game starts.
+        let messages = try Self.play(second)
+        let counts = messages.compactMap { message -> [String: Int]? in
+            guard case .wonCounts(let counts) = message else { return nil }
+            let names: [SeatedPlayer] = messages.lazy.compactMap { message -> [SeatedPlayer]? in
+                if case .gameStarted(let start) = message { return start.players }
+                return nil
+            }.first ?? []
+            return Dictionary(counts.compactMap { count in
+                names.first { $0.seat == count.seat }.map { ($0.name, Int(count.won)) }
+            }, uniquingKeysWith: { $1 })
+        }.first
+        #expect(counts?.filter { $0.value > 0 } == expected, "\(String(describing: counts))")
     }
 }
 
