@@ -25,6 +25,9 @@ private func mdnsChannel(loop: EventLoop, interface: String?,
     let devices = (try? System.enumerateDevices()) ?? []
     return DatagramBootstrap(group: loop)
         .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+        // Up to 32 datagrams a system call (recvmmsg): a busy socket is drained in fewer
+        // wake-ups, so a real host's announcement is less likely to be dropped behind a flood.
+        .channelOption(ChannelOptions.datagramVectorReadMessageCount, value: 32)
         .channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler()) }
         }
@@ -230,9 +233,12 @@ public final class LANBrowser: @unchecked Sendable {  // `channel` on `loop` onl
 }
 
 /// Datagrams → DNS messages; anything that does not decode is ignored.
+/// A sender past its budget (`SenderBudgets`) is not even decoded.
 final class MDNSHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     private let heard: (DNSMessage, SocketAddress) -> Void
+    private var budgets = SenderBudgets()
+    private let origin = ContinuousClock.now
 
     init(_ heard: @escaping (DNSMessage, SocketAddress) -> Void) {
         self.heard = heard
@@ -240,7 +246,8 @@ final class MDNSHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
-        guard let message = try? DNSMessage.decode(Array(envelope.data.readableBytesView)) else { return }
+        guard budgets.allow(envelope.remoteAddress.ipAddress ?? "", at: ContinuousClock.now - origin),
+              let message = try? DNSMessage.decode(Array(envelope.data.readableBytesView)) else { return }
         heard(message, envelope.remoteAddress)
     }
 

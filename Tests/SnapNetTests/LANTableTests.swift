@@ -189,3 +189,57 @@ struct LANTableTests {
         #expect(table.count == SnapService.maxGamesPerPacket)
     }
 }
+
+/// What an mDNS socket reads at all: a flood from a few addresses costs a bounded amount
+/// of decoding, and a real host announcing once a second is always read.
+@Suite("Sender budgets before decoding")
+struct SenderBudgetTests {
+    @Test("a flooding sender is cut to its budget; a host announcing once a second is never cut, during the flood too")
+    func floodAndRealHost() {
+        var budgets = SenderBudgets()
+        var read = 0
+        var realRead = 0
+        // 10,000 packets a second from each of 32 senders for 2 s, and the real host once a second.
+        for tick in 0..<20_000 {
+            let now = Duration.microseconds(Int64(tick) * 100)
+            for sender in 0..<32 where budgets.allow("10.0.0.\(sender)", at: now) { read += 1 }
+            if tick % 10_000 == 0, budgets.allow("192.168.1.20", at: now) { realRead += 1 }
+        }
+        // Each flooder: its burst, then perSecond for 2 s (a token or so of rounding).
+        let most = 32 * (SenderBudgets.burst + Int(SenderBudgets.perSecond * 2) + 1)
+        #expect(read <= most, "\(read) packets read of 640,000")
+        #expect(read >= 32 * SenderBudgets.burst)
+        #expect(realRead == 2)
+    }
+
+    @Test("at most maxSenders are tracked: silent ones make room, and spoofed newcomers share one bucket")
+    func boundedSenders() {
+        var budgets = SenderBudgets()
+        let first = budgets.allow("192.168.1.20", at: .zero)
+        #expect(first)
+        // Every packet from a new spoofed address, 10,000 of them within one second.
+        var spoofedRead = 0
+        for index in 0..<10_000 where budgets.allow("10.\(index / 65_536).\(index / 256 % 256).\(index % 256)",
+                                                    at: .microseconds(Int64(index) * 100)) {
+            spoofedRead += 1
+        }
+        #expect(budgets.count <= SenderBudgets.maxSenders)
+        // The first senders got buckets of their own; then the rest shared one (a burst and about a second's refill).
+        #expect(spoofedRead <= SenderBudgets.maxSenders + SenderBudgets.burst + Int(SenderBudgets.perSecond) + 1,
+                "\(spoofedRead) spoofed packets read")
+        // The real host, still announcing, keeps its own bucket through the spoofing.
+        let realAgain = budgets.allow("192.168.1.20", at: .milliseconds(1_001))
+        #expect(realAgain)
+        // Senders silent for idleAfter give their places to newcomers with buckets of their own.
+        let later = Duration.milliseconds(1_000) + SenderBudgets.idleAfter
+        for index in 0..<(SenderBudgets.burst + 1) {
+            let read = budgets.allow("172.16.0.1", at: later)
+            #expect(read == (index < SenderBudgets.burst))
+        }
+        for index in 0..<SenderBudgets.burst {
+            let read = budgets.allow("172.16.0.2", at: later)
+            #expect(read, "\(index)")
+        }
+        #expect(budgets.count <= SenderBudgets.maxSenders)
+    }
+}
