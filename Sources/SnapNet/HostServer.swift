@@ -394,7 +394,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         let current = now
         for (id, state) in outbound {
             if let since = state.congestedSince, current - since >= outboundLimits.slowLimit, tooSlow[id] == nil {
-                tooSlow[id] = "more than \(outboundLimits.highWater / 1024) KiB waiting to be sent for \(outboundLimits.slowLimit)"
+                tooSlow[id] = "more than \(outboundLimits.highWater / 1024) KiB waiting to be sent for \(outboundLimits.slowLimit.secondsText)"
             }
         }
         while let (id, why) = tooSlow.first {
