@@ -25,6 +25,8 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     private var socketPaths: [String] = []
     private let origin = ContinuousClock.now
     private let logger: Logger
+    /// Refusals written before a TLS handshake was done, and their bound.
+    private let refusals = TLSRefusals()
     /// Start by itself once this many players have joined and are ready (set from any
     /// thread: the value is handed to the loop).
     public var startWhen: Int? {
@@ -242,9 +244,9 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     public var announcementBytes: Int { onLoop { self.announcer?.bytesSent ?? 0 } }
 
     /// What a plain client reaching a TLS port reads before it is closed.
-    static let plainRefusal = WireCodec.encode(
-        HostMessage.closing(.versionUnsupported, message: "this host speaks TLS on TCP (PROTOCOL.md §2): "
-            + "update snap to join it, or join on its Unix socket from the same machine"), sequence: 0)
+    static let plainRefusalMessage = HostMessage.closing(.versionUnsupported, message: "this host speaks TLS on TCP (PROTOCOL.md §2): "
+        + "update snap to join it, or join on its Unix socket from the same machine")
+    static let plainRefusal = WireCodec.encode(plainRefusalMessage, sequence: 0)
 
     private func bootstrap(tls: NIOSSLContext?) -> ServerBootstrap {
         let sendBuffer = outboundLimits.socketSendBuffer
@@ -409,7 +411,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         guard let channel = channels.removeValue(forKey: id) else { return }
         sequences[id] = nil
         outbound[id] = nil
-        channel.close(promise: nil)
+        refusals.close(channel)
     }
 
     private func reschedule() {
