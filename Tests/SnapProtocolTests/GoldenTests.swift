@@ -112,6 +112,33 @@ struct GoldenTests {
         #expect(document.contains("closing(protocolViolation, \"\(MessageBudget.overBudgetText(.turn))\")"))
     }
 
+    @Test("§14's summary of the budgets is MessageBudget's numbers")
+    func summarisedBudgets() throws {
+        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
+        let document = try String(contentsOf: url, encoding: .utf8)
+        let summary = [MessageBudget.Kind.ready, .turn, .snap, .pong].map { kind in
+            let limits = MessageBudget.limits(kind)
+            return "`\(kind.rawValue)` \(limits.capacity) + \(limits.perSecond)/s"
+        }.joined(separator: ", ")
+        #expect(document.contains("| client messages | per kind, the [budgets](#budgets): \(summary) |"), "§14 should read \(summary)")
+    }
+
+    @Test("§8's table of close reasons: each reason once, with its value; §14 gives their range")
+    func documentedCloseReasons() throws {
+        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
+        let document = try String(contentsOf: url, encoding: .utf8)
+        let table = try #require(document.range(of: "| reason | value | meaning |"))
+        let rows = document[table.upperBound...].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("|") }
+        let documented = try rows.map { row in
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            return (cells[0].trimmingCharacters(in: ["`"]), try #require(UInt8(cells[1]), "\(row)"))
+        }
+        #expect(documented.map(\.0) == CloseReason.allCases.map { "\($0)" })
+        #expect(documented.map(\.1) == CloseReason.allCases.map(\.rawValue))
+        let values = CloseReason.allCases.map(\.rawValue)
+        #expect(document.contains("close reason \(values.min()!)–\(values.max()!)"))
+    }
+
     @Test("the frame sizes quoted in PROTOCOL.md §14")
     func documentedSizes() {
         let name = String(repeating: "\u{10400}", count: 16)  // 64 bytes
