@@ -120,7 +120,8 @@ struct GoldenTests {
             let limits = MessageBudget.limits(kind)
             return "`\(kind.rawValue)` \(limits.capacity) + \(limits.perSecond)/s"
         }.joined(separator: ", ")
-        #expect(document.contains("| client messages | per kind, the [budgets](#budgets): \(summary) |"), "§14 should read \(summary)")
+        let summarised = document.contains("| client messages | per kind, the [budgets](#budgets): \(summary) |")
+        #expect(summarised, "§14 should read \(summary)")
     }
 
     @Test("§8's table of close reasons: each reason once, with its value; §14 gives their range")
