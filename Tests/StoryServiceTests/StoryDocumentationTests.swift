@@ -113,6 +113,9 @@ struct StoryQuotesTests {
         let seconds = StoryServer.Limits().helloTimeout.nanoseconds / 1_000_000_000
         try expect("PROTOCOL.md", quotes: "A connection that is not welcomed within \(seconds) s of connecting")
         try expect("PROTOCOL.md", quotes: "the \(seconds) s cover hello, challenge and proof together")
+        let limits = StoryServer.Limits()
+        try expect("STORY.md", quotes: "Limits: \(limits.connections) connections (one more is told the service is busy), signed in "
+                   + "within \(seconds) s, and per connection a burst of \(limits.burst) requests then \(Int(limits.perSecond)) a second")
         try expect("PROTOCOL.md", quotes: "| \(StoryRefusal.signIn.rawValue) | `signIn` | any other refused sign-in: another version "
                    + "(in words naming the upgrade), an unusable name, an old key of sixteen zero bytes, a missing or wrong join code, "
                    + "not signed in within \(seconds) s")
