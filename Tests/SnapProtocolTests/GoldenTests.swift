@@ -124,6 +124,25 @@ struct GoldenTests {
         #expect(summarised, "§14 should read \(summary)")
     }
 
+    @Test("§14's limits on frames, names, closing words, events and join codes are the decoder's")
+    func summarisedLimits() throws {
+        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
+        let document = try String(contentsOf: url, encoding: .utf8)
+        let rows = [
+            "| frame body (`length`) | \(Frame.minBodyLength)–\(Frame.maxBodyLength) bytes; a frame is at most "
+                + "\(Frame.maxBodyLength + Frame.prefixLength) bytes with its prefix |",
+            "| player name | 1–\(PlayerName.maxScalars) scalars, ≤ \(PlayerName.maxBytes) UTF-8 bytes, letters/digits/space/`-_.'`,",
+            "| `closing` message | 0–\(CloseMessage.maxBytes) UTF-8 bytes, no `Cc` control characters |",
+            "| `events` per message | 1–\(WireCodec.maxEventsPerBatch) (",
+            "| `recycled` count | \(WireCodec.recycledRange.lowerBound)–\(WireCodec.recycledRange.upperBound) |",
+            "| `snapCorrect` matching seats | \(WireCodec.matchingRange.lowerBound)–\(WireCodec.matchingRange.upperBound), distinct |",
+            "| `collected` cards | \(WireCodec.collectedRange.lowerBound)–\(WireCodec.collectedRange.upperBound), distinct,",
+            "| `hello` join code | 0–\(JoinCode.maxWireBytes) bytes of UTF-8 (a code itself is \(JoinCode.length) characters);",
+        ]
+        #expect(PlayerName.punctuation == Set("-_.'".unicodeScalars))
+        for row in rows { #expect(document.contains(row), "§14 lacks \(row)") }
+    }
+
     @Test("§8's table of close reasons: each reason once, with its value; §14 gives their range")
     func documentedCloseReasons() throws {
         let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
