@@ -6,7 +6,7 @@ import NIOSSL
 /// was done: a host past its caps refuses at the TCP accept, before any handshake.
 ///
 /// Saying it in words costs a handshake, crypto a busy host does for a stranger, so it is
-/// bounded (PROTOCOL.md §10): at most `allowance` such refusals at once, each closed
+/// bounded (PROTOCOL.md §2): at most `allowance` such refusals at once, each closed
 /// `deadline` after it began whether or not its handshake finished. Past the allowance a
 /// refusal is a bare close. Touched on its server's loop only.
 package final class TLSRefusals: @unchecked Sendable {  // loop-confined (see above)
@@ -42,9 +42,6 @@ package final class TLSRefusals: @unchecked Sendable {  // loop-confined (see ab
         // close goes behind it.
         handshake.onCompleted = { loop.execute { channel.close(promise: nil) } }
     }
-
-    /// Refusals under way (for tests).
-    package var underWay: Int { open }
 
     /// Closes the socket itself, without waiting for TLS to say goodbye.
     private static func closeBeneathTLS(_ channel: Channel) {
