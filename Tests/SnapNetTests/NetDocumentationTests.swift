@@ -33,8 +33,9 @@ struct NetDocumentationTests {
     func tls() throws {
         let handshake = Int(TLSTransport.handshakeDeadline.nanoseconds / 1_000_000_000)
         try expect("PROTOCOL.md", quotes: "**\(handshake) seconds from the TCP accept**")
-        try expect("PROTOCOL.md", quotes: "at most **\(TLSRefusals.allowance)** such refusals at once, each closed "
-                   + "**\(seconds(TLSRefusals.deadline))** after it began")
+        try expect("PROTOCOL.md", quotes: "at most **\(TLSRefusals.allowance)** such refusals at once, each closed once it is "
+                   + "said, and at the latest **\(seconds(TLSRefusals.deadline))** after it began")
+        try expect("PROTOCOL.md", quotes: "(past the caps, at its refusal's \(seconds(TLSRefusals.deadline)), below)")
         try expect("PROTOCOL.md", quotes: "Past those \(TLSRefusals.allowance) a connection past the caps is closed at once")
         try expect("PROTOCOL.md", quotes: "at most 8 connections signing in and \(TLSRefusals.allowance) being refused")
         // NIOSSL's default, which the host's server configuration keeps (as every configuration does).

@@ -31,6 +31,8 @@ struct ProtocolDocumentationTests {
         try expectQuoted("`closing(full, \"\(Seating.tooManySigningInText(defaults.maxSigningIn))\")`")
         try expectQuoted("within **\(defaults.signInTimeout.secondsText)** of connecting gets "
                          + "`closing(timedOut, \"\(Liveness.noHelloText(defaults.signInTimeout))\")`")
+        // What `snap join` prints of it (§2).
+        try expectQuoted("`\(ClientOutcome.refused(.full, "the host is busy: …").description)` and exits 1")
         #expect(defaults.pingInterval == .seconds(1))  // "at the host's next once-a-second check"
         try expectQuoted("at the host's next once-a-second check")
     }
