@@ -74,6 +74,8 @@ struct NetDocumentationTests {
         #expect(SnapService.interval == .seconds(1))
         try expect("LAN.md", quotes: "One packet, at start, then **every second**")
         try expect("LAN.md", quotes: "All with a **TTL of \(SnapService.ttl) seconds**")
+        try expect("LAN.md", quotes: "Answers to queries are rate-limited (\(Int(LANAnnouncer.answerBurst)) at once, then one per "
+                   + "\(Int(LANAnnouncer.answerRefill / .milliseconds(1))) ms)")
         try expect("LAN.md", quotes: "`v=\(ProtocolVersion.current)`, `name=NAME`")
         try expect("LAN.md", quotes: "At most **\(LANGameTable.maxGames) games** are kept (`LANGameTable.maxGames`)")
         try expect("LAN.md", quotes: "at most **\(LANGameTable.maxGamesPerSource) from one sender address** (`maxGamesPerSource`), "
