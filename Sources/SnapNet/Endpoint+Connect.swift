@@ -81,6 +81,9 @@ func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration 
                             channel.close(promise: nil)
                             promise.fail(NetError.cannotConnect(endpoint.description, "\(error)"))
                         }
+                    case .failure(TLSRefusal.closedInHandshake(_, let detail)):
+                        promise.fail(NetError.hostBusy(endpoint.description, "\(detail) during the TLS handshake, as a host "
+                            + "past its connection limits does when even its refusals in words are too many; try again later"))
                     case .failure(let refusal as TLSRefusal):
                         promise.fail(NetError.untrusted(refusal))
                     case .failure(let error):

@@ -26,6 +26,8 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     private var socketPaths: [String] = []
     private let origin = ContinuousClock.now
     private let logger: Logger
+    /// Refusals written before a TLS handshake was done, and their bound.
+    private let refusals = TLSRefusals()
     /// Start by itself once this many players have joined and are ready (set from any
     /// thread: the value is handed to the loop).
     public var startWhen: Int? {
@@ -258,9 +260,9 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     public var announcementBytes: Int { onLoop { self.announcer?.bytesSent ?? 0 } }
 
     /// What a plain client reaching a TLS port reads before it is closed.
-    static let plainRefusal = WireCodec.encode(
-        HostMessage.closing(.versionUnsupported, message: "this host speaks TLS on TCP (PROTOCOL.md §2): "
-            + "update snap to join it, or join on its Unix socket from the same machine"), sequence: 0)
+    static let plainRefusalMessage = HostMessage.closing(.versionUnsupported, message: "this host speaks TLS on TCP (PROTOCOL.md §2): "
+        + "update snap to join it, or join on its Unix socket from the same machine")
+    static let plainRefusal = WireCodec.encode(plainRefusalMessage, sequence: 0)
 
     private func bootstrap(tls: NIOSSLContext?) -> ServerBootstrap {
         let sendBuffer = outboundLimits.socketSendBuffer
@@ -410,7 +412,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         let current = now
         for (id, state) in outbound {
             if let since = state.congestedSince, current - since >= outboundLimits.slowLimit, tooSlow[id] == nil {
-                tooSlow[id] = "more than \(outboundLimits.highWater / 1024) KiB waiting to be sent for \(outboundLimits.slowLimit)"
+                tooSlow[id] = "more than \(outboundLimits.highWater / 1024) KiB waiting to be sent for \(outboundLimits.slowLimit.secondsText)"
             }
         }
         while let (id, why) = tooSlow.first {
@@ -425,7 +427,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         guard let channel = channels.removeValue(forKey: id) else { return }
         sequences[id] = nil
         outbound[id] = nil
-        channel.close(promise: nil)
+        refusals.close(channel)
     }
 
     private func reschedule() {

@@ -86,10 +86,11 @@ public final class LANAnnouncer: @unchecked Sendable {  // state touched on `loo
     private let logger: Logger
     /// Bytes sent so far (for the figures in docs/LAN.md).
     public private(set) var bytesSent = 0
-    /// Answers to queries: at most `answerBurst` at once, refilled at one per 200 ms, so
-    /// a flood of (possibly spoofed) queries cannot make the host a loudspeaker.
-    private var answerTokens = 5.0
-    private static let answerBurst = 5.0
+    /// Answers to queries: at most `answerBurst` at once, refilled at one per `answerRefill`,
+    /// so a flood of (possibly spoofed) queries cannot make the host a loudspeaker.
+    private var answerTokens = LANAnnouncer.answerBurst
+    static let answerBurst = 5.0
+    static let answerRefill: Duration = .milliseconds(200)
     private var tokensAt = ContinuousClock.now
     /// What the last announcement said, to announce a change at once.
     private var lastInfo: HostInfo?
@@ -164,7 +165,7 @@ public final class LANAnnouncer: @unchecked Sendable {  // state touched on `loo
     private func heard(_ message: DNSMessage, from source: SocketAddress) {
         guard let channel, SnapService.asksForGames(message, instance: game.instance) else { return }
         let now = ContinuousClock.now
-        answerTokens = min(Self.answerBurst, answerTokens + (now - tokensAt) / .milliseconds(200))
+        answerTokens = min(Self.answerBurst, answerTokens + (now - tokensAt) / Self.answerRefill)
         tokensAt = now
         guard answerTokens >= 1 else { return }
         answerTokens -= 1

@@ -95,6 +95,10 @@ public enum TLSRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case authority(address: String, reason: String)
     /// The other side does not speak TLS (an older snap, or not a Snap! server at all).
     case noTLS(address: String, detail: String)
+    /// The server closed (or reset) the connection before the handshake was done: a host
+    /// past its connection caps does, when even its refusals in words are too many
+    /// (PROTOCOL.md §10). Reported as a busy host, not as a TLS fault.
+    case closedInHandshake(address: String, detail: String)
     /// The handshake failed for another reason.
     case handshake(address: String, detail: String)
     /// The known_hosts file could not be read or written.
@@ -116,6 +120,9 @@ public enum TLSRefusal: Error, Equatable, Sendable, CustomStringConvertible {
             "the certificate of \(address) does not hold: \(reason); nothing was sent"
         case .noTLS(let address, let detail):
             "\(address) does not speak TLS (\(detail)): it runs a snap from before TLS, or is not a Snap! server"
+        case .closedInHandshake(let address, let detail):
+            "\(address) \(detail) before the encrypted connection was set up: the host is busy (more connections "
+                + "than it takes), or stopping; try again later"
         case .handshake(let address, let detail):
             "the encrypted connection to \(address) could not be set up: \(detail)"
         case .knownHosts(let problem): "known hosts file \(problem)"

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Dispatch
 import NIOConcurrencyHelpers
 import NIOCore
@@ -76,9 +81,11 @@ public enum TLSTransport {
         if ["WRONG_VERSION_NUMBER", "HTTP_REQUEST", "PACKET_LENGTH_TOO_LONG", "UNEXPECTED_RECORD"].contains(where: text.contains) {
             return .noTLS(address: address, detail: "it answered in clear")
         }
-        if case NIOSSLError.uncleanShutdown = error { return .handshake(address: address, detail: "the connection was cut during the handshake") }
+        if case NIOSSLError.uncleanShutdown = error { return .closedInHandshake(address: address, detail: "closed the connection") }
+        if text.contains("EOF during handshake") { return .closedInHandshake(address: address, detail: "closed the connection") }
+        if let error = error as? IOError, error.errnoCode == ECONNRESET { return .closedInHandshake(address: address, detail: "reset the connection") }
         if error is HandshakeTimedOut { return .handshake(address: address, detail: "no handshake within \(handshakeDeadline.nanoseconds / 1_000_000_000) s") }
-        if case ChannelError.ioOnClosedChannel = error { return .handshake(address: address, detail: "the connection was closed during the handshake") }
+        if case ChannelError.ioOnClosedChannel = error { return .closedInHandshake(address: address, detail: "closed the connection") }
         return .handshake(address: address, detail: text)
     }
 }
@@ -121,6 +128,8 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
 
     private let limit: TimeAmount
     private var timer: Scheduled<Void>?
+    /// Called once the handshake is done (a refusal waits for it: `TLSRefusals`).
+    var onCompleted: (() -> Void)?
     init(limit: TimeAmount) {
         self.limit = limit
     }
@@ -143,6 +152,7 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
         context.fireUserInboundEventTriggered(event)
         if case TLSUserEvent.handshakeCompleted = event {
             timer?.cancel()
+            onCompleted?()
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
     }

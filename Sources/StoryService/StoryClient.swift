@@ -74,7 +74,11 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
         // `channelBinding` given: a test's, to check that a proof bound elsewhere is refused.
         let channelBinding = channelBinding ?? stream.serverFingerprint.flatMap { StoryChannelBinding.tlsCertificate(sha256: $0.digest) } ?? .unbound
         do {
-            try send(.hello(name: name, publicKey: key.publicKey, joinCode: joinCode))
+            do { try send(.hello(name: name, publicKey: key.publicKey, joinCode: joinCode)) } catch {
+                // A busy service refuses before the hello, and closes: its words say more.
+                if case .refused(let why, let message)? = try? next() { throw StoryClientError.refused(why, message) }
+                throw error
+            }
             switch try next() {
             case .challenge(let nonce):
                 try send(key.proof(nonce: nonce, name: name, channelBinding: channelBinding, oldKey: oldKey))

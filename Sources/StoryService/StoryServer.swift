@@ -45,6 +45,8 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
     /// The code TCP players must give (nil: none, or no TCP).
     public var joinCode: String?
     public var limits = Limits()
+    /// Busy refusals written before a TLS handshake was done, and their bound.
+    private let refusals = TLSRefusals()
 
     /// 72 hours: the deadline of a turn unless the service or the match says otherwise.
     public static let defaultTurnSeconds = StoryDuration.defaultTurnSeconds
@@ -150,9 +152,12 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
         }
     }
 
+    /// What a connection past the service's maximum is told.
+    static func busyText(_ connections: Int) -> String { "the story service is busy (\(connections) connections); try again later" }
+
     /// What a plain client reaching a TLS port reads before it is closed.
-    static let plainRefusal = StoryReply.refused(.badRequest, "this story service speaks TLS on TCP: update snap to reach it")
-        .encode(sequence: 0)
+    static let plainRefusalReply = StoryReply.refused(.signIn, "this story service speaks TLS on TCP: update snap to reach it")
+    static let plainRefusal = plainRefusalReply.encode(sequence: 0)
 
     /// A listener's bootstrap: each connection's frames go to this server with the
     /// listener's channel binding, after TLS when there is TLS.
@@ -189,9 +194,10 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
     func connected(_ channel: Channel, channelBinding: StoryChannelBinding) -> UInt64? {
         guard connections.count < limits.connections else {
             var sequence = SequenceCounter()
-            let bytes = StoryReply.refused(.busy, "the story service is busy (\(limits.connections) connections); try again later")
+            let bytes = StoryReply.refused(.busy, Self.busyText(limits.connections))
                 .encode(sequence: sequence.next())
-            channel.writeAndFlush(channel.allocator.buffer(bytes: bytes)).whenComplete { _ in channel.close(promise: nil) }
+            channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
+            refusals.close(channel)
             return nil
         }
         let id = nextID

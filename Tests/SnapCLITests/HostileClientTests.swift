@@ -186,6 +186,32 @@ struct HostileClientTests {
         expectGameCompleted(host, bots)
     }
 
+    /// (Past 8 refusals at once too, a bare close, which the client calls a busy host: TLSTests,
+    /// where the connections can be timed within the refusals' 2 s.)
+    @Test("over TCP past 8 signing in: snap join says the host is busy, in the host's words inside TLS (exit 1), not a TLS fault",
+          .timeLimit(.minutes(5)))
+    func busyOverTCP() throws {
+        let directory = makeRuntimeDirectory()
+        let (host, _) = try host(["--start-when", "2", "--listen", "127.0.0.1:0", "--no-announce"], in: directory)
+        let listening = try #require(host.line(startingWith: "listening on tcp:"))
+        let address = String(listening.dropFirst("listening on tcp:".count))
+        let code = String(try #require(host.line(startingWith: "join code: ")).dropFirst("join code: ".count))
+        let port = try #require(Int(address.split(separator: ":").last!))
+        // Eight that connect and never handshake: the cap on connections signing in, for 5 s.
+        var signingIn = (0..<8).compactMap { _ in RawSocket(loopbackPort: port) }
+        #expect(signingIn.count == 8)
+        let told = try SnapProcess(["join", "--bot", "--name", "Ann", "--connect", address, "--code", code],
+                                   runtimeDirectory: directory)
+        #expect(told.exitStatus(timeout: 30) == 1, "\(told.output)")
+        #expect(told.output.contains("the host closed the connection (full): the host is busy: 8 connections are signing in"),
+                "\(told.output)")
+        #expect(!told.output.contains("encrypted connection"), "\(told.output)")
+        // Once those are gone, the game is played as usual.
+        signingIn = []
+        let bots = try bots(["Cy", "Di"], in: directory)
+        expectGameCompleted(host, bots)
+    }
+
     @Test("leave closes the connection; bad names get badName", .timeLimit(.minutes(5)))
     func leaveAndBadNames() throws {
         let directory = makeRuntimeDirectory()

@@ -60,6 +60,10 @@ struct TLSTests {
         stream.close()
         #expect(try trust.knownHosts.entry(for: "127.0.0.1:\(port)") == .fingerprint(identity.fingerprint))
         #expect(notices.withLockedValue { $0.count } == 1)
+        // The file is the user's alone, one `HOST:PORT SHA256:…` line (PROTOCOL.md §2, known_hosts).
+        var status = stat()
+        #expect(stat(trust.knownHosts.path, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        #expect(try String(contentsOfFile: trust.knownHosts.path, encoding: .utf8) == "127.0.0.1:\(port) \(identity.fingerprint)\n")
         // Again: known, so no new notice.
         try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust).close()
         #expect(notices.withLockedValue { $0.count } == 1)
@@ -220,6 +224,105 @@ struct TLSTests {
         try "a:1 SHA256:nope\n".write(toFile: known.path, atomically: true, encoding: .utf8)
         #expect(throws: TLSSetupError.self) { try known.entries() }
         do { _ = try known.entries() } catch { #expect(error.description.contains("line 1")) }
+        // Comments and empty lines are skipped; the last line for an address counts; remembering
+        // rewrites the file with every entry and without the comments.
+        let fingerprint = CertificateFingerprint(certificateDER: [1])
+        let other = CertificateFingerprint(certificateDER: [2])
+        try "# mine\n\n[::1]:7777 authority\nhost:1 \(fingerprint)\nhost:1   \(other)\n".write(toFile: known.path, atomically: true, encoding: .utf8)
+        #expect(try known.entry(for: "[::1]:7777") == .authority && known.entry(for: "host:1") == .fingerprint(other))
+        try known.remember(.authority, for: "b:2")
+        #expect(try String(contentsOfFile: known.path, encoding: .utf8) == "[::1]:7777 authority\nhost:1 \(fingerprint)\nhost:1 \(other)\nb:2 authority\n")
+    }
+
+    @Test("past the caps over TCP: the 9th TLS client reads closing(full) inside TLS; a plain client, the plain refusal",
+          .timeLimit(.minutes(5)))
+    func pastTheCaps() throws {
+        let directory = scratchDirectory("caps")
+        let (server, port) = try host(try TLSIdentity.selfMade(in: directory + "/tls"))
+        defer { server.shutdown(reason: "test over") }
+        let signingIn = try silentConnections(HostConfiguration(hostName: "Host").maxSigningIn, port: port)
+        defer { signingIn.forEach { close($0) } }
+        let ninth = try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust(directory))
+        defer { ninth.close() }
+        let refused = try closing(from: ninth)
+        #expect(refused?.0 == .full && refused?.1.hasPrefix("the host is busy: ") == true, "\(String(describing: refused))")
+        // A plain client past the caps could not read `full` inside TLS: it reads the plain refusal.
+        let plain = try rawExchange(port: port, send: WireCodec.encode(ClientMessage.hello(Hello(name: "Old")), sequence: 0))
+        var decoder = FrameDecoder()
+        decoder.append(plain)
+        #expect(try decoder.nextFrame().map(WireCodec.decodeHostMessage) == HostServer.plainRefusalMessage)
+    }
+
+    @Test("past the caps and 8 refusals at once: a bare close, which the client reports as a busy host, not a TLS fault",
+          .timeLimit(.minutes(5)))
+    func pastTheRefusals() throws {
+        let directory = scratchDirectory("refusals")
+        let (server, port) = try host(try TLSIdentity.selfMade(in: directory + "/tls"))
+        defer { server.shutdown(reason: "test over") }
+        // 8 signing in, then 8 refused that never start their handshake: they hold every refusal.
+        let silent = try silentConnections(HostConfiguration(hostName: "Host").maxSigningIn + TLSRefusals.allowance, port: port)
+        defer { silent.forEach { close($0) } }
+        #expect {
+            try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust(directory))
+        } throws: { error in
+            guard case NetError.hostBusy(_, let why) = error else {
+                Issue.record("not busy: \(error)")
+                return false
+            }
+            return why.contains("during the TLS handshake") && "\(error)".hasPrefix("host busy: ")
+        }
+        // The refused ones that never handshook are closed without a word (there is no channel for one).
+        for fd in silent.suffix(TLSRefusals.allowance) { #expect(readAll(fd).isEmpty) }
+    }
+
+    @Test("a storm of 64 TLS and 8 plain clients past the caps: each told busy in words, or closed bare and called busy",
+          .timeLimit(.minutes(5)))
+    func stormPastTheCaps() throws {
+        let directory = scratchDirectory("storm")
+        let (server, port) = try host(try TLSIdentity.selfMade(in: directory + "/tls"))
+        defer { server.shutdown(reason: "test over") }
+        let trust = trust(directory)
+        try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust).close()  // remembered before the storm
+        let signingIn = try silentConnections(HostConfiguration(hostName: "Host").maxSigningIn, port: port)
+        defer { signingIn.forEach { close($0) } }
+        let outcomes = NIOLockedValueBox<[String]>([])
+        let threads = (0..<72).map { index in
+            Thread {
+                let outcome: String
+                if index % 9 == 8 {
+                    let hello = WireCodec.encode(ClientMessage.hello(Hello(name: "Old")), sequence: 0)
+                    let bytes = (try? self.rawExchange(port: port, send: hello)) ?? []
+                    var decoder = FrameDecoder()
+                    decoder.append(bytes)
+                    let message = try? decoder.nextFrame().map(WireCodec.decodeHostMessage)
+                    outcome = bytes.isEmpty ? "plain: bare"
+                        : message == HostServer.plainRefusalMessage ? "plain: refused" : "plain: \(bytes.count) bytes"
+                } else {
+                    do {
+                        let stream = try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust)
+                        let refused = try? self.closing(from: stream)
+                        stream.close()
+                        // A late one may find the silent eight cut (5 s): it is let in, and cut in turn for its silence.
+                        outcome = refused?.0 == .full && refused!.1.hasPrefix("the host is busy: ") ? "tls: words"
+                            : refused?.0 == .timedOut ? "tls: let in" : "tls: \(String(describing: refused))"
+                    } catch NetError.hostBusy {
+                        outcome = "tls: busy"
+                    } catch {
+                        outcome = "tls: \(error)"
+                    }
+                }
+                outcomes.withLockedValue { $0.append(outcome) }
+            }
+        }
+        threads.forEach { $0.start() }
+        let deadline = Date() + 60
+        while outcomes.withLockedValue({ $0.count }) < threads.count, Date() < deadline { usleep(20_000) }
+        let seen = outcomes.withLockedValue { $0 }
+        let counts = Dictionary(grouping: seen, by: { $0 }).mapValues(\.count)
+        print("storm past the caps: \(counts.sorted { $0.key < $1.key })")
+        #expect(seen.count == threads.count)
+        #expect(Set(seen).isSubset(of: ["tls: words", "tls: busy", "tls: let in", "plain: refused", "plain: bare"]), "\(counts)")
+        #expect(seen.contains("tls: words"))
     }
 
     // MARK: - Helpers
@@ -231,6 +334,51 @@ struct TLSTests {
         } catch {
             return "\(error)"
         }
+    }
+
+    /// `count` TCP connections to the host that send nothing (the caller closes them).
+    func silentConnections(_ count: Int, port: Int) throws -> [Int32] {
+        try (0..<count).map { _ in
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            try #require(connected == 0)
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            return fd
+        }
+    }
+
+    /// What `fd` reads until it is closed (or reset, or 10 s pass without a byte).
+    func readAll(_ fd: Int32) -> [UInt8] {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { return received }
+            received += buffer[0..<count]
+        }
+    }
+
+    /// The first frame a stream reads, if it is a `closing` (within 10 s).
+    func closing(from stream: BlockingStream) throws -> (CloseReason, String)? {
+        var decoder = FrameDecoder()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let frame = try decoder.nextFrame() {
+                guard case .closing(let reason, let message) = try WireCodec.decodeHostMessage(frame) else { return nil }
+                return (reason, message)
+            }
+            let (bytes, closed) = stream.read(timeout: .seconds(1))
+            if closed != nil { return nil }
+            decoder.append(bytes)
+        }
+        return nil
     }
 
     /// Sends `send` over a plain TCP connection and reads until the server closes it.

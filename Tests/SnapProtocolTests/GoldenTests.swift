@@ -112,6 +112,53 @@ struct GoldenTests {
         #expect(document.contains("closing(protocolViolation, \"\(MessageBudget.overBudgetText(.turn))\")"))
     }
 
+    @Test("§14's summary of the budgets is MessageBudget's numbers")
+    func summarisedBudgets() throws {
+        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
+        let document = try String(contentsOf: url, encoding: .utf8)
+        let summary = [MessageBudget.Kind.ready, .turn, .snap, .pong].map { kind in
+            let limits = MessageBudget.limits(kind)
+            return "`\(kind.rawValue)` \(limits.capacity) + \(limits.perSecond)/s"
+        }.joined(separator: ", ")
+        let summarised = document.contains("| client messages | per kind, the [budgets](#budgets): \(summary) |")
+        #expect(summarised, "§14 should read \(summary)")
+    }
+
+    @Test("§14's limits on frames, names, closing words, events and join codes are the decoder's")
+    func summarisedLimits() throws {
+        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
+        let document = try String(contentsOf: url, encoding: .utf8)
+        let rows = [
+            "| frame body (`length`) | \(Frame.minBodyLength)–\(Frame.maxBodyLength) bytes; a frame is at most "
+                + "\(Frame.maxBodyLength + Frame.prefixLength) bytes with its prefix |",
+            "| player name | 1–\(PlayerName.maxScalars) scalars, ≤ \(PlayerName.maxBytes) UTF-8 bytes, letters/digits/space/`-_.'`,",
+            "| `closing` message | 0–\(CloseMessage.maxBytes) UTF-8 bytes, no `Cc` control characters |",
+            "| `events` per message | 1–\(WireCodec.maxEventsPerBatch) (",
+            "| `recycled` count | \(WireCodec.recycledRange.lowerBound)–\(WireCodec.recycledRange.upperBound) |",
+            "| `snapCorrect` matching seats | \(WireCodec.matchingRange.lowerBound)–\(WireCodec.matchingRange.upperBound), distinct |",
+            "| `collected` cards | \(WireCodec.collectedRange.lowerBound)–\(WireCodec.collectedRange.upperBound), distinct,",
+            "| `hello` join code | 0–\(JoinCode.maxWireBytes) bytes of UTF-8 (a code itself is \(JoinCode.length) characters);",
+        ]
+        #expect(PlayerName.punctuation == Set("-_.'".unicodeScalars))
+        for row in rows { #expect(document.contains(row), "§14 lacks \(row)") }
+    }
+
+    @Test("§8's table of close reasons: each reason once, with its value; §14 gives their range")
+    func documentedCloseReasons() throws {
+        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
+        let document = try String(contentsOf: url, encoding: .utf8)
+        let table = try #require(document.range(of: "| reason | value | meaning |"))
+        let rows = document[table.upperBound...].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("|") }
+        let documented = try rows.map { row in
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            return (cells[0].trimmingCharacters(in: ["`"]), try #require(UInt8(cells[1]), "\(row)"))
+        }
+        #expect(documented.map(\.0) == CloseReason.allCases.map { "\($0)" })
+        #expect(documented.map(\.1) == CloseReason.allCases.map(\.rawValue))
+        let values = CloseReason.allCases.map(\.rawValue)
+        #expect(document.contains("close reason \(values.min()!)–\(values.max()!)"))
+    }
+
     @Test("the frame sizes quoted in PROTOCOL.md §14")
     func documentedSizes() {
         let name = String(repeating: "\u{10400}", count: 16)  // 64 bytes

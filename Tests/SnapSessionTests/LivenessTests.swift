@@ -62,8 +62,8 @@ struct LivenessTests {
         let signedIn: (ConnectionID) -> Bool = { $0.raw != 1 }
         #expect(liveness.checks(now: .seconds(4), isSignedIn: signedIn) == [.ping(ConnectionID(2)), .ping(ConnectionID(3))])
         #expect(liveness.checks(now: .seconds(6), isSignedIn: signedIn) == [
-            .cut(ConnectionID(1), "no hello within 5.0 seconds"),
-            .cut(ConnectionID(2), "no answer to pings for 5.0 seconds"),
+            .cut(ConnectionID(1), "no hello within 5 s"),
+            .cut(ConnectionID(2), "no answer to pings for 5 s"),
             .ping(ConnectionID(3)),
         ])
         var due: [HostTimer] = []

@@ -135,6 +135,47 @@ struct StoryDeadlineTests {
         #expect(book.matches.count == 2)
     }
 
+    @Test("a missed turn changes neither turns taken nor the last turn's time; it counts a miss, cleared by a turn written")
+    func missedTurnCounts() throws {
+        var book = try book(["Ann", "Bob"])
+        try book.apply(.turn(one, name: "Ann", text: "Once", at: 200))
+        let missed = try book.apply(.timeout(one, at: 200 + hour))  // Bob's
+        #expect(missed.turnsTaken == 1 && missed.lastTurnAt == 200 && missed.participants[1].missed == 1)
+        #expect(missed.currentName == "Ann")
+    }
+
+    @Test("the starter may decline before writing, as anyone: the turn passes on, or the match ends with one left")
+    func starterDeclines() throws {
+        var book = try book(["Ann", "Bob", "Cy"])
+        let match = try book.apply(.decline(one, name: "Ann", at: 200))
+        #expect(match.participants[0].declined && match.currentName == "Bob" && !match.ended && match.dueAt == 200 + hour)
+        var pair = try self.book(["Ann", "Bob"])
+        #expect(try pair.apply(.decline(one, name: "Ann", at: 200)).ended)
+    }
+
+    @Test("declining again: quitParticipant while the match goes on, matchOver once it has ended")
+    func declineTwice() throws {
+        var book = try book(["Ann", "Bob", "Cy"])
+        try book.apply(.decline(one, name: "Cy", at: 200))
+        #expect(throws: StoryError.quitParticipant(one, "Cy")) { try book.apply(.decline(one, name: "Cy", at: 300)) }
+        try book.apply(.decline(one, name: "Bob", at: 300))  // Ann alone: ended
+        #expect(throws: StoryError.matchOver(one)) { try book.apply(.decline(one, name: "Bob", at: 400)) }
+    }
+
+    @Test("one who declined may ask for the rematch, which leaves them out; places is the new count; fewer than two left: refused")
+    func declinerAsksForRematch() throws {
+        var book = try book(["Ann", "Bob", "Cy"])
+        try book.apply(.decline(one, name: "Bob", at: 200))
+        try book.apply(.quit(one, name: "Ann", at: 210))
+        let again = try book.apply(.rematch(one, name: "Bob", at: 300))
+        #expect(again.participants.map(\.name) == ["Cy", "Ann"] && again.places == 2 && again.current == 0)
+        #expect(try book.apply(.rematch(one, name: "Bob", at: 400)) == again)  // asked again: the same match
+        // Of two, one declined: no rematch to be had.
+        var pair = try self.book(["Ann", "Bob"])
+        try pair.apply(.decline(one, name: "Bob", at: 200))
+        #expect(throws: StoryError.participantCount(1)) { try pair.apply(.rematch(one, name: "Ann", at: 300)) }
+    }
+
     @Test("an automatch opener alone has no clock; it starts when a second player arrives")
     func automatchClock() throws {
         var book = StoryBook()

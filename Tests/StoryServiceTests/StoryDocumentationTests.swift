@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import SnapProtocol
 import StoryEngine
 import Testing
@@ -73,6 +74,77 @@ struct StoryDocumentationTests {
         let limits = StoryServer.Limits()
         #expect(document.contains("Budget: a burst of \(limits.burst) requests, then \(Int(limits.perSecond)) a second"))
         #expect(document.contains("\"over budget: more than \(limits.burst) requests at once, or \(Int(limits.perSecond)) a second\""))
+    }
+}
+
+/// The service's numbers and words that docs/PROTOCOL.md §16 and docs/STORY.md quote, as the
+/// code has them. Line breaks do not matter: runs of white space compare as one space.
+@Suite("Story documentation quotes the service")
+struct StoryQuotesTests {
+    static func document(_ name: String) throws -> String {
+        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/\(name)").standardized
+        return oneLine(try String(contentsOf: url, encoding: .utf8))
+    }
+
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+    }
+
+    func expect(_ name: String, quotes text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try Self.document(name).contains(Self.oneLine(text)), "\(name) lacks: \(text)", sourceLocation: sourceLocation)
+    }
+
+    @Test("the refusal of an older client, in §16 and in STORY.md")
+    func versionRefusal() throws {
+        try expect("PROTOCOL.md", quotes: "\"\(StoryHost.versionRefusal(StoryWire.version - 1))\"")
+        try expect("STORY.md", quotes: "\"\(StoryHost.versionRefusal(1))\"")
+        #expect(StoryHost.versionRefusal(2).contains(" not 2: "))
+        try expect("STORY.md", quotes: "(a snap of version 2, \"… not 2: …\")")
+        try expect("PROTOCOL.md", quotes: "has its own version, **\(StoryWire.version)**")
+    }
+
+    @Test("§2's and §16's refusals over TCP: a plain client, a busy service; the sign-in deadline")
+    func refusals() throws {
+        guard case .refused(let reason, let words) = StoryServer.plainRefusalReply else { Issue.record("not a refusal"); return }
+        try expect("PROTOCOL.md", quotes: "reason \(reason.rawValue) (`\(reason)`), \"\(words)\"")
+        let connections = StoryServer.Limits().connections
+        try expect("PROTOCOL.md", quotes: "| \(StoryRefusal.busy.rawValue) | `busy` | the service holds its maximum of connections "
+                   + "(\(connections)): \"\(StoryServer.busyText(connections))\"")
+        let seconds = StoryServer.Limits().helloTimeout.nanoseconds / 1_000_000_000
+        try expect("PROTOCOL.md", quotes: "A connection that is not welcomed within \(seconds) s of connecting")
+        try expect("PROTOCOL.md", quotes: "the \(seconds) s cover hello, challenge and proof together")
+        let limits = StoryServer.Limits()
+        try expect("STORY.md", quotes: "Limits: \(limits.connections) connections (one more is told the service is busy), signed in "
+                   + "within \(seconds) s, and per connection a burst of \(limits.burst) requests then \(Int(limits.perSecond)) a second")
+        try expect("PROTOCOL.md", quotes: "| \(StoryRefusal.signIn.rawValue) | `signIn` | any other refused sign-in: another version "
+                   + "(in words naming the upgrade), an unusable name, an old key of sixteen zero bytes, a missing or wrong join code, "
+                   + "not signed in within \(seconds) s")
+    }
+
+    @Test("the database's words and the rules' numbers, in STORY.md and §16")
+    func wordsAndNumbers() throws {
+        try expect("STORY.md", quotes: "\"\(StoryServer.unavailableWords)\"")
+        try expect("PROTOCOL.md", quotes: "\"\(StoryServer.unavailableWords)\"")
+        let schema = SQLiteStoryStore.schemaVersion
+        let newer = StoryStoreError.newerSchema(found: schema + 1, supported: schema, where: "PLACE").description
+        try expect("STORY.md", quotes: "(\"… \(newer.dropFirst("PLACE ".count))\")")
+        #expect(PostgresStoryStore.schemaVersion == schema)
+        let tooLong = StoryError.storyTooLong(bytes: 5000).description.replacingOccurrences(of: "5000", with: "N")
+        try expect("STORY.md", quotes: "(\"\(tooLong)\")")
+        #expect(StoryError.notYourTurn(StoryMatchID(1), current: "Bob").description.hasPrefix("it is not your turn"))
+        try expect("STORY.md", quotes: "A match has \(StoryRules.participants.lowerBound)–\(StoryRules.participants.upperBound) participants")
+        try expect("STORY.md", quotes: "add up to \(StoryRules.maxTurnScalars) characters")
+        try expect("STORY.md", quotes: "The story is UTF-8, at most \(StoryRules.maxBytes) bytes. From \(StoryRules.warningBytes) bytes")
+        try expect("STORY.md", quotes: "(N counts bytes to \(StoryRules.finishBytes)). A turn that takes the story past \(StoryRules.finishBytes) bytes")
+        try expect("STORY.md", quotes: "open a new one (\(StoryRules.automatchPlaces) places)")
+        try expect("STORY.md", quotes: "\(StoryServer.defaultTurnSeconds / 3600) h unless its operator says otherwise")
+        #expect(StoryRules.missedTurnsToQuit == 3)
+        try expect("STORY.md", quotes: "Whoever misses three of their turns in a row counts as having quit")
+        try expect("PROTOCOL.md", quotes: "\(StoryServer.defaultTurnSeconds / 3600) h unless set")
+        let body = StoryWire.maxBodyLength
+        try expect("PROTOCOL.md", quotes: "A story frame body may be up to **\(body / 1000),\(String(format: "%03d", body % 1000))** bytes")
+        try expect("PROTOCOL.md", quotes: "string title (0–\(StoryRules.maxTitleScalars) scalars), u8 count (0–\(StoryRules.participants.upperBound - 1))")
+        try expect("PROTOCOL.md", quotes: "(1–\(StoryRules.participants.upperBound)), then per participant")
     }
 }
 

@@ -74,6 +74,43 @@ struct StoryServerTests {
         }
     }
 
+    @Test("a rematch is pushed to the watching participants of the new match; one who declined hears nothing of it")
+    func rematchWatchers() throws {
+        try withServer { socket, _ in
+            let ann = try client(socket, "Ann", key(1))
+            let bob = try client(socket, "Bob", key(2))
+            let cy = try client(socket, "Cy", key(3))
+            let match = try ann.match(.create(others: ["Bob", "Cy"], title: "T"))
+            _ = try bob.match(.decline(match.id))
+            #expect(try ann.match(.quit(match.id)).current == nil)  // Cy alone: ended
+            for watcher in [bob, cy] {
+                try watcher.send(.watch)
+                try watcher.ping(1)
+                _ = watcher.takeUpdates()
+            }
+            let again = try ann.match(.rematch(match.id))
+            #expect(again.participants.map(\.name) == ["Cy", "Ann"] && again.current == 0 && again.places == 2)
+            try cy.ping(2)
+            #expect(cy.takeUpdates().map(\.id) == [again.id])
+            try bob.ping(2)
+            #expect(bob.takeUpdates().isEmpty)
+        }
+    }
+
+    @Test("a hello or a proof after the welcome is refused with badRequest and the connection closed")
+    func signInAfterWelcome() throws {
+        try withServer { socket, _ in
+            for request in [StoryRequest.hello(name: "Ann", publicKey: key(1).publicKey, joinCode: ""),
+                            .proof(signature: Array(repeating: 0, count: 64), oldKey: [])] {
+                let ann = try client(socket, "Ann", key(1))
+                try ann.send(request)
+                guard case .refused(.badRequest, let words) = try ann.next() else { Issue.record("not refused: \(request)"); continue }
+                #expect(words.contains("after the welcome"))
+                #expect(throws: (any Error).self) { try ann.ping(3) }  // closed
+            }
+        }
+    }
+
     @Test("a flood of requests is cut as over budget; the service serves others on")
     func budget() throws {
         try withServer { socket, _ in

@@ -202,6 +202,12 @@ struct StoryWireTests {
         #expect(signIn(host, "Ann", key, oldKey: oldKey) == .welcome(register: nil))  // sent again (its file not yet removed): ignored
         // A new name with an old key registers the public key; the old key is not kept.
         #expect(signIn(host, "Bob", otherKey, oldKey: oldKey) == .welcome(register: .publicKey(name: "Bob", key: otherKey.publicKey)))
+        // Whatever its bytes: a new name's old key of sixteen zero bytes is ignored too (only a
+        // name registered by version 1 has an old key to check, and there it is refused above).
+        let message = StoryWire.signInMessage(nonce: nonce, name: "Cy", channelBinding: .unbound)
+        #expect(host.signIn(name: "Cy", publicKey: otherKey.publicKey, signature: otherKey.signature(for: message),
+                            oldKey: Array(repeating: 0, count: 16), message: message)
+                == .welcome(register: .publicKey(name: "Cy", key: otherKey.publicKey)))
     }
 
     @Test("an old journal read for import: version 1 keys as their digests, a torn tail reported, live matches given a deadline, the file unchanged")

@@ -72,4 +72,10 @@ extension Duration {
         let (seconds, attoseconds) = components  // once: each reading divides 128 bits
         return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
     }
+
+    /// "5 s", "0.5 s": how the host's messages and docs/PROTOCOL.md write a limit.
+    public var secondsText: String {
+        let value = self / .seconds(1)
+        return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
 }

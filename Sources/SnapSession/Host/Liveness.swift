@@ -100,17 +100,21 @@ struct Liveness: Sendable {
             let pulse = pulses[id]!
             guard !pulse.local else { continue }
             if !isSignedIn(id) {
-                if now - pulse.lastHeard >= signInTimeout { checks.append(.cut(id, "no hello within \(signInTimeout)")) }
+                if now - pulse.lastHeard >= signInTimeout { checks.append(.cut(id, Self.noHelloText(signInTimeout))) }
                 continue
             }
             if now - pulse.lastHeard >= silenceLimit {
-                checks.append(.cut(id, "no answer to pings for \(silenceLimit)"))
+                checks.append(.cut(id, Self.silenceText(silenceLimit)))
                 continue
             }
             checks.append(.ping(id))
         }
         return checks
     }
+
+    /// The words of the two cuts (docs/PROTOCOL.md quotes them).
+    static func noHelloText(_ limit: Duration) -> String { "no hello within \(limit.secondsText)" }
+    static func silenceText(_ limit: Duration) -> String { "no answer to pings for \(limit.secondsText)" }
 
     /// The next round of pings, while anyone is connected.
     mutating func schedulePings(now: Duration) {
@@ -127,8 +131,7 @@ struct Liveness: Sendable {
 
     /// "away (grace 30 s)"
     var awayText: String {
-        let value = grace / .seconds(1)
-        return "away (grace \(value == value.rounded() ? "\(Int(value))" : "\(value)") s)"
+        "away (grace \(grace.secondsText))"
     }
 
     // MARK: - Timers

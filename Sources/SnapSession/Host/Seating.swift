@@ -90,13 +90,17 @@ struct Seating: Sendable {
         connections[id] = Connection(local: local, remote: local ? nil : address)
         guard !local else { return nil }
         if remote.count >= configuration.maxConnections {
-            return (.full, "the host is busy: \(configuration.maxConnections) connections at once is its limit")
+            return (.full, Self.tooManyText(configuration.maxConnections))
         }
         if remote.filter({ !$0.signedIn }).count >= configuration.maxSigningIn {
-            return (.full, "the host is busy: \(configuration.maxSigningIn) connections are signing in")
+            return (.full, Self.tooManySigningInText(configuration.maxSigningIn))
         }
         return nil
     }
+
+    /// The words of the two refusals (docs/PROTOCOL.md §10 quotes them).
+    static func tooManyText(_ cap: Int) -> String { "the host is busy: \(cap) connections at once is its limit" }
+    static func tooManySigningInText(_ cap: Int) -> String { "the host is busy: \(cap) connections are signing in" }
 
     /// Within budget, or to be cut: one token bucket per message kind per connection.
     mutating func withinBudget(_ message: ClientMessage, from id: ConnectionID, now: Duration) -> Bool {

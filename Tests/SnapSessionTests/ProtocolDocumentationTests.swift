@@ -1,0 +1,59 @@
+import Foundation
+import SnapProtocol
+import Testing
+@testable import SnapSession
+
+/// The host's numbers and words that docs/PROTOCOL.md quotes (§8, §10, §11, §14), as the
+/// session has them: a change to either side that makes the document wrong fails here.
+/// The document's line breaks do not matter: runs of white space compare as one space.
+@Suite("PROTOCOL.md quotes the host session")
+struct ProtocolDocumentationTests {
+    static func document() throws -> String {
+        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
+        return oneLine(try String(contentsOf: url, encoding: .utf8))
+    }
+
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+    }
+
+    let defaults = HostConfiguration(hostName: "Host")
+
+    func expectQuoted(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try Self.document().contains(Self.oneLine(text)), "PROTOCOL.md lacks: \(text)", sourceLocation: sourceLocation)
+    }
+
+    @Test("§10's caps on connections and the words of their refusals")
+    func connectionCaps() throws {
+        try expectQuoted("at most **\(defaults.maxConnections)** network connections at once, and of those at most "
+                         + "**\(defaults.maxSigningIn)** that have not sent `hello` or `query` yet")
+        try expectQuoted("`closing(full, \"\(Seating.tooManyText(defaults.maxConnections))\")`")
+        try expectQuoted("`closing(full, \"\(Seating.tooManySigningInText(defaults.maxSigningIn))\")`")
+        try expectQuoted("within **\(defaults.signInTimeout.secondsText)** of connecting gets "
+                         + "`closing(timedOut, \"\(Liveness.noHelloText(defaults.signInTimeout))\")`")
+        // What `snap join` prints of it (§2).
+        try expectQuoted("`\(ClientOutcome.refused(.full, "the host is busy: …").description)` and exits 1")
+        #expect(defaults.pingInterval == .seconds(1))  // "at the host's next once-a-second check"
+        try expectQuoted("at the host's next once-a-second check")
+    }
+
+    @Test("§11's silence limit and its words; §8's timedOut row")
+    func silence() throws {
+        try expectQuoted("has not echoed a `ping` for **\(Int(defaults.silenceLimit / .seconds(1))) seconds**, with "
+                         + "`closing(timedOut, \"\(Liveness.silenceText(defaults.silenceLimit))\")`")
+        try expectQuoted("| `timedOut` | \(CloseReason.timedOut.rawValue) | no `hello` within \(defaults.signInTimeout.secondsText) "
+                         + "of connecting, no `pong` echoing a `ping` for \(defaults.silenceLimit.secondsText),")
+    }
+
+    @Test("§14's connections, silence and grace, and §10's wrong join codes")
+    func limits() throws {
+        try expectQuoted("| connections | \(defaults.maxConnections) at once, \(defaults.maxSigningIn) of them not signed in; "
+                         + "`hello` within \(defaults.signInTimeout.secondsText);")
+        try expectQuoted("| silence | \(defaults.silenceLimit.secondsText) without a `pong`")
+        try expectQuoted("| grace | a dropped player's seat waits `graceMillis` (\(defaults.grace.secondsText) by default)")
+        try expectQuoted("After **\(defaults.wrongCodesAllowed)** wrong codes in a row from one address")
+        try expectQuoted("doubling with each one up to **\(defaults.wrongCodeMaxPause.secondsText)**")
+        try expectQuoted("\(defaults.wrongCodesAllowed) wrong codes from one address, then refused for 1 s doubling to "
+                         + "\(defaults.wrongCodeMaxPause.secondsText)")
+    }
+}
