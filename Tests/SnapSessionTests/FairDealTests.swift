@@ -31,6 +31,21 @@ struct FairDealTests {
         #expect(example.commitment.digest == Self.bytes("81cfa61124de41e648cdb01e76138c3fdd6e47bde90f480c500da135ab5e736b"))
     }
 
+    /// Written down from the OpenSSL build before SHA-256 moved to swift-crypto: a change of
+    /// hash implementation must not change a byte a host publishes.
+    @Test("today's commitments: a seeded host's three rounds, byte for byte")
+    func heldCommitments() {
+        let commitments = Self.honestMatch(secret: false, seed: 5).messages(of: 0).compactMap { message -> String? in
+            guard case .dealCommitted(let commitment) = message else { return nil }
+            return "\(commitment.round) " + commitment.digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        }
+        #expect(commitments == [
+            "1 dd68a3ebd50afbee517b212d25a3ad7a7cff7cd269fb2bb09225ee64ef8961b9",
+            "2 7ff720c2b979bb969a081f43e183a4caa5783c997bccc76273d8e8b6a22b488c",
+            "3 3cd104fefeb318fbf97e0a4bec6322cb63c048f3e083c74f9bcec38c28e57e7e",
+        ])
+    }
+
     @Test("an honest host: every round is committed before its deal, revealed after its win, and verified")
     func honest() throws {
         let net = Self.honestMatch()
