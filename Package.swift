@@ -44,14 +44,6 @@ let package = Package(
         // Append-only checksummed record files; knows no game.
         .target(name: "SnapJournal"),
         .systemLibrary(
-            name: "COpenSSL",
-            path: "COpenSSL",
-            // Not SDL: the headless build needs it too (the fair deal's SHA-256).
-            providers: [.apt(["libssl-dev"])]
-        ),
-        // SHA-256 from OpenSSL's libcrypto.
-        .target(name: "SnapCrypto", dependencies: ["COpenSSL"]),
-        .systemLibrary(
             name: "CDBus",
             path: "CDBus",
             pkgConfig: "dbus-1",
@@ -62,7 +54,11 @@ let package = Package(
         .target(name: "SnapDBus", dependencies: ["CDBus"]),
         // Which Story changes are worth a notice, and their words: pure, on StoryEngine only.
         .target(name: "StoryNotices", dependencies: ["StoryEngine"]),
-        .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots", "SnapCrypto"]),
+        // Crypto: the fair deal's SHA-256 (swift-crypto's, as for TLS fingerprints and Story keys).
+        .target(
+            name: "SnapSession",
+            dependencies: ["SnapEngine", "SnapProtocol", "SnapBots", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // Games between the host's own computer players in virtual time, on a real HostSession.
         .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots", "SnapProtocol", "SnapSession"]),
         // The table as a window shows it: events in, piles and card flights out; no SDL, so
@@ -71,7 +67,7 @@ let package = Package(
         .target(
             name: "SnapNet",
             dependencies: [
-                "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal", "SnapCrypto",
+                "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -161,7 +157,10 @@ let package = Package(
         .testTarget(name: "SnapBotsTests", dependencies: ["SnapBots", "SnapEngine"]),
         .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
         .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SnapSessionTests", dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots", "SnapCrypto"]),
+        .testTarget(
+            name: "SnapSessionTests",
+            dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(
             name: "SnapNetTests",
             dependencies: [
