@@ -11,6 +11,9 @@ let package = Package(
     name: "Snap",
     products: [
         .executable(name: "snap", targets: ["snap"]),
+        // The workshop: the whole-system benchmarks and attack drivers (`snap-bench`), apart
+        // from the player's binary.
+        .executable(name: "snap-bench", targets: ["snap-bench"]),
         // For Benchmarks/, a package of its own that depends on this one by path: the
         // libraries its micro-benchmarks measure (docs/ARCHITECTURE.md, "Where the figures live").
         .library(name: "SnapEngine", targets: ["SnapEngine"]),
@@ -108,8 +111,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Every benchmark, attack driver and timing helper behind `snap bench`: no library
-        // imports it (SnapBenchTests checks), so a game links none of it. Its UI benchmarks
+        // Every benchmark, attack driver and timing helper behind `snap-bench`: no library
+        // and not `snap` imports it (SnapBenchTests checks), so a game links none of it. Its UI benchmarks
         // draw a bare-SDL baseline, so with the GUI trait it also imports SnapUI and CSDL2.
         .target(
             name: "SnapBench",
@@ -127,7 +130,7 @@ let package = Package(
         .executableTarget(
             name: "snap",
             dependencies: [
-                "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal", "SnapBench",
+                "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal",
                 .target(name: "SnapTable", condition: gui),
                 "StoryEngine", "StoryService", "StoryNotices", "SnapDBus",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -137,6 +140,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // The processes' lifecycles (signals, graceful shutdown) are the executable's business.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // `snap-bench`: the commands, options and output lines `snap bench` had. It starts the
+        // `snap` beside it for the host and story-service processes it measures.
+        .executableTarget(
+            name: "snap-bench",
+            dependencies: [
+                "SnapBench", "SnapEngine", "SnapSimulation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Tests write under one directory of the test process's, removed when it exits.
@@ -171,7 +184,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine"]),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService", "SnapDBus", "StoryEngine",
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService", "SnapDBus", "StoryEngine",
                                                             .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation"]),
         .testTarget(
@@ -179,7 +192,7 @@ let package = Package(
             dependencies: [
                 "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport",
                 .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
-                .target(name: "snap", condition: gui),
+                .target(name: "snap", condition: gui), .target(name: "snap-bench", condition: gui),
             ]
         ),
     ]

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Foundation
 
-/// `snap bench attack`: a `snap host --headless` in its own process, with a private
+/// `snap-bench attack`: a `snap host --headless` in its own process, with a private
 /// runtime directory, and what /proc says about its memory and CPU time.
 public final class HostProcess: @unchecked Sendable {  // attack threads read only its addresses, fixed at start; sampling and stopping stay on the bench's thread
     let directory: String

@@ -111,9 +111,9 @@ struct Host: ParsableCommand {
     @Option(help: "Journal the match in this directory (default: $XDG_STATE_HOME/snap/matches).") var journalDirectory: String?
     @Flag(help: "Do not journal the match.") var noJournal = false
     @Flag(help: "Log connections, refusals and judging to standard error.") var verbose = false
-    /// `snap bench attack`: deal at once, then hold the table still so Snap! calls can be timed.
+    /// `snap-bench attack`: deal at once, then hold the table still so Snap! calls can be timed.
     @Flag(help: .hidden) var benchStillTable = false
-    /// `snap bench attack`: plain TCP for its raw-socket clients, on a loopback address only.
+    /// `snap-bench attack`: plain TCP for its raw-socket clients, on a loopback address only.
     @Flag(help: .hidden) var benchPlainTcp = false
     #if GUI
     @OptionGroup var window: WindowFlags

@@ -28,7 +28,7 @@ struct StoryServe: ParsableCommand {
     @Option(help: "The join code TCP players must give (default: a random one).") var code: String?
     @Flag(help: "No join code on TCP: for a trusted network only.") var open = false
     @OptionGroup var tls: TLSServerOptions
-    /// `snap bench story`: the plain-TCP baseline TLS is measured against, on 127.x only.
+    /// `snap-bench story`: the plain-TCP baseline TLS is measured against, on 127.x only.
     @Flag(help: .hidden) var benchPlainTcp = false
     @Option(help: "The database: an SQLite file (default: $XDG_STATE_HOME/snap/story/story.sqlite) or a postgres:// URL.")
     var database: String?
@@ -38,7 +38,7 @@ struct StoryServe: ParsableCommand {
     var turnDeadline = "72h"
     /// Tests: how often deadlines are looked for.
     @Option(help: .hidden) var sweepMilliseconds = 1000
-    /// `snap bench story`'s many players: more connections at once than the default 512.
+    /// `snap-bench story`'s many players: more connections at once than the default 512.
     @Option(help: .hidden) var connectionLimit = StoryServer.Limits().connections
     @Flag(help: "Log connections and refusals to standard error.") var verbose = false
 

@@ -8,7 +8,7 @@ struct AttackBench: ParsableCommand {
         commandName: "attack",
         abstract: "Attacks on a host process, each beside a quiet run: honest Snap! latency, host memory and CPU, when the attacker is cut.",
         discussion: """
-            Each attack runs against a fresh `snap host --headless` (this executable, a private \
+            Each attack runs against a fresh `snap host --headless` (the `snap` beside this executable, a private \
             XDG_RUNTIME_DIR under /tmp) with two honest players timing Snap! → verdict. Traffic \
             goes only to that host; every attack stops by itself after --seconds. One table row \
             an attack: honest verdict p50/p99 (µs), p99 against the quiet run, the host's peak \
@@ -57,7 +57,7 @@ struct AttackBench: ParsableCommand {
             return source
         }
         defer { stops.forEach { $0.cancel() } }
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable = try snapExecutable()
         let turnTimeout = hostHelp(executable).contains("--turn-timeout")
         let seconds = self.seconds ?? (quick ? 2 : 10)
         var benchmark = AttackBenchmark(executable: executable, transport: transport == "tcp" ? .tcp : .unix,
