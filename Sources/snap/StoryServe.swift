@@ -36,17 +36,15 @@ struct StoryServe: ParsableCommand {
     var journal: String?
     @Option(help: "How long a turn may take unless the match says (e.g. 30m, 72h, 3d); then it passes to the next player.")
     var turnDeadline = "72h"
-    /// Tests: how often deadlines are looked for.
-    @Option(help: .hidden) var sweepMilliseconds = 1000
-    /// `snap-bench story`'s many players: more connections at once than the default 512.
-    @Option(help: .hidden) var connectionLimit = StoryServer.Limits().connections
+    @Option(help: "Connections at once; one more is told the service is busy.")
+    var connectionLimit = StoryServer.Limits().connections
     @Flag(help: "Log connections and refusals to standard error.") var verbose = false
 
     func validate() throws {
         if let listen { _ = try validAddress(listen, option: "--listen", use: .listen) }
         if let code, let problem = JoinCode.problem(code) { throw ValidationError("--code: \(problem)") }
         if case .failure(let error) = StoryDuration.parse(turnDeadline) { throw ValidationError("--turn-deadline: \(error)") }
-        guard sweepMilliseconds >= 10 else { throw ValidationError("--sweep-milliseconds must be at least 10") }
+        guard connectionLimit >= 1 else { throw ValidationError("--connection-limit must be at least 1") }
     }
 
     func run() throws {
@@ -78,8 +76,7 @@ struct StoryServe: ParsableCommand {
         let millis = Double((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000) / 1000
             + Double((ContinuousClock.now - started).components.seconds) * 1000
         say("restored \(count) matches: the store holds them, each read when a request needs it (opened in \(String(format: "%.1f", millis)) ms)")
-        let server = StoryServer(store: store, loop: group.next(), logger: logger, turnSeconds: turnSeconds,
-                                 sweepInterval: .milliseconds(Int64(sweepMilliseconds)))
+        let server = StoryServer(store: store, loop: group.next(), logger: logger, turnSeconds: turnSeconds)
         server.limits.connections = connectionLimit
         // Listening and serving run as a service of a ServiceGroup, which takes SIGINT and
         // SIGTERM before anything listens: whoever sees "listening on" and sends SIGTERM is
