@@ -4,7 +4,7 @@ import SnapEngine
 
 /// `snap-bench`: the whole-system figures against baselines measured in the same run. An
 /// executable of its own, so the player's `snap` links none of the benchmarks or attack
-/// drivers; its commands, options and output lines are those `snap-bench` had (scripts and
+/// drivers; its commands, options and output lines are those `snap bench` had (scripts and
 /// tests read them), the lines' "snap bench …" prefixes included.
 @main
 struct Bench: ParsableCommand {
