@@ -143,11 +143,13 @@ let package = Package(
             ]
         ),
         // `snap-bench`: the commands, options and output lines `snap bench` had. It starts the
-        // `snap` beside it for the host and story-service processes it measures.
+        // `snap` beside it for the story service it measures; the attack bench's host is its
+        // own `host` command (HostServer, as `snap host --headless` runs it).
         .executableTarget(
             name: "snap-bench",
             dependencies: [
-                "SnapBench", "SnapEngine", "SnapSimulation",
+                "SnapBench", "SnapEngine", "SnapSimulation", "SnapSession", "SnapNet",
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The `snap` whose processes the benchmarks measure (`snap host --headless`, `snap story
-/// serve`): the one beside this executable, as `swift build` puts `snap` and `snap-bench`
+/// The `snap` whose process the story benchmark measures (`snap story serve`): the one
+/// beside this executable, as `swift build` puts `snap` and `snap-bench`
 /// in one folder. The benchmarks are not in the player's binary, so they start it.
 public func snapExecutable() throws -> String {
     let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
