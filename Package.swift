@@ -148,7 +148,7 @@ let package = Package(
         .executableTarget(
             name: "snap-bench",
             dependencies: [
-                "SnapBench", "SnapEngine", "SnapSimulation", "SnapSession", "SnapNet",
+                "SnapBench", "SnapEngine", "SnapSimulation", "SnapSession", "SnapNet", "StoryService",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

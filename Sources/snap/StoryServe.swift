@@ -28,8 +28,6 @@ struct StoryServe: ParsableCommand {
     @Option(help: "The join code TCP players must give (default: a random one).") var code: String?
     @Flag(help: "No join code on TCP: for a trusted network only.") var open = false
     @OptionGroup var tls: TLSServerOptions
-    /// `snap-bench story`: the plain-TCP baseline TLS is measured against, on 127.x only.
-    @Flag(help: .hidden) var benchPlainTcp = false
     @Option(help: "The database: an SQLite file (default: $XDG_STATE_HOME/snap/story/story.sqlite) or a postgres:// URL.")
     var database: String?
     @Option(help: "An old story journal to import when the database is empty (default: story.journal beside the default database).")
@@ -82,7 +80,7 @@ struct StoryServe: ParsableCommand {
         // SIGTERM before anything listens: whoever sees "listening on" and sends SIGTERM is
         // always heard (a benchmark once waited for ever on a signal ignored and lost).
         let socket = self.socket, listen = self.listen, open = self.open, code = self.code
-        let benchPlainTcp = self.benchPlainTcp, tls = self.tls
+        let tls = self.tls
         let service = StoryServing(server: server, store: store) {
             let socketPath = try socket ?? defaultStorySocketPath(create: true)
             do { try server.listen(unixPath: socketPath) } catch NetError.hostNameTaken {
@@ -92,11 +90,7 @@ struct StoryServe: ParsableCommand {
             if let listen {
                 let address = try validAddress(listen, option: "--listen", use: .listen)
                 server.joinCode = open ? nil : code.flatMap(JoinCode.normalized) ?? JoinCode.random()
-                if benchPlainTcp, !address.host.hasPrefix("127.") {
-                    throw ValidationError("--bench-plain-tcp is for benchmarks on a 127.x address only")
-                }
-                let port = benchPlainTcp ? try server.listen(host: address.host, port: address.port, tls: nil)
-                    : try server.listen(host: address.host, port: address.port, identity: try tls.identity())
+                let port = try server.listen(host: address.host, port: address.port, identity: try tls.identity())
                 say("listening on tcp:" + formatHostPort(address.host, port))
                 say(server.joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone who can reach the port may play)")
             }
