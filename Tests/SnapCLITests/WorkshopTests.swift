@@ -18,6 +18,19 @@ struct WorkshopTests {
         #expect(!run.output.contains("snap bench engine:"))
     }
 
+    @Test("the servers carry no benchmark flag, hidden or shown: they moved to snap-bench host and story-service")
+    func noBenchmarkFlags() throws {
+        for command in [["host"], ["story", "serve"]] {
+            let run = try runSnap(command + ["--help-hidden"])
+            #expect(run.status == 0 && run.output.contains("USAGE: snap \(command.joined(separator: " "))"), "\(run.output)\(run.error)")
+            for flag in ["bench", "--still-table", "--plain-tcp", "--sweep-milliseconds"] {
+                #expect(!run.output.contains(flag), "\(command): \(flag)")
+            }
+        }
+        let host = try runSnapBench(["host", "--help"])
+        #expect(host.output.contains("--still-table") && host.output.contains("--plain-tcp"), "\(host.output)")
+    }
+
     @Test("snap-bench has the commands snap bench had")
     func snapBenchHasThem() throws {
         let run = try runSnapBench(["--help"])
