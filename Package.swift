@@ -11,6 +11,9 @@ let package = Package(
     name: "Snap",
     products: [
         .executable(name: "snap", targets: ["snap"]),
+        // The workshop: the whole-system benchmarks and attack drivers (`snap-bench`), apart
+        // from the player's binary.
+        .executable(name: "snap-bench", targets: ["snap-bench"]),
         // For Benchmarks/, a package of its own that depends on this one by path: the
         // libraries its micro-benchmarks measure (docs/ARCHITECTURE.md, "Where the figures live").
         .library(name: "SnapEngine", targets: ["SnapEngine"]),
@@ -44,14 +47,6 @@ let package = Package(
         // Append-only checksummed record files; knows no game.
         .target(name: "SnapJournal"),
         .systemLibrary(
-            name: "COpenSSL",
-            path: "COpenSSL",
-            // Not SDL: the headless build needs it too (the fair deal's SHA-256).
-            providers: [.apt(["libssl-dev"])]
-        ),
-        // SHA-256 from OpenSSL's libcrypto.
-        .target(name: "SnapCrypto", dependencies: ["COpenSSL"]),
-        .systemLibrary(
             name: "CDBus",
             path: "CDBus",
             pkgConfig: "dbus-1",
@@ -62,7 +57,11 @@ let package = Package(
         .target(name: "SnapDBus", dependencies: ["CDBus"]),
         // Which Story changes are worth a notice, and their words: pure, on StoryEngine only.
         .target(name: "StoryNotices", dependencies: ["StoryEngine"]),
-        .target(name: "SnapSession", dependencies: ["SnapEngine", "SnapProtocol", "SnapBots", "SnapCrypto"]),
+        // Crypto: the fair deal's SHA-256 (swift-crypto's, as for TLS fingerprints and Story keys).
+        .target(
+            name: "SnapSession",
+            dependencies: ["SnapEngine", "SnapProtocol", "SnapBots", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // Games between the host's own computer players in virtual time, on a real HostSession.
         .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots", "SnapProtocol", "SnapSession"]),
         // The table as a window shows it: events in, piles and card flights out; no SDL, so
@@ -71,7 +70,7 @@ let package = Package(
         .target(
             name: "SnapNet",
             dependencies: [
-                "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal", "SnapCrypto",
+                "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -112,8 +111,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Every benchmark, attack driver and timing helper behind `snap bench`: no library
-        // imports it (SnapBenchTests checks), so a game links none of it. Its UI benchmarks
+        // Every benchmark, attack driver and timing helper behind `snap-bench`: no library
+        // and not `snap` imports it (SnapBenchTests checks), so a game links none of it. Its UI benchmarks
         // draw a bare-SDL baseline, so with the GUI trait it also imports SnapUI and CSDL2.
         .target(
             name: "SnapBench",
@@ -131,7 +130,7 @@ let package = Package(
         .executableTarget(
             name: "snap",
             dependencies: [
-                "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal", "SnapBench",
+                "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal",
                 .target(name: "SnapTable", condition: gui),
                 "StoryEngine", "StoryService", "StoryNotices", "SnapDBus",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -141,6 +140,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // The processes' lifecycles (signals, graceful shutdown) are the executable's business.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // `snap-bench`: the commands, options and output lines `snap bench` had. It starts the
+        // `snap` beside it for the story service it measures; the attack bench's host is its
+        // own `host` command (HostServer, as `snap host --headless` runs it).
+        .executableTarget(
+            name: "snap-bench",
+            dependencies: [
+                "SnapBench", "SnapEngine", "SnapSimulation", "SnapSession", "SnapNet", "StoryService",
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Tests write under one directory of the test process's, removed when it exits.
@@ -161,7 +172,10 @@ let package = Package(
         .testTarget(name: "SnapBotsTests", dependencies: ["SnapBots", "SnapEngine"]),
         .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
         .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "SnapSessionTests", dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots", "SnapCrypto"]),
+        .testTarget(
+            name: "SnapSessionTests",
+            dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(
             name: "SnapNetTests",
             dependencies: [
@@ -172,7 +186,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine"]),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService", "SnapDBus", "StoryEngine",
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService", "SnapDBus", "StoryEngine",
                                                             .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation"]),
         .testTarget(
@@ -180,7 +194,7 @@ let package = Package(
             dependencies: [
                 "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport",
                 .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
-                .target(name: "snap", condition: gui),
+                .target(name: "snap", condition: gui), .target(name: "snap-bench", condition: gui),
             ]
         ),
     ]

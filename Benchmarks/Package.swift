@@ -4,7 +4,7 @@ import PackageDescription
 // The libraries' micro-benchmarks, on the package-benchmark harness (ordo-one/benchmark):
 // `swift package --disable-sandbox benchmark` here. A package of its own so that the game's
 // build, its tests and CI never compile the harness (docs/ARCHITECTURE.md, "Where the
-// figures live"). The whole-system figures against same-run baselines stay in `snap bench`.
+// figures live"). The whole-system figures against same-run baselines stay in `snap-bench`.
 let package = Package(
     name: "SnapBenchmarks",
     platforms: [.macOS(.v13)],

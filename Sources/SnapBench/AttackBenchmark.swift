@@ -5,7 +5,7 @@ import Foundation
 import SnapEngine
 import SnapProtocol
 
-/// `snap bench attack`: each attack against a fresh `snap host` process, while two
+/// `snap-bench attack`: each attack against a fresh `snap host` process, while two
 /// honest players time Snap! → verdict; a quiet run (no attacker) is the baseline.
 public struct AttackBenchmark: Sendable {
     public enum Attack: String, CaseIterable, Sendable {
@@ -49,18 +49,16 @@ public struct AttackBenchmark: Sendable {
     public var transport: NetBenchmark.Transport
     /// How long each attack (and each timing window) lasts.
     public var seconds: Double
-    /// Pass `--turn-timeout 2` to the host (when it has the option).
-    public var turnTimeout: Bool
     /// The most messages one flood sends (it also stops at the attack's end).
     public var floodLimit = 1_000_000
     public var churnCount = 300
     public var connections = 2000
 
-    public init(executable: String, transport: NetBenchmark.Transport, seconds: Double, turnTimeout: Bool) {
+    /// `executable`: snap-bench, whose `host` command is the host attacked.
+    public init(executable: String, transport: NetBenchmark.Transport, seconds: Double) {
         self.executable = executable
         self.transport = transport
         self.seconds = seconds
-        self.turnTimeout = turnTimeout
     }
 
     static let clock = ContinuousClock()
@@ -70,8 +68,8 @@ public struct AttackBenchmark: Sendable {
     public func run(_ attack: Attack) -> Row {
         var row = Row(attack: attack)
         var arguments = ["--start-when", attack.inLobby ? "2" : "3", "--rounds", "1000"]
-        arguments += attack == .absent ? ["--speed", "0.2"] : ["--bench-still-table"]
-        if turnTimeout { arguments += ["--turn-timeout", "2"] }
+        arguments += attack == .absent ? ["--speed", "0.2"] : ["--still-table"]
+        arguments += ["--turn-timeout", "2"]
         let host: HostProcess
         // The TLS attacks need a TLS port; the honest players then use the Unix socket.
         let transport = attack.onTLS ? NetBenchmark.Transport.unix : self.transport

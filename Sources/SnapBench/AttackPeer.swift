@@ -5,7 +5,7 @@ import SnapEngine
 import SnapProtocol
 import SnapSession
 
-/// `snap bench attack`: one raw, non-blocking connection to the host, honest or not.
+/// `snap-bench attack`: one raw, non-blocking connection to the host, honest or not.
 /// Writes are queued in order (sequence numbers), reads feed a `ClientSession`.
 final class AttackPeer: @unchecked Sendable {  // one thread at a time: the attacker's thread gets it and nobody else touches it
     let socket: BenchSocket

@@ -19,7 +19,7 @@ struct AttackOutcome {
     var note = ""
 }
 
-/// The attackers of `snap bench attack`. Every loop is bounded by a message count and a
+/// The attackers of `snap-bench attack`. Every loop is bounded by a message count and a
 /// deadline, and talks only to the host this bench started on this machine.
 enum Attackers {
     static let clock = ContinuousClock()

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// Where `snap bench net`'s pinned figures run: the measuring thread on one CPU, the side
+/// Where `snap-bench net`'s pinned figures run: the measuring thread on one CPU, the side
 /// that answers (the host's event loop, or the echo thread) on another.
 ///
 /// Unpinned, a ping-pong's two threads may share a CPU and hand over with a context switch

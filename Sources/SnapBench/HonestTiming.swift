@@ -1,7 +1,7 @@
 import SnapEngine
 import SnapProtocol
 
-/// The two honest players of `snap bench attack`: they turn when it is their turn and time
+/// The two honest players of `snap-bench attack`: they turn when it is their turn and time
 /// each Snap! until its verdict has reached both of them.
 ///
 /// On a still table (`snap host --bench-still-table`) they call Snap! in turn, one call

@@ -3,8 +3,9 @@ import Glibc
 #endif
 import Foundation
 
-/// `snap bench attack`: a `snap host --headless` in its own process, with a private
-/// runtime directory, and what /proc says about its memory and CPU time.
+/// `snap-bench attack`: a host in its own process (`snap-bench host`, the `HostServer` of
+/// `snap host --headless`), with a private runtime directory, and what /proc says about its
+/// memory and CPU time.
 public final class HostProcess: @unchecked Sendable {  // attack threads read only its addresses, fixed at start; sampling and stopping stay on the bench's thread
     let directory: String
     let socketPath: String
@@ -14,7 +15,7 @@ public final class HostProcess: @unchecked Sendable {  // attack threads read on
     private var stopped = false
     private var logs: [FileHandle?] = []
 
-    /// Starts `executable host --headless …` and waits until it listens (at most 10 s).
+    /// Starts `executable host …` (`executable`: snap-bench) and waits until it listens (at most 10 s).
     /// `tls`: its TCP port speaks TLS (a certificate made in its own directory), for the
     /// TLS attacks; otherwise TCP is plain, for the raw-socket players.
     init(executable: String, arguments: [String], tcp: Bool, tls: Bool = false) throws {
@@ -22,12 +23,11 @@ public final class HostProcess: @unchecked Sendable {  // attack threads read on
         directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
         socketPath = directory + "/h.sock"
         process.executableURL = URL(fileURLWithPath: executable)
-        // No journal: benchmark hosts leave nothing behind in the user's state directory.
-        process.arguments = ["host", "--headless", "--name", "Bench", "--socket", socketPath, "--no-journal"]
-            // Budgets, not join codes, are what the bench measures: an open table, not announced.
+        // No journal, no join code, not announced: budgets are what the bench measures.
+        process.arguments = ["host", "--socket", socketPath]
             // Its players are raw blocking sockets: plain TCP, on loopback only; the TLS
             // attacks hit a TLS port while the players play on the Unix socket.
-            + (tcp ? ["--listen", "127.0.0.1:0", "--open", "--no-announce"] : []) + (tcp && !tls ? ["--bench-plain-tcp"] : [])
+            + (tcp ? ["--listen", "127.0.0.1:0"] : []) + (tcp && !tls ? ["--plain-tcp"] : [])
             + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = directory

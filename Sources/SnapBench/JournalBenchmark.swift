@@ -5,7 +5,7 @@ import SnapEngine
 import SnapJournal
 import SnapProtocol
 
-/// The journal's share of `snap bench engine`: recorded commands applied by the engine
+/// The journal's share of `snap-bench engine`: recorded commands applied by the engine
 /// alone, against the same commands with what a host adds to each — its match-log
 /// record, encoded, checksummed and written to a journal file (synced at the end). The
 /// record is encoded on the game's path, into the writer's ring; the writer's queue

@@ -12,7 +12,7 @@ import SnapNet
 import SnapProtocol
 import SnapSession
 
-/// `snap bench net`: how long a Snap! call takes to come back as a verdict at every
+/// `snap-bench net`: how long a Snap! call takes to come back as a verdict at every
 /// client, against a bare 16-byte ping-pong over the same transport, in one run.
 public struct NetBenchmark {
     public enum Transport: String, Sendable { case unix, tcp }

@@ -8,7 +8,7 @@ import SnapNet
 import SnapProtocol
 import SnapSession
 
-/// `snap bench rejoin`: how long from a player's connection dropping to its seat being
+/// `snap-bench rejoin`: how long from a player's connection dropping to its seat being
 /// back with the table current (the snapshot received), over a Unix socket, against a
 /// fresh sign-in's hello → welcome in the same run.
 public struct RejoinBenchmark {

@@ -7,8 +7,8 @@ import StoryEngine
 import SnapNet
 import StoryService
 
-/// `snap bench story`: the story service as a separate process (this executable's
-/// `snap story serve`), as players meet it.
+/// `snap-bench story`: the story service as a separate process (`snap story serve`, the
+/// `snap` beside this executable), as players meet it.
 public struct StoryBenchmark: Sendable {
     /// Seconds, sorted: a turn until every participant's view is updated, and a ping round trip.
     public struct Latency: Sendable {
@@ -381,9 +381,16 @@ final class ServiceProcess {
 
     init(directory: String, database: String, tcp: TCP? = nil, extra: [String] = []) throws {
         socket = directory + "/story.socket"
-        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        process.arguments = ["story", "serve", "--socket", socket, "--database", database]
-            + (tcp == nil ? [] : ["--listen", "127.0.0.1:0", "--open"]) + (tcp == .plain ? ["--bench-plain-tcp"] : []) + extra
+        if let tcp {
+            // Over TCP, with TLS and without: both this executable's `story-service`, so
+            // that the pair differs in TLS alone (plain TCP is not in the player's snap).
+            process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            process.arguments = ["story-service", "--socket", socket, "--database", database, "--listen", "127.0.0.1:0"]
+                + (tcp == .plain ? ["--plain-tcp"] : []) + extra
+        } else {
+            process.executableURL = URL(fileURLWithPath: try snapExecutable())
+            process.arguments = ["story", "serve", "--socket", socket, "--database", database] + extra
+        }
         // Its certificate is made in the benchmark's directory, not the player's.
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_STATE_HOME"] = directory + "/state"

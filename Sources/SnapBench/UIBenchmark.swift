@@ -6,7 +6,7 @@ import Logging
 import SnapEngine
 import SnapUI
 
-/// `snap bench ui`: what drawing costs, against a baseline measured in the same run.
+/// `snap-bench ui`: what drawing costs, against a baseline measured in the same run.
 public struct UIBenchmark {
     public struct Result {
         public var frames: Int

@@ -33,7 +33,7 @@ public struct WakeParts: Sendable {
     }
 }
 
-/// `snap bench ui`'s message → screen figures: how long a message from the host waits
+/// `snap-bench ui`'s message → screen figures: how long a message from the host waits
 /// before a presented frame shows it, on a real table (a single-player game with three
 /// computer players at 0.03 of the normal pace so messages come often, the
 /// window's own turns clicked), once alone and once with every

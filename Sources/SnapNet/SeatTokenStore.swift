@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import SnapCrypto
+import Crypto
 import SnapProtocol
 
 /// Seat tokens kept between runs in `$XDG_STATE_HOME/snap/seats/` (directory 0700,
@@ -25,7 +25,7 @@ public struct SeatTokenStore: Sendable {
     /// "Ann B", "Ann.B" and "Ann_B" (once all `Ann_B`) cannot share a token.
     func path(for endpoint: Endpoint, name: String) -> String {
         let readable = String(name.map { $0.isLetter || $0.isNumber ? $0 : "_" }.prefix(40))
-        let digest = SHA256.digest(Array("\(endpoint)".utf8) + [0] + Array(name.utf8))
+        let digest = SHA256.hash(data: Array("\(endpoint)".utf8) + [0] + Array(name.utf8))
         return directory + "/" + readable + "-" + digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 

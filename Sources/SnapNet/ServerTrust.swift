@@ -157,7 +157,7 @@ public struct ServerTrust: Sendable {
     public var authorities: [Certificate] = []
     /// Told once when a certificate is trusted on first use (a line for the player).
     public var onFirstUse: (@Sendable (String) -> Void)?
-    /// No TLS at all: only for the baseline `snap bench net` measures TLS against.
+    /// No TLS at all: only for the baseline `snap-bench net` measures TLS against.
     package var plainTCPForBenchmarks = false
 
     public init(knownHosts: KnownHosts) { self.knownHosts = knownHosts }

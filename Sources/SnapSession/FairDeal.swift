@@ -1,16 +1,16 @@
-import SnapCrypto
+import Crypto
 import SnapEngine
 import SnapProtocol
 
 extension DealReveal {
     /// The commitment this reveal opens: SHA-256 of the seed and salt.
     public var commitment: DealCommitment {
-        DealCommitment(round: round, digest: SHA256.digest(committedBytes))
+        DealCommitment(round: round, digest: Array(SHA256.hash(data: committedBytes)))
     }
 
     /// Whether this is what `commitment` committed to.
     public func opens(_ commitment: DealCommitment) -> Bool {
-        commitment.round == round && SHA256.digest(committedBytes) == commitment.digest
+        commitment.round == round && Array(SHA256.hash(data: committedBytes)) == commitment.digest
     }
 
     /// A round's secret: the seed and salt from the system's secure generator, so nobody

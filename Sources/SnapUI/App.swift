@@ -141,7 +141,7 @@ public final class App {
     private var needsRedraw = true
     private let start = ContinuousClock.now
     public private(set) var frames = 0
-    /// Milliseconds each drawn frame took (draw + present), for `snap bench ui`.
+    /// Milliseconds each drawn frame took (draw + present), for `snap-bench ui`.
     public private(set) var frameTimes: [Double] = []
     public var recordFrameTimes = false
     /// Extra work each frame (tests and benchmarks inject input here).
@@ -158,7 +158,7 @@ public final class App {
         return wakeLatencies
     }
     private var wokenAt: UInt64?
-    /// Where each measured wake's time went (`snap bench ui`): one entry per `wakeLatencies` entry.
+    /// Where each measured wake's time went (`snap-bench ui`): one entry per `wakeLatencies` entry.
     package struct WakeTrace {
         package var asked: UInt64        // the network thread asked for the wake
         package var seen: UInt64         // the loop dispatched the SDL event

@@ -110,10 +110,6 @@ struct Host: ParsableCommand {
     @Option(help: "Journal the match in this directory (default: $XDG_STATE_HOME/snap/matches).") var journalDirectory: String?
     @Flag(help: "Do not journal the match.") var noJournal = false
     @Flag(help: "Log connections, refusals and judging to standard error.") var verbose = false
-    /// `snap bench attack`: deal at once, then hold the table still so Snap! calls can be timed.
-    @Flag(help: .hidden) var benchStillTable = false
-    /// `snap bench attack`: plain TCP for its raw-socket clients, on a loopback address only.
-    @Flag(help: .hidden) var benchPlainTcp = false
     #if GUI
     @OptionGroup var window: WindowFlags
     #endif
@@ -148,9 +144,6 @@ struct Host: ParsableCommand {
             }
         }
         if let listen { _ = try validAddress(listen, option: "--listen", use: .listen) }
-        if benchPlainTcp, !(listen?.hasPrefix("127.") ?? false) {
-            throw ValidationError("--bench-plain-tcp is for benchmarks on a 127.x address only")
-        }
         if let code {
             if let problem = JoinCode.problem(code) { throw ValidationError("--code: \(problem)") }
             if open { throw ValidationError("--code and --open exclude each other") }
@@ -182,7 +175,6 @@ struct Host: ParsableCommand {
         configuration.maxClients = min(3, 4 - bots)
         configuration.turnTimeout = turnTimeoutDuration
         configuration.grace = .milliseconds(Int64((grace * 1000).rounded()))
-        if benchStillTable { configuration.pacing = Pacing(deal: .zero, nextPlayer: .seconds(100_000)) }
         configuration.joinCode = joinCode()
         return configuration
     }
@@ -249,7 +241,6 @@ struct Host: ParsableCommand {
         // SIGINT and SIGTERM before anything listens: a signal ends the game on purpose
         // (clients hear "host quit") and is never lost.
         let announce = !noAnnounce
-        let benchPlainTcp = self.benchPlainTcp
         let listenAddress = self.listen
         let socketPath = self.socket
         let tlsOptions = self.tls
@@ -283,16 +274,11 @@ struct Host: ParsableCommand {
                 say("listening on unix:\(path)")
                 guard let listenAddress else { return nil }
                 let (host, port) = try parseHostPort(listenAddress, for: .listen)
-                let bound: Int
-                if benchPlainTcp {
-                    bound = try server.listen(host: host, port: port, tls: nil)
-                } else {
-                    let identity: TLSIdentity
-                    do { identity = try tlsOptions.identity() } catch let error as TLSSetupError {
-                        throw NetError.cannotListen(formatHostPort(host, port), "its TLS certificate: \(error)")
-                    }
-                    bound = try server.listen(host: host, port: port, identity: identity)
+                let identity: TLSIdentity
+                do { identity = try tlsOptions.identity() } catch let error as TLSSetupError {
+                    throw NetError.cannotListen(formatHostPort(host, port), "its TLS certificate: \(error)")
                 }
+                let bound = try server.listen(host: host, port: port, identity: identity)
                 say("listening on tcp:" + formatHostPort(host, bound))
                 let usable = reachableAddresses(listeningOn: host).map { formatHostPort($0, bound) }
                 say("players can connect to: " + usable.joined(separator: ", "))

@@ -28,25 +28,21 @@ struct StoryServe: ParsableCommand {
     @Option(help: "The join code TCP players must give (default: a random one).") var code: String?
     @Flag(help: "No join code on TCP: for a trusted network only.") var open = false
     @OptionGroup var tls: TLSServerOptions
-    /// `snap bench story`: the plain-TCP baseline TLS is measured against, on 127.x only.
-    @Flag(help: .hidden) var benchPlainTcp = false
     @Option(help: "The database: an SQLite file (default: $XDG_STATE_HOME/snap/story/story.sqlite) or a postgres:// URL.")
     var database: String?
     @Option(help: "An old story journal to import when the database is empty (default: story.journal beside the default database).")
     var journal: String?
     @Option(help: "How long a turn may take unless the match says (e.g. 30m, 72h, 3d); then it passes to the next player.")
     var turnDeadline = "72h"
-    /// Tests: how often deadlines are looked for.
-    @Option(help: .hidden) var sweepMilliseconds = 1000
-    /// `snap bench story`'s many players: more connections at once than the default 512.
-    @Option(help: .hidden) var connectionLimit = StoryServer.Limits().connections
+    @Option(help: "Connections at once; one more is told the service is busy.")
+    var connectionLimit = StoryServer.Limits().connections
     @Flag(help: "Log connections and refusals to standard error.") var verbose = false
 
     func validate() throws {
         if let listen { _ = try validAddress(listen, option: "--listen", use: .listen) }
         if let code, let problem = JoinCode.problem(code) { throw ValidationError("--code: \(problem)") }
         if case .failure(let error) = StoryDuration.parse(turnDeadline) { throw ValidationError("--turn-deadline: \(error)") }
-        guard sweepMilliseconds >= 10 else { throw ValidationError("--sweep-milliseconds must be at least 10") }
+        guard connectionLimit >= 1 else { throw ValidationError("--connection-limit must be at least 1") }
     }
 
     func run() throws {
@@ -78,14 +74,13 @@ struct StoryServe: ParsableCommand {
         let millis = Double((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000) / 1000
             + Double((ContinuousClock.now - started).components.seconds) * 1000
         say("restored \(count) matches: the store holds them, each read when a request needs it (opened in \(String(format: "%.1f", millis)) ms)")
-        let server = StoryServer(store: store, loop: group.next(), logger: logger, turnSeconds: turnSeconds,
-                                 sweepInterval: .milliseconds(Int64(sweepMilliseconds)))
+        let server = StoryServer(store: store, loop: group.next(), logger: logger, turnSeconds: turnSeconds)
         server.limits.connections = connectionLimit
         // Listening and serving run as a service of a ServiceGroup, which takes SIGINT and
         // SIGTERM before anything listens: whoever sees "listening on" and sends SIGTERM is
         // always heard (a benchmark once waited for ever on a signal ignored and lost).
         let socket = self.socket, listen = self.listen, open = self.open, code = self.code
-        let benchPlainTcp = self.benchPlainTcp, tls = self.tls
+        let tls = self.tls
         let service = StoryServing(server: server, store: store) {
             let socketPath = try socket ?? defaultStorySocketPath(create: true)
             do { try server.listen(unixPath: socketPath) } catch NetError.hostNameTaken {
@@ -95,11 +90,7 @@ struct StoryServe: ParsableCommand {
             if let listen {
                 let address = try validAddress(listen, option: "--listen", use: .listen)
                 server.joinCode = open ? nil : code.flatMap(JoinCode.normalized) ?? JoinCode.random()
-                if benchPlainTcp, !address.host.hasPrefix("127.") {
-                    throw ValidationError("--bench-plain-tcp is for benchmarks on a 127.x address only")
-                }
-                let port = benchPlainTcp ? try server.listen(host: address.host, port: address.port, tls: nil)
-                    : try server.listen(host: address.host, port: address.port, identity: try tls.identity())
+                let port = try server.listen(host: address.host, port: address.port, identity: try tls.identity())
                 say("listening on tcp:" + formatHostPort(address.host, port))
                 say(server.joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone who can reach the port may play)")
             }

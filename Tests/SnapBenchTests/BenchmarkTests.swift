@@ -2,7 +2,7 @@ import SnapBench
 import SnapEngine
 import Testing
 
-@Suite("The benchmarks behind snap bench, run small")
+@Suite("The benchmarks behind snap-bench, run small")
 struct BenchmarkTests {
     @Test("the engine benchmark measures real work in both the engine and the baseline")
     func engineBenchmarkRuns() {

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 
-@Suite("snap bench attack, as a process")
+@Suite("snap-bench attack, as a process")
 struct AttackBenchTests {
     @Test("prints a row with parseable numbers per attack and exits 0", .timeLimit(.minutes(5)))
     func quickRows() throws {
         let attacks = ["quiet", "churn", "snap-flood"]
-        let run = try runSnap(["bench", "attack", "--quick", "--seconds", "1.5", "--only", attacks.joined(separator: ",")])
+        let run = try runSnapBench(["attack", "--quick", "--seconds", "1.5", "--only", attacks.joined(separator: ",")])
         #expect(run.status == 0, "\(run.error)")
         let rows = run.output.split(separator: "\n").map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
         #expect(rows.contains { $0.first == "attack" && $0.count == 9 })
@@ -27,7 +27,7 @@ struct AttackBenchTests {
 
     @Test("over TCP the bench's host is open (no join code), so the honest game runs", .timeLimit(.minutes(5)))
     func tcpQuiet() throws {
-        let run = try runSnap(["bench", "attack", "--quick", "--seconds", "1.5", "--only", "quiet", "--transport", "tcp"])
+        let run = try runSnapBench(["attack", "--quick", "--seconds", "1.5", "--only", "quiet", "--transport", "tcp"])
         #expect(run.status == 0, "\(run.error)")
         let rows = run.output.split(separator: "\n").map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
         let quiet = try #require(rows.first { $0.first == "quiet" }, "\(run.output)")
@@ -36,7 +36,7 @@ struct AttackBenchTests {
 
     @Test("stalled handshakes and a handshake flood on the TLS port: the game on the Unix socket goes on", .timeLimit(.minutes(5)))
     func tlsRows() throws {
-        let run = try runSnap(["bench", "attack", "--quick", "--seconds", "2", "--only", "quiet,tls-stall,tls-handshakes"])
+        let run = try runSnapBench(["attack", "--quick", "--seconds", "2", "--only", "quiet,tls-stall,tls-handshakes"])
         #expect(run.status == 0, "\(run.error)")
         let rows = run.output.split(separator: "\n").map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
         for attack in ["tls-stall", "tls-handshakes"] {

@@ -249,11 +249,12 @@ struct ResumeTests {
     }
 }
 
-@Suite("snap bench rejoin")
+@Suite("snap-bench rejoin")
 struct RejoinBenchTests {
     @Test("prints the rejoin and sign-in figures and their ratio", .timeLimit(.minutes(5)))
     func smoke() throws {
-        let bench = try SnapProcess(["bench", "rejoin", "--trials", "5"], runtimeDirectory: makeRuntimeDirectory())
+        let bench = try SnapProcess(["rejoin", "--trials", "5"], runtimeDirectory: makeRuntimeDirectory(),
+                                    binary: snapBinary(named: "snap-bench"))
         #expect(bench.exitStatus(timeout: 170) == 0, "\(bench.output)\(bench.errors)")
         let rejoin = try #require(bench.lines.first { $0.hasPrefix("rejoin (") })
         #expect(rejoin.contains(" µs, p99 "))
@@ -262,11 +263,11 @@ struct RejoinBenchTests {
     }
 }
 
-@Suite("snap bench engine and net: the journal's cost beside them")
+@Suite("snap-bench engine and net: the journal's cost beside them")
 struct JournalOverheadBenchTests {
     @Test("bench engine prints the journal line with both rates and the ratio", .timeLimit(.minutes(5)))
     func engine() throws {
-        let run = try runSnap(["bench", "engine", "--rounds", "2", "--seconds", "0.05"])
+        let run = try runSnapBench(["engine", "--rounds", "2", "--seconds", "0.05"])
         #expect(run.status == 0, "\(run.output)\(run.error)")
         let line = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("with the match journal: ") })
         #expect(line.contains("commands/s on the game's path"))
@@ -282,7 +283,7 @@ struct JournalOverheadBenchTests {
 
     @Test("bench net times verdicts with the journal written, beside those without", .timeLimit(.minutes(5)))
     func net() throws {
-        let run = try runSnap(["bench", "net", "--samples", "30", "--connections", "10"])
+        let run = try runSnapBench(["net", "--samples", "30", "--connections", "10"])
         #expect(run.status == 0, "\(run.output)\(run.error)")
         let lines = run.output.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("unix: with the match journal written: p50 ") && $0.contains("ratio to no journal p50 ") })
@@ -302,7 +303,7 @@ struct JournalOverheadBenchTests {
 
     @Test("bench story times turns over TLS against plain TCP, beside the Unix socket's", .timeLimit(.minutes(5)))
     func story() throws {
-        let run = try runSnap(["bench", "story", "--turns", "10", "--matches", "50"])
+        let run = try runSnapBench(["story", "--turns", "10", "--matches", "50"])
         #expect(run.status == 0, "\(run.output)\(run.error)")
         let lines = run.output.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("turn → all 3 participants' views updated: p50 ") })

@@ -2,15 +2,9 @@ import Foundation
 import Testing
 
 /// The built `snap` binary, run as a separate process, as a person would.
-func runSnap(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-    let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    var binary = products.appendingPathComponent("snap")
-    if !FileManager.default.fileExists(atPath: binary.path) {
-        // swift-testing runs from inside the .xctest bundle directory on some setups.
-        binary = products.deletingLastPathComponent().appendingPathComponent("snap")
-    }
+func runSnap(_ arguments: [String], executable: String = "snap") throws -> (status: Int32, output: String, error: String) {
     let process = Process()
-    process.executableURL = binary
+    process.executableURL = snapBinary(named: executable)
     process.arguments = arguments
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
@@ -20,6 +14,11 @@ func runSnap(_ arguments: [String]) throws -> (status: Int32, output: String, er
     let error = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
+}
+
+/// `snap-bench`, the benchmarks' own executable, built beside `snap`.
+func runSnapBench(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    try runSnap(arguments, executable: "snap-bench")
 }
 
 @Suite("snap simulate, as a process")

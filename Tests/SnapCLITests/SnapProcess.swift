@@ -11,13 +11,14 @@ final class SnapProcess: @unchecked Sendable {
 
     /// `wrapper` runs snap through another command, e.g. `["/usr/sbin/ip", "netns", "exec", NS]`;
     /// with `runsSnap` false, the wrapper is the whole command (a helper script, not snap).
+    /// `binary`: the built executable to run (`snap`, or `snap-bench`).
     init(_ arguments: [String], runtimeDirectory: String, environment extra: [String: String] = [:],
-         wrapper: [String] = [], runsSnap: Bool = true) throws {
+         wrapper: [String] = [], runsSnap: Bool = true, binary: URL = snapBinary()) throws {
         if let command = wrapper.first {
             process.executableURL = URL(fileURLWithPath: command)
-            process.arguments = Array(wrapper.dropFirst()) + (runsSnap ? [snapBinary().path] : []) + arguments
+            process.arguments = Array(wrapper.dropFirst()) + (runsSnap ? [binary.path] : []) + arguments
         } else {
-            process.executableURL = snapBinary()
+            process.executableURL = binary
             process.arguments = arguments
         }
         var environment = ProcessInfo.processInfo.environment
@@ -72,11 +73,13 @@ final class SnapProcess: @unchecked Sendable {
     }
 }
 
-func snapBinary() -> URL {
+/// A built executable of the package (`snap`, `snap-bench`): beside the test bundle's
+/// executable, or one folder up (swift-testing runs from inside the .xctest bundle on some setups).
+func snapBinary(named name: String = "snap") -> URL {
     let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let binary = products.appendingPathComponent("snap")
+    let binary = products.appendingPathComponent(name)
     if FileManager.default.fileExists(atPath: binary.path) { return binary }
-    return products.deletingLastPathComponent().appendingPathComponent("snap")
+    return products.deletingLastPathComponent().appendingPathComponent(name)
 }
 
 /// A short, private runtime directory (Unix socket paths are limited to 108 bytes).

@@ -78,11 +78,11 @@ struct StoryPostgresTests {
         #expect(taken == 1 && refused == 1, "\(answers)")
     }
 
-    @Test("snap bench story --postgres: the service's figures on PostgreSQL, and the row of two services on one database", .timeLimit(.minutes(5)))
+    @Test("snap-bench story --postgres: the service's figures on PostgreSQL, and the row of two services on one database", .timeLimit(.minutes(5)))
     func benchRow() throws {
         let server = try PostgresServer.shared()
         let url = server.socketURL(try server.createDatabase("bench"))
-        let run = try runSnap(["bench", "story", "--turns", "10", "--matches", "20", "--players", "0", "--postgres", url])
+        let run = try runSnapBench(["story", "--turns", "10", "--matches", "20", "--players", "0", "--postgres", url])
         #expect(run.status == 0, "\(run.output)\(run.error)")
         #expect(run.output.split(separator: "\n").contains {
             $0.hasPrefix("two services on one PostgreSQL: turn → watcher on the other p50 ") && $0.contains("baseline watcher on the same service p50 ")

@@ -172,6 +172,25 @@ struct StoryTests {
         #expect(deadline.errors.contains("--turn-deadline"), "\(deadline.errors)")
     }
 
+    @Test("--connection-limit 1: a second connection is told the service is busy; 0 is refused")
+    func connectionLimit() throws {
+        let service = try serve(["--connection-limit", "1"])
+        defer { service.signal(SIGTERM) }
+        let listening = try #require(service.line(startingWith: "listening on unix:"))
+        let socket = String(listening.dropFirst("listening on unix:".count))
+        // Counted from its accept, signed in or not.
+        let held = try #require(RawSocket(unixPath: socket))
+        let second = try #require(RawSocket(unixPath: socket))
+        let (bytes, closed) = second.readUntilClosed()
+        #expect(closed)
+        #expect(String(decoding: bytes, as: UTF8.self).contains("the story service is busy (1 connections)"), "\(bytes)")
+        #expect(try story(["list", "--name", "Bob"]).status != 0)
+        withExtendedLifetime(held) {}
+        let zero = try SnapProcess(["story", "serve", "--connection-limit", "0"], runtimeDirectory: directory)
+        #expect(zero.exitStatus(timeout: 30) == 64)
+        #expect(zero.errors.contains("--connection-limit must be at least 1"), "\(zero.errors)")
+    }
+
     @Test("with --turn-deadline 4s a turn not taken passes to the next player")
     func turnDeadline() throws {
         let service = try serve(["--turn-deadline", "4s"])

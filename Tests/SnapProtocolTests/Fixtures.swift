@@ -111,7 +111,7 @@ enum Fixtures {
     /// Round 2 under way between Ana (bottom, away, 24 closed, 5♣ 7♥ showing) and Bo (top,
     /// 1 win, 25 closed, K♠ showing): Bo to turn, 12 cards turned this round.
     /// The fair deal's example: round 1's seed 0x0123456789ABCDEF and salt 00 01 … 0F,
-    /// and SHA-256 of the two (SnapSessionTests checks the digest with OpenSSL).
+    /// and SHA-256 of the two (SnapSessionTests checks the digest).
     static let exampleReveal = DealReveal(round: 1, seed: 0x0123_4567_89AB_CDEF, salt: Array(0..<16))
     static let exampleDigest: [UInt8] = hexBytes("81cfa61124de41e648cdb01e76138c3fdd6e47bde90f480c500da135ab5e736b")
 

@@ -1,4 +1,4 @@
-import SnapCrypto
+import Crypto
 import SnapEngine
 import SnapProtocol
 import Testing
@@ -24,11 +24,26 @@ struct FairDealTests {
         return client.dealVerdicts
     }
 
-    @Test("SHA-256 is OpenSSL's: the FIPS 180-2 example, and the digest in PROTOCOL.md's example")
+    @Test("SHA-256 (swift-crypto's): the FIPS 180-2 example, and the digest in PROTOCOL.md's example")
     func sha256() {
-        #expect(SHA256.digest(Array("abc".utf8)) == Self.bytes("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
+        #expect(Array(SHA256.hash(data: Array("abc".utf8))) == Self.bytes("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
         let example = DealReveal(round: 1, seed: 0x0123_4567_89AB_CDEF, salt: Array(0..<16))
         #expect(example.commitment.digest == Self.bytes("81cfa61124de41e648cdb01e76138c3fdd6e47bde90f480c500da135ab5e736b"))
+    }
+
+    /// Written down from the OpenSSL build before SHA-256 moved to swift-crypto: a change of
+    /// hash implementation must not change a byte a host publishes.
+    @Test("today's commitments: a seeded host's three rounds, byte for byte")
+    func heldCommitments() {
+        let commitments = Self.honestMatch(secret: false, seed: 5).messages(of: 0).compactMap { message -> String? in
+            guard case .dealCommitted(let commitment) = message else { return nil }
+            return "\(commitment.round) " + commitment.digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        }
+        #expect(commitments == [
+            "1 dd68a3ebd50afbee517b212d25a3ad7a7cff7cd269fb2bb09225ee64ef8961b9",
+            "2 7ff720c2b979bb969a081f43e183a4caa5783c997bccc76273d8e8b6a22b488c",
+            "3 3cd104fefeb318fbf97e0a4bec6322cb63c048f3e083c74f9bcec38c28e57e7e",
+        ])
     }
 
     @Test("an honest host: every round is committed before its deal, revealed after its win, and verified")

@@ -7,9 +7,9 @@ import Testing
 /// The built `snap` with SDL's offscreen video driver and a sound driver that needs no
 /// sound card: real windows, real rendering, no display.
 func runWindowed(_ arguments: [String], audio: String = "dummy", extraEnvironment: [String: String] = [:],
-                 timeout: Double = 60) throws -> (status: Int32, output: String) {
+                 timeout: Double = 60, executable: String = "snap") throws -> (status: Int32, output: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: snapBinary())
+    process.executableURL = URL(fileURLWithPath: snapBinary(named: executable))
     process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["SDL_VIDEODRIVER"] = "offscreen"
@@ -56,12 +56,12 @@ struct WindowedHostOptionsTests {
     }
 }
 
-/// The built `snap`: beside the test bundle's executable, or one folder up.
-func snapBinary() -> String {
+/// The built `snap` (or `snap-bench`): beside the test bundle's executable, or one folder up.
+func snapBinary(named name: String = "snap") -> String {
     let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let beside = products.appendingPathComponent("snap").path
+    let beside = products.appendingPathComponent(name).path
     return FileManager.default.fileExists(atPath: beside) ? beside
-        : products.deletingLastPathComponent().appendingPathComponent("snap").path
+        : products.deletingLastPathComponent().appendingPathComponent(name).path
 }
 
 /// Runs a bash `script` under a fresh virtual X server (1600×900, SDL drawing to it, no
@@ -345,10 +345,10 @@ struct WindowTests {
         #expect(lines.contains("title Your turn - Snap! - Ann urgent 1"), "\(output)")
     }
 
-    @Test("snap bench ui --renderer software: SDL's software renderer, presented without loading OpenGL")
+    @Test("snap-bench ui --renderer software: SDL's software renderer, presented without loading OpenGL")
     func benchSoftware() throws {
-        let (status, output) = try runWindowed(["bench", "ui", "--renderer", "software", "--frames", "30",
-                                                "--table-seconds", "3"], timeout: 120)
+        let (status, output) = try runWindowed(["ui", "--renderer", "software", "--frames", "30",
+                                                "--table-seconds", "3"], timeout: 120, executable: "snap-bench")
         #expect(status == 0, "\(output)")
         #expect(output.contains("software renderer (SDL \"software\"):"), "\(output)")
         #expect(output.contains("  ours (Graphics, as the table draws): p50 "))

@@ -3,7 +3,7 @@ import SnapEngine
 import SnapSimulation
 
 // The engine alone: commands a simulated match really applied, replayed through
-// `Game.apply` on a fresh game. `snap bench engine` measures the same replay against a
+// `Game.apply` on a fresh game. `snap-bench engine` measures the same replay against a
 // bare-array baseline in the same run; here the harness adds allocation counts and
 // baselines kept between runs.
 let benchmarks: @Sendable () -> Void = {

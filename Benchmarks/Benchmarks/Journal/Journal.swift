@@ -9,7 +9,7 @@ import SnapSimulation
 
 // The match log's cost: one simulated round's commands through the engine alone, and
 // with what a host adds to each (its match-log record queued on a `JournalWriter`, then
-// encoded, checksummed and written on the journal's queue). `snap bench engine` prints
+// encoded, checksummed and written on the journal's queue). `snap-bench engine` prints
 // the same ratio from one run; here the harness adds allocation counts and baselines.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(

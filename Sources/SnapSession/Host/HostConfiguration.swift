@@ -32,7 +32,7 @@ public struct HostConfiguration: Sendable {
     /// The longest the host waits for slower calls after the first Snap! arrives.
     public var judgingWindowCap: Duration = .milliseconds(300)
     /// Cut any connection that exceeds a message kind's budget (`MessageBudget`); only
-    /// `snap bench net`, which times thousands of calls a second, turns this off.
+    /// `snap-bench net`, which times thousands of calls a second, turns this off.
     public var budgetsEnforced = true
     /// A player who has not turned this long after being activated has their card
     /// turned for them (nil: wait for ever).

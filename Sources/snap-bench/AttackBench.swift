@@ -8,8 +8,8 @@ struct AttackBench: ParsableCommand {
         commandName: "attack",
         abstract: "Attacks on a host process, each beside a quiet run: honest Snap! latency, host memory and CPU, when the attacker is cut.",
         discussion: """
-            Each attack runs against a fresh `snap host --headless` (this executable, a private \
-            XDG_RUNTIME_DIR under /tmp) with two honest players timing Snap! → verdict. Traffic \
+            Each attack runs against a fresh host process (`snap-bench host`: the HostServer of \
+            `snap host --headless`, with the table held still; a private XDG_RUNTIME_DIR under /tmp) with two honest players timing Snap! → verdict. Traffic \
             goes only to that host; every attack stops by itself after --seconds. One table row \
             an attack: honest verdict p50/p99 (µs), p99 against the quiet run, the host's peak \
             RSS (VmHWM) and CPU (% of one core), when the host cut the attacker, and whether \
@@ -57,14 +57,13 @@ struct AttackBench: ParsableCommand {
             return source
         }
         defer { stops.forEach { $0.cancel() } }
+        // The hosts are this executable's `host` command.
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let turnTimeout = hostHelp(executable).contains("--turn-timeout")
         let seconds = self.seconds ?? (quick ? 2 : 10)
-        var benchmark = AttackBenchmark(executable: executable, transport: transport == "tcp" ? .tcp : .unix,
-                                        seconds: seconds, turnTimeout: turnTimeout)
+        var benchmark = AttackBenchmark(executable: executable, transport: transport == "tcp" ? .tcp : .unix, seconds: seconds)
         if quick { benchmark.floodLimit = 200_000 }
         say("snap bench attack: \(transport), \(twoDecimals(seconds)) s an attack, floods of at most \(benchmark.floodLimit) messages, a fresh host process each"
-            + (turnTimeout ? ", host run with --turn-timeout 2" : ", this host has no --turn-timeout"))
+            + ", host run with --turn-timeout 2")
         let header = ["attack", "p50 µs", "p99 µs", "p99/quiet", "peak RSS MB", "host CPU %", "attacker cut after",
                       "game went on", "note"]
         say(Self.line(header))
@@ -103,20 +102,6 @@ struct AttackBench: ParsableCommand {
     private func zip2(_ a: Double?, _ b: Double?) -> (Double, Double)? {
         guard let a, let b, b > 0 else { return nil }
         return (a, b)
-    }
-
-    /// `snap host --help`, to see which options this host has.
-    private func hostHelp(_ executable: String) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["host", "--help"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return "" }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import SnapBench
 
-/// `snap bench story`: the story service as a separate process, as players meet it.
+/// `snap-bench story`: the story service as a separate process, as players meet it.
 struct StoryBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "story",
