@@ -38,14 +38,14 @@ enum KeptSeatOffer: Equatable {
                     [(seat, .player)])
         case .takeBack(let names):
             return (Dialog.choose("Take back a seat?", "\(game) has started. These seats in it are kept on this computer, and their players are away:",
-                                  options: names.map { "Take back \($0)'s" }, no: wayOut),
+                                  options: names.map { "\($0)'s seat" }, no: wayOut),
                     names.map { ($0, .player) })
         case .move(let names):
             let who = names.count == 1 ? "\(names[0]) is playing in another window on this computer"
                 : "\(names.dropLast().joined(separator: ", ")) and \(names.last!) are playing in other windows on this computer"
-            let options = names.map { names.count == 1 ? "Move the seat here" : "Move \($0)'s here" } + ["Watch"]
+            let options = names.map { names.count == 1 ? "Move the seat here" : "Move \($0)'s seat here" } + ["Watch"]
             return (Dialog.choose(names.count == 1 ? "Move \(names[0])'s seat here?" : "Move a seat here?",
-                                  "\(who) — move the seat here? That window stops playing.",
+                                  "\(who) — move \(names.count == 1 ? "the seat" : "one") here? That window stops playing.",
                                   options: options, no: wayOut),
                     names.map { ($0, .player) } + [(nil, .watcher)])
         case .watch:

@@ -49,6 +49,8 @@ public struct Dialog {
     static let standard = Rect(center: Point(512, 384), size: Size(540, 264))
     private static let buttonsY = standard.y + standard.height - 46
     private static let optionStep = 54.0
+    /// The message's lines in a `choose` dialog (four in the others).
+    private static let chooseLines = 3
 
     /// A question with Yes / No (keys Y, Enter / N, Esc).
     public static func confirm(_ title: String, _ message: String, yes: String = "Yes", no: String = "No") -> Dialog {
@@ -61,17 +63,19 @@ public struct Dialog {
         Dialog(title: title, message: message, yes: Button("OK", center: Point(512, buttonsY), width: 150), no: nil)
     }
 
-    /// A question with a few answers, one button each in a column, and a way out (`no`):
-    /// Y or Enter picks the first, N or Esc the way out. The message gets two lines.
+    /// A question with a few answers, one button each in a column, and a way out (`no`)
+    /// below them: Y or Enter picks the first, N or Esc the way out. The message gets three lines.
     public static func choose(_ title: String, _ message: String, options: [String], no: String) -> Dialog {
         precondition(!options.isEmpty, "a choice among no answers")
-        let height = standard.height - 2 * 23 + optionStep * Double(options.count)
+        // The title and message, the column of answers, a gap, the way out and the margin.
+        let firstTop = 66 + Double(chooseLines) * 23 + 14
+        let height = firstTop + optionStep * Double(options.count - 1) + 44 + 22 + 44 + 24
         let frame = Rect(center: standard.center, size: Size(standard.width, height))
         let buttons = options.enumerated().map { index, label in
-            Button(label, center: Point(frame.center.x, frame.y + 136 + optionStep * Double(index)), width: 320)
+            Button(label, center: Point(frame.center.x, frame.y + firstTop + 22 + optionStep * Double(index)), width: 320)
         }
         var dialog = Dialog(title: title, message: message, yes: buttons[0],
-                            no: Button(no, center: Point(frame.center.x, frame.y + frame.height - 46), width: 180))
+                            no: Button(no, center: Point(frame.center.x, frame.y + frame.height - 24 - 22), width: 180))
         dialog.options = buttons
         dialog.frame = frame
         return dialog
@@ -115,7 +119,7 @@ public struct Dialog {
         MenuKit.panel(graphics, frame, Color(250, 247, 240), radius: 16)
         graphics.text(title, at: Point(frame.center.x, frame.y + 26), size: 26, bold: true, color: .ink, shadow: false)
         let width = frame.width - 70
-        let maxLines = options.isEmpty ? 4 : 2
+        let maxLines = options.isEmpty ? 4 : Self.chooseLines
         let lines = min(maxLines, MenuKit.wrap(graphics, message, width: width, size: 17).count)
         // Centre the message between the title and the buttons.
         let top = frame.y + 66 + (Double(maxLines) - Double(lines)) * 23 / 2

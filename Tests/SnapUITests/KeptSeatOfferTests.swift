@@ -29,7 +29,7 @@ struct KeptSeatOfferTests {
         #expect(offer == .takeBack(["Player 2", "Player 3"]))
         let (dialog, answers) = offer.dialog(game: "Ann's game", wayOut: "Cancel")
         #expect(dialog.title == "Take back a seat?")
-        #expect(dialog.options.map(\.label) == ["Take back Player 2's", "Take back Player 3's"])
+        #expect(dialog.options.map(\.label) == ["Player 2's seat", "Player 3's seat"])
         #expect(dialog.no?.label == "Cancel")
         #expect(answers.map(\.name) == ["Player 2", "Player 3"])
         #expect(answers.allSatisfy { $0.role == .player })

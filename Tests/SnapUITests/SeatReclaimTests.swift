@@ -164,6 +164,10 @@ struct SeatReclaimTests {
         #expect(playing.link.connectionLost == nil, "Player 2's window was cut: \(playing.link.connectionLost ?? "")")
         #expect(playing.session.phase == .playing)
         #expect(host.session.awaySince.isEmpty)
+        // Asking who is away signed in as a watcher for a moment: it is gone again.
+        poll([host, playing]) { host.session.watchers == 0 && playing.session.watchers == 0 }
+        #expect(host.session.watchers == 0 && playing.session.watchers == 0,
+                "\(host.session.watchers), \(playing.session.watchers) watching")
         playing.leave()
         GameClient.endHostedGames()
     }
