@@ -88,6 +88,7 @@ public final class JoinScene: Scene {
 
     /// The dialog's message, while one is shown (tests).
     var dialogMessage: String? { dialog?.message }
+    var dialogTitle: String? { dialog?.title }
 
     private var isBusy: Bool {
         if case .choosing = state { return false }

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import SnapNet
 import SnapProtocol
+import SnapTable
 import SnapTestSupport
 import Testing
 @testable import SnapUI
@@ -144,6 +145,48 @@ struct SeatReclaimTests {
             #expect(window.session.phase == .playing, "\(window.name): \(window.session.phase)")
         }
         back.client.leave()
+        for window in windows { window.leave() }
+        GameClient.endHostedGames()
+    }
+
+    @Test("the Join screen's list: a started game where the middle of three windows was killed offers that seat, and Enter takes it")
+    func joinScreenOffersTheAwaySeat() throws {
+        let names = ["Player 2", "Player 3", "Player 4"]
+        let (host, windows, _) = try startedGame(host: "Fay", players: names)
+        let seat = try #require(windows[1].session.seat)
+        windows[1].link.close()
+        poll([host, windows[0], windows[2]]) { host.session.awaySince[seat] != nil }
+        Settings(name: "Zed").save(to: directories.settings)
+        var clicked = false
+        var offered: (title: String?, message: String?)?
+        let app = try App(options: WindowOptions(quitAfter: 20, hidden: true), logger: Self.logger) { app in
+            JoinScene(app: app, directories: directories)
+        }
+        app.onFrame = { app, now in
+            _ = host.poll(now: 0)
+            for other in [windows[0], windows[2]] { _ = other.poll(now: 0) }
+            if !clicked, now > 1.2 {
+                clicked = true
+                app.pushClick(at: Point(512, 285))  // the first game in the list: Fay's, the only one
+            }
+            if offered == nil, let join = app.scene as? JoinScene, let title = join.dialogTitle {
+                offered = (title, join.dialogMessage)
+                InProcessWindows.InProcessTests.pushKey(Int(SDLK_RETURN.rawValue))
+            }
+            if let table = app.scene as? TableScene, table.client.session.seat != nil { app.quit() }
+        }
+        try app.run()
+        #expect(offered?.title == "Take back Player 3's seat?", "\(offered.map { "\($0.title ?? ""): \($0.message ?? "")" } ?? "no dialog")")
+        let table = try #require(app.scene as? TableScene, "\(type(of: app.scene))")
+        #expect(table.client.name == "Player 3")
+        #expect(table.client.session.seat == seat)
+        poll([host, windows[0], windows[2]]) { host.session.awaySince.isEmpty }
+        for window in [windows[0], windows[2]] {
+            _ = window.poll(now: 0)
+            #expect(window.link.connectionLost == nil, "\(window.name)'s window was cut: \(window.link.connectionLost ?? "")")
+            #expect(window.session.phase == .playing)
+        }
+        table.client.leave()
         for window in windows { window.leave() }
         GameClient.endHostedGames()
     }
