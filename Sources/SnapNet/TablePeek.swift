@@ -68,7 +68,12 @@ private final class Once: @unchecked Sendable {  // `done` is touched on the cha
 }
 
 /// Reads the watcher's welcome, `gameStarted` and `snapshot` (frames in sequence, as
-/// `HostFrameHandler` reads them); then says `leave` and closes.
+/// `HostFrameHandler` reads them); then says `leave` and answers once the host has hung up.
+///
+/// NB: it does not close first. A host still writing this connection's sign-in (the deal's
+/// commitment, the watcher count to everyone) to a socket closed under it saw the hang-up
+/// in the middle of that write, and told the other players "0 watching" before "1 watching"
+/// (seen under Xvfb: their tables kept showing "1 watching").
 private final class TablePeekHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -76,6 +81,8 @@ private final class TablePeekHandler: ChannelInboundHandler {
     private var decoder = FrameDecoder()
     private var sequence = SequenceChecker()
     private var start: GameStart?
+    /// The seats, once the snapshot is read: the answer when the host hangs up.
+    private var seats: [SeatAtTable]?
 
     init(answer: Once) { self.answer = answer }
 
@@ -89,15 +96,13 @@ private final class TablePeekHandler: ChannelInboundHandler {
                     start = started
                 case .snapshot(let snapshot):
                     guard let start else { throw NetError.noHost("a snapshot before gameStarted") }
-                    let seats = start.players.compactMap { player -> SeatAtTable? in
+                    guard seats == nil else { continue }
+                    seats = start.players.compactMap { player -> SeatAtTable? in
                         let place = snapshot.table[player.seat]
                         return place.isPresent ? SeatAtTable(seat: player.seat, name: player.name, away: place.isAbsent) : nil
                     }
-                    answer.succeed(seats)
                     context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(
                         bytes: WireCodec.encode(ClientMessage.leave, sequence: 1))), promise: nil)
-                    context.close(promise: nil)
-                    return
                 case .lobby:
                     // The game has not started (or started again): nobody is away.
                     throw NetError.noHost("the game is in its lobby")
@@ -108,12 +113,14 @@ private final class TablePeekHandler: ChannelInboundHandler {
                 }
             }
         } catch {
-            answer.fail(error)
+            // Whatever follows the table (a game ending under it) does not unsay it.
+            if let seats { answer.succeed(seats) } else { answer.fail(error) }
             context.close(promise: nil)
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if let seats { return answer.succeed(seats) }
         answer.fail(NetError.noHost("the host hung up before showing its table"))
     }
 }
