@@ -23,6 +23,8 @@ public final class JoinScene: Scene {
         case connecting(JoinAttempt, label: String, endpoint: Endpoint, since: Double)
         /// Connected; waiting for the host's welcome (or refusal).
         case waiting(GameClient, label: String, endpoint: Endpoint, since: Double)
+        /// The game has started: asking its host which seats kept on this computer are away.
+        case lookingForSeat(SeatLookup, label: String, endpoint: Endpoint, since: Double)
     }
 
     private let scanner: HostScanner
@@ -41,8 +43,9 @@ public final class JoinScene: Scene {
     private var caret = -1
     /// Where the last attempt went, to try again under another name.
     private var lastTarget: (endpoint: Endpoint, label: String)?
-    /// What Yes in the dialog joins: a free name's variant, a seat kept on this computer, or a watcher's place.
-    private var retry: (Endpoint, String, String, Hello.Role)?
+    /// What each answer in the dialog joins (Yes is the first; a `choose` dialog's options in
+    /// order): a free name's variant, a seat kept on this computer, or a watcher's place.
+    private var retries: [(Endpoint, String, String, Hello.Role)] = []
     /// "Certificate changed — accept the new one?": the game, its label and code, and the fingerprint.
     private var acceptRetry: (Endpoint, String, String, CertificateFingerprint)?
     /// Fingerprints LAN announcements named, and ones the player accepted, by endpoint.
@@ -85,6 +88,7 @@ public final class JoinScene: Scene {
 
     /// The dialog's message, while one is shown (tests).
     var dialogMessage: String? { dialog?.message }
+    var dialogTitle: String? { dialog?.title }
 
     private var isBusy: Bool {
         if case .choosing = state { return false }
@@ -104,10 +108,17 @@ public final class JoinScene: Scene {
                     connect(endpoint, label: label, code: code, app: app)
                 }
             }
-            // "Name taken — join as Ann 2?", "Take back Ann's seat?", "Watch?": yes joins so.
-            if choice != nil, let (endpoint, label, name, role) = retry {
-                retry = nil
-                if choice == .yes {
+            // "Name taken — join as Ann 2?", "Take back Ann's seat?", "Watch?": an answer joins so.
+            if let choice, !retries.isEmpty {
+                let answers = retries
+                retries = []
+                let index: Int? = switch choice {
+                case .yes: 0
+                case .option(let index): index
+                case .no: nil
+                }
+                if let index, answers.indices.contains(index) {
+                    let (endpoint, label, name, role) = answers[index]
                     nameField.set(name)
                     connect(endpoint, label: label, role: role, app: app, remember: false)
                 }
@@ -230,7 +241,7 @@ public final class JoinScene: Scene {
         if case .lan(let game) = host, game.needsCode, !game.started, game.players < game.maxPlayers {
             return askCode(game.endpoint, label: "\(game.hostName) on \(game.machine)", problem: nil)
         }
-        if host.info.started { return offerStartedGame(host.endpoint, label: host.info.hostName) }
+        if host.info.started { return offerStartedGame(host.endpoint, label: host.info.hostName, now: app.now) }
         if host.info.players >= host.info.maxPlayers {
             dialog = Dialog.alert("Game full", "\(host.info.hostName)'s table is full (\(host.info.players) of \(host.info.maxPlayers)).")
             return
@@ -303,25 +314,27 @@ public final class JoinScene: Scene {
         case .askingCode: break
         case .connecting(let attempt, _, _, _): attempt.cancel()
         case .waiting(let client, _, _, _): client.leave()
+        case .lookingForSeat: break  // its answer is dropped with the state
         }
         state = .choosing
         buttons.hidden = [.cancel, .joinWithCode, .cancelCode]
     }
 
-    /// A game that started without this player: a seat this computer keeps in it is offered
-    /// back (a window that crashed); otherwise watching it is.
-    private func offerStartedGame(_ endpoint: Endpoint, label: String) {
+    /// A game that started without this player: the host is asked which seats this computer
+    /// keeps in it are away (a window that crashed), and `offer` asks the player.
+    private func offerStartedGame(_ endpoint: Endpoint, label: String, now: Double) {
+        let lookup = SeatLookup(endpoint, name: nameField.text, joinCode: lastCode, directories: directories)
+        state = .lookingForSeat(lookup, label: label, endpoint: endpoint, since: now)
+        buttons.hidden = [.joinWithCode, .cancelCode]
+    }
+
+    /// Takes back an away seat, moves a playing one here (said so in words), or watches.
+    private func offer(_ offer: KeptSeatOffer, endpoint: Endpoint, label: String) {
         state = .choosing
         buttons.hidden = [.cancel, .joinWithCode, .cancelCode]
-        if let seat = directories.seatTokens.keptNames(for: endpoint).first {
-            dialog = Dialog.confirm("Take back \(seat)'s seat?", "\(label)'s game has started, and \(seat)'s seat in it is kept on this computer.",
-                                    yes: "Take it back", no: "Cancel")
-            retry = (endpoint, label, seat, .player)
-        } else {
-            dialog = Dialog.confirm("Already playing", "\(label)'s game has started without you. You can watch it.",
-                                    yes: "Watch", no: "Cancel")
-            retry = (endpoint, label, nameField.text, .watcher)
-        }
+        let (question, answers) = offer.dialog(game: "\(label)'s game", wayOut: "Cancel")
+        dialog = question
+        retries = answers.map { (endpoint, label, $0.name ?? nameField.text, $0.role) }
     }
 
     private func fail(_ title: String, _ message: String) {
@@ -357,7 +370,7 @@ public final class JoinScene: Scene {
             if changed { app.setNeedsRedraw() }
         }
         switch state {
-        case .choosing, .askingCode:
+        case .choosing, .askingCode, .lookingForSeat:
             break
         case .connecting(let attempt, let label, let endpoint, _):
             guard let result = attempt.result else { break }
@@ -386,7 +399,7 @@ public final class JoinScene: Scene {
                 fail("Name taken", "")
                 dialog = Dialog.confirm("Name taken", "Someone called \(taken) has already joined \(label). Join as \(variant)?",
                                          yes: "Join", no: "Cancel")
-                if let target = lastTarget { retry = (target.endpoint, target.label, variant, .player) }
+                if let target = lastTarget { retries = [(target.endpoint, target.label, variant, .player)] }
             case .ended(.wrongCode?, let message):
                 client.leave()
                 // Ask (again) for the code: the host said it is missing or wrong.
@@ -394,7 +407,7 @@ public final class JoinScene: Scene {
                         : message.hasPrefix("wrong") ? "That code was wrong. Try again." : nil)
             case .ended(.gameStarted?, _):
                 client.leave()
-                offerStartedGame(endpoint, label: client.session.welcome?.hostName ?? label)
+                offerStartedGame(endpoint, label: client.session.welcome?.hostName ?? label, now: now)
             case .ended(let reason, let message):
                 client.leave()
                 let (title, text) = refusal(reason, message, host: client.session.welcome?.hostName ?? label)
@@ -405,6 +418,10 @@ public final class JoinScene: Scene {
                     fail("No answer", "\(label) did not answer. Is it a Snap! game?")
                 }
             }
+        }
+        if case .lookingForSeat(let lookup, let label, let endpoint, _) = state, let found = lookup.offer {
+            offer(found, endpoint: endpoint, label: label)
+            app.setNeedsRedraw()
         }
         if nameField.isFocused || addressField.isFocused || codeField.isFocused, MenuKit.caretPhase(now) != caret {
             caret = MenuKit.caretPhase(now)
@@ -532,6 +549,7 @@ public final class JoinScene: Scene {
         case .choosing, .askingCode: return
         case .connecting(_, let text, _, let start): label = text; since = start
         case .waiting(_, let text, _, let start): label = text; since = start
+        case .lookingForSeat(_, let text, _, let start): label = text; since = start
         }
         graphics.fill(Rect(x: 0, y: 0, width: logicalSize.width, height: logicalSize.height), Color.dim)
         let box = Self.overlay

@@ -21,10 +21,11 @@ public final class TableScene: Scene {
     var snapPressedUntil = -1.0
     var dialog: Dialog?
     private var dialogGoesToMenu = false
-    /// "Name taken — join as Ann 2?", "Take back Ann's seat?", "Watch?": the name a Yes
-    /// joins again with, and as what.
-    private var retryName: String?
-    private var retryRole: Hello.Role?
+    /// "Name taken — join as Ann 2?", "Take back Ann's seat?", "Watch?": the name each
+    /// answer joins again with, and as what (Yes is the first; a `choose` dialog's options in order).
+    private var retries: [(name: String, role: Hello.Role)] = []
+    /// Asking the host which seats kept on this computer are away (the game started without this window).
+    private var seatLookup: SeatLookup?
     /// Joining the same game again (another name, a kept seat, or to watch), off this
     /// thread: the window keeps drawing while it connects.
     private var rejoining: (attempt: JoinAttempt, label: String)?
@@ -169,11 +170,17 @@ public final class TableScene: Scene {
                 return nil
             }
             dialog = nil
-            if let variant = retryName {
-                let role = retryRole ?? client.role
-                retryName = nil
-                retryRole = nil
-                if choice == .yes { return joinAgain(as: variant, role: role, app: app) }
+            if !retries.isEmpty {
+                let answers = retries
+                retries = []
+                let index: Int? = switch choice {
+                case .yes: 0
+                case .option(let index): index
+                case .no: nil
+                }
+                if let index, answers.indices.contains(index) {
+                    return joinAgain(as: answers[index].name, role: answers[index].role, app: app)
+                }
             }
             if dialogGoesToMenu { return toMenu(app: app, leaving: false) }
             return choice == .yes ? toMenu(app: app, leaving: true) : nil
@@ -273,6 +280,11 @@ public final class TableScene: Scene {
     public func update(now: Double, app: App) -> SceneChange? {
         lastNow = now
         if rejoining != nil { return finishRejoining(app: app) }
+        if let offer = seatLookup?.offer {
+            seatLookup = nil
+            offerStartedGame(offer)
+            app.setNeedsRedraw()
+        }
         let batches = client.poll(now: now)
         if !batches.isEmpty { app.setNeedsRedraw() }
         model.receive(batches, session: client.session, now: now)
@@ -369,32 +381,30 @@ public final class TableScene: Scene {
             let variant = MenuKit.nextVariant(of: client.name)
             dialog = Dialog.confirm("Name taken", "Someone called \(client.name) has already joined \(client.session.welcome.map { "\($0.hostName)'s game" } ?? "this game"). Join as \(variant)?",
                                      yes: "Join as \(variant)", no: "Menu")
-            retryName = variant
+            retries = [(variant, client.role)]
             dialogGoesToMenu = true
         case .gameStarted? where client.endpoint != nil && client.role == .player:
             // A window opened again after a crash, perhaps under another name: this machine
-            // may keep a seat in this game. Else the game can still be watched.
+            // may keep a seat in this game, away or playing in another window; the host
+            // says which (`SeatLookup`). Else the game can still be watched.
             app.audio.stopDealing()
-            let kept = client.endpoint.map { client.directories.seatTokens.keptNames(for: $0) } ?? []
-            if let seat = kept.first(where: { $0 != client.name }) {
-                dialog = Dialog.confirm("Take back \(seat)'s seat?",
-                                        "\(gameName) has started, and \(seat)'s seat in it is kept on this computer.",
-                                        yes: "Take it back", no: "Menu")
-                retryName = seat
-                retryRole = .player
-            } else {
-                dialog = Dialog.confirm(Self.closeTitle(.gameStarted), "\(gameName) has started without you. You can watch it.",
-                                        yes: "Watch", no: "Menu")
-                retryName = client.name
-                retryRole = .watcher
+            if let endpoint = client.endpoint {
+                seatLookup = SeatLookup(endpoint, name: client.name, joinCode: client.joinCode, directories: client.directories)
             }
-            dialogGoesToMenu = true
         case let other?:
             app.audio.stopDealing()
             dialog = Dialog.alert(Self.closeTitle(other), MenuKit.sentence(message, after: Self.closeTitle(other)))
             dialogGoesToMenu = true
         }
         return nil
+    }
+
+    /// The question `offer` asks; its answers join again (the way out goes to the menu).
+    private func offerStartedGame(_ offer: KeptSeatOffer) {
+        let (question, answers) = offer.dialog(game: gameName, wayOut: "Menu")
+        dialog = question
+        retries = answers.map { ($0.name ?? client.name, $0.role) }
+        dialogGoesToMenu = true
     }
 
     /// The same host, the same code, another name: a fresh table (the old link is closed).
@@ -449,7 +459,7 @@ public final class TableScene: Scene {
 
     public func draw(_ graphics: Graphics, app: App) {
         drawTable(graphics, app: app, now: app.now)
-        if let (_, label) = rejoining {
+        if let label = rejoining?.label ?? (seatLookup != nil ? "Looking for your seat…" : nil) {
             Self.roundedRect(graphics, Rect(center: Point(512, 384), size: Size(460, 110)), Color(0, 0, 0, 170), radius: 18)
             graphics.text(label, at: Point(512, 372), size: 26, bold: true, color: .gold)
         }

@@ -31,18 +31,26 @@ public struct Button {
 }
 
 /// A modal box over the scene, the one dialog every screen uses: a title, a message
-/// wrapped to at most four lines, and one or two buttons. Scenes keep an optional
-/// `Dialog` and give it input first while it is shown.
+/// wrapped to at most four lines, and one or two buttons — or, to choose among a few
+/// answers, a column of them above a way out. Scenes keep an optional `Dialog` and give
+/// it input first while it is shown.
 public struct Dialog {
-    public enum Choice: Equatable { case yes, no }
+    /// `option(i)`: the `i`th of `options` (a `choose` dialog's answers; `yes` is then `option(0)`'s button).
+    public enum Choice: Equatable { case yes, no, option(Int) }
 
     public var title: String
     public var message: String
     public var yes: Button
     public var no: Button?
+    /// A `choose` dialog's answers, top to bottom; empty for the others.
+    public var options: [Button] = []
+    var frame = Self.standard
 
-    static let frame = Rect(center: Point(512, 384), size: Size(540, 264))
-    private static let buttonsY = frame.y + frame.height - 46
+    static let standard = Rect(center: Point(512, 384), size: Size(540, 264))
+    private static let buttonsY = standard.y + standard.height - 46
+    private static let optionStep = 54.0
+    /// The message's lines in a `choose` dialog (four in the others).
+    private static let chooseLines = 3
 
     /// A question with Yes / No (keys Y, Enter / N, Esc).
     public static func confirm(_ title: String, _ message: String, yes: String = "Yes", no: String = "No") -> Dialog {
@@ -55,11 +63,42 @@ public struct Dialog {
         Dialog(title: title, message: message, yes: Button("OK", center: Point(512, buttonsY), width: 150), no: nil)
     }
 
+    /// A question with a few answers, one button each in a column, and a way out (`no`)
+    /// below them: Y or Enter picks the first, N or Esc the way out. The message gets three lines.
+    public static func choose(_ title: String, _ message: String, options: [String], no: String) -> Dialog {
+        precondition(!options.isEmpty, "a choice among no answers")
+        // The title and message, the column of answers, a gap, the way out and the margin.
+        let firstTop = 66 + Double(chooseLines) * 23 + 14
+        let height = firstTop + optionStep * Double(options.count - 1) + 44 + 22 + 44 + 24
+        let frame = Rect(center: standard.center, size: Size(standard.width, height))
+        let buttons = options.enumerated().map { index, label in
+            Button(label, center: Point(frame.center.x, frame.y + firstTop + 22 + optionStep * Double(index)), width: 320)
+        }
+        var dialog = Dialog(title: title, message: message, yes: buttons[0],
+                            no: Button(no, center: Point(frame.center.x, frame.y + frame.height - 24 - 22), width: 180))
+        dialog.options = buttons
+        dialog.frame = frame
+        return dialog
+    }
+
     /// The choice this input makes, if any.
     public mutating func handle(_ input: Input) -> Choice? {
+        if !options.isEmpty {
+            switch input {
+            case .press(let point):
+                for index in options.indices { options[index].isPressed = options[index].contains(point) }
+            case .release(let point):
+                defer { for index in options.indices { options[index].isPressed = false } }
+                if let index = options.indices.first(where: { options[$0].isPressed && options[$0].contains(point) }) {
+                    return .option(index)
+                }
+            case .key(.y), .key(.enter): return .option(0)
+            default: break
+            }
+        }
         switch input {
         case .press(let point):
-            yes.isPressed = yes.contains(point)
+            yes.isPressed = options.isEmpty && yes.contains(point)
             let onNo = no?.contains(point) ?? false
             no?.isPressed = onNo
         case .release(let point):
@@ -76,17 +115,18 @@ public struct Dialog {
 
     public func draw(_ graphics: Graphics, assets: Assets) {
         graphics.fill(Rect(x: 0, y: 0, width: logicalSize.width, height: logicalSize.height), Color.dim)
-        let frame = Self.frame
         MenuKit.panel(graphics, Rect(x: frame.x, y: frame.y + 6, width: frame.width, height: frame.height), Color(0, 0, 0, 70), radius: 18)
         MenuKit.panel(graphics, frame, Color(250, 247, 240), radius: 16)
         graphics.text(title, at: Point(frame.center.x, frame.y + 26), size: 26, bold: true, color: .ink, shadow: false)
         let width = frame.width - 70
-        let lines = min(4, MenuKit.wrap(graphics, message, width: width, size: 17).count)
+        let maxLines = options.isEmpty ? 4 : Self.chooseLines
+        let lines = min(maxLines, MenuKit.wrap(graphics, message, width: width, size: 17).count)
         // Centre the message between the title and the buttons.
-        let top = frame.y + 66 + (4 - Double(lines)) * 23 / 2
+        let top = frame.y + 66 + (Double(maxLines) - Double(lines)) * 23 / 2
         MenuKit.paragraph(graphics, message, at: Point(frame.center.x, top), width: width, size: 17, color: .ink,
-                          maxLines: 4, shadow: false)
-        yes.draw(graphics, assets: assets)
+                          maxLines: maxLines, shadow: false)
+        if options.isEmpty { yes.draw(graphics, assets: assets) }
+        for option in options { option.draw(graphics, assets: assets) }
         no?.draw(graphics, assets: assets)
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import SnapNet
 import SnapProtocol
+import SnapTable
 import SnapTestSupport
 import Testing
 @testable import SnapUI
@@ -56,22 +57,42 @@ struct SeatReclaimTests {
         return (host, joined, path)
     }
 
-    /// Opens a window joining `path` as `name`, answers its first dialog with Y, and runs
-    /// until `done`; returns that dialog and the table scene at the end.
-    private func reopen(_ path: String, as name: String, host: GameClient,
-                        until done: @escaping (TableScene) -> Bool) throws -> (Dialog?, TableScene?) {
+    /// Seats Ann's game (the host's window) with `players`, each joined as a window on this
+    /// machine keeps its token, and starts it.
+    private func startedGame(host name: String, players: [String]) throws -> (host: GameClient, players: [GameClient], path: String) {
+        let path = base + "/run/\(name).sock"
+        let host = try GameClient.host(name: name, turnTimeout: nil, socket: path, directories: directories, logger: Self.logger)
+        var joined: [GameClient] = []
+        for player in players {
+            // One at a time: seats follow the order of joining, so the middle name gets the middle seat.
+            joined.append(try GameClient.join(.unix(path), name: player, directories: directories))
+            poll([host] + joined) { host.server!.lobby.contains { $0.name == player && $0.ready } }
+        }
+        host.start()
+        poll([host] + joined) { joined.allSatisfy { $0.session.phase == .playing } }
+        #expect(joined.allSatisfy { $0.session.phase == .playing })
+        return (host, joined, path)
+    }
+
+    /// Opens a window joining `path` as `name`, answers its first dialog with `key` (Y: the
+    /// first answer), and runs until `done` (given the table, or nil once the window left it);
+    /// returns that dialog and the table scene at the end.
+    private func reopen(_ path: String, as name: String, host: GameClient, key: SDL_KeyCode = SDLK_y,
+                        keepPolling others: [GameClient] = [],
+                        until done: @escaping (TableScene?) -> Bool) throws -> (Dialog?, TableScene?) {
         var offered: Dialog?
         let app = try App(options: WindowOptions(quitAfter: 30, hidden: true), logger: Self.logger) { app in
             TableScene(app: app, client: try! GameClient.join(.unix(path), name: name, directories: directories))
         }
         app.onFrame = { app, _ in
             _ = host.poll(now: 0)
-            guard let table = app.scene as? TableScene else { return }
-            if offered == nil, let dialog = table.dialog {
+            for other in others { _ = other.poll(now: 0) }
+            let table = app.scene as? TableScene
+            if offered == nil, let dialog = table?.dialog {
                 offered = dialog
-                InProcessWindows.InProcessTests.pushKey(Int(SDLK_y.rawValue))
+                InProcessWindows.InProcessTests.pushKey(Int(key.rawValue))
             }
-            if offered != nil, table.dialog == nil, done(table) { app.quit() }
+            if offered != nil, table?.dialog == nil, done(table) { app.quit() }
         }
         try app.run()
         return (offered, app.scene as? TableScene)
@@ -87,7 +108,7 @@ struct SeatReclaimTests {
         poll([host]) { host.session.awaySince[seat] != nil }
         #expect(host.session.awaySince[seat] != nil, "the host did not see the window go")
         let (dialog, table) = try reopen(path, as: "Zed", host: host) { table in
-            table.client.name == "Player 2" && table.client.session.seat != nil
+            table?.client.name == "Player 2" && table?.client.session.seat != nil
         }
         let offered = try #require(dialog, "no dialog offered the seat")
         #expect(offered.title == "Take back Player 2's seat?", "\(offered.title): \(offered.message)")
@@ -99,13 +120,108 @@ struct SeatReclaimTests {
         GameClient.endHostedGames()
     }
 
+    @Test("three windows on this machine, the middle one killed: a window opened under another name offers that seat, takes it, and cuts no other")
+    func reclaimTheAwaySeatOnly() throws {
+        let names = ["Player 2", "Player 3", "Player 4"]
+        let (host, windows, path) = try startedGame(host: "Ann", players: names)
+        #expect(directories.seatTokens.keptNames(for: .unix(path)) == names)
+        let seat = try #require(windows[1].session.seat)
+        windows[1].link.close()
+        poll([host, windows[0], windows[2]]) { host.session.awaySince[seat] != nil }
+        #expect(host.session.awaySince.keys.sorted() == [seat], "the host did not see only Player 3 go")
+        let (dialog, table) = try reopen(path, as: "Zed", host: host, keepPolling: [windows[0], windows[2]]) { table in
+            table?.client.name == "Player 3" && table?.client.session.seat != nil
+        }
+        let offered = try #require(dialog, "no dialog offered the seat")
+        #expect(offered.title == "Take back Player 3's seat?", "\(offered.title): \(offered.message)")
+        let back = try #require(table)
+        #expect(back.client.session.seat == seat)
+        #expect(back.client.session.phase == .playing)
+        poll([host, windows[0], windows[2]]) { host.session.awaySince.isEmpty }
+        #expect(host.session.awaySince.isEmpty, "a seat is still away: \(host.session.awaySince)")
+        for window in [windows[0], windows[2]] {
+            _ = window.poll(now: 0)
+            #expect(window.link.connectionLost == nil, "\(window.name)'s window was cut: \(window.link.connectionLost ?? "")")
+            #expect(window.session.phase == .playing, "\(window.name): \(window.session.phase)")
+        }
+        back.client.leave()
+        for window in windows { window.leave() }
+        GameClient.endHostedGames()
+    }
+
+    @Test("the Join screen's list: a started game where the middle of three windows was killed offers that seat, and Enter takes it")
+    func joinScreenOffersTheAwaySeat() throws {
+        let names = ["Player 2", "Player 3", "Player 4"]
+        let (host, windows, _) = try startedGame(host: "Fay", players: names)
+        let seat = try #require(windows[1].session.seat)
+        windows[1].link.close()
+        poll([host, windows[0], windows[2]]) { host.session.awaySince[seat] != nil }
+        Settings(name: "Zed").save(to: directories.settings)
+        var clicked = false
+        var offered: (title: String?, message: String?)?
+        let app = try App(options: WindowOptions(quitAfter: 20, hidden: true), logger: Self.logger) { app in
+            JoinScene(app: app, directories: directories)
+        }
+        app.onFrame = { app, now in
+            _ = host.poll(now: 0)
+            for other in [windows[0], windows[2]] { _ = other.poll(now: 0) }
+            if !clicked, now > 1.2 {
+                clicked = true
+                app.pushClick(at: Point(512, 285))  // the first game in the list: Fay's, the only one
+            }
+            if offered == nil, let join = app.scene as? JoinScene, let title = join.dialogTitle {
+                offered = (title, join.dialogMessage)
+                InProcessWindows.InProcessTests.pushKey(Int(SDLK_RETURN.rawValue))
+            }
+            if let table = app.scene as? TableScene, table.client.session.seat != nil { app.quit() }
+        }
+        try app.run()
+        #expect(offered?.title == "Take back Player 3's seat?", "\(offered.map { "\($0.title ?? ""): \($0.message ?? "")" } ?? "no dialog")")
+        let table = try #require(app.scene as? TableScene, "\(type(of: app.scene))")
+        #expect(table.client.name == "Player 3")
+        #expect(table.client.session.seat == seat)
+        poll([host, windows[0], windows[2]]) { host.session.awaySince.isEmpty }
+        for window in [windows[0], windows[2]] {
+            _ = window.poll(now: 0)
+            #expect(window.link.connectionLost == nil, "\(window.name)'s window was cut: \(window.link.connectionLost ?? "")")
+            #expect(window.session.phase == .playing)
+        }
+        table.client.leave()
+        for window in windows { window.leave() }
+        GameClient.endHostedGames()
+    }
+
+    @Test("no seat kept here is away, one is playing in another window: the offer says so and moves it only if asked; No cuts nobody")
+    func livesSeatIsNeverTakenBack() throws {
+        let (host, playing, path) = try startedGame(host: "Dee", player: "Player 2")
+        let (dialog, table) = try reopen(path, as: "Zed", host: host, key: SDLK_n, keepPolling: [playing]) { table in
+            table == nil  // No: back to the menu
+        }
+        let offered = try #require(dialog, "no dialog")
+        #expect(offered.title == "Move Player 2's seat here?", "\(offered.title): \(offered.message)")
+        #expect(offered.message.hasPrefix("Player 2 is playing in another window on this computer — move the seat here?"),
+                "\(offered.message)")
+        #expect(offered.options.map(\.label) == ["Move the seat here", "Watch"])
+        #expect(table == nil)
+        _ = playing.poll(now: 0)
+        #expect(playing.link.connectionLost == nil, "Player 2's window was cut: \(playing.link.connectionLost ?? "")")
+        #expect(playing.session.phase == .playing)
+        #expect(host.session.awaySince.isEmpty)
+        // Asking who is away signed in as a watcher for a moment: it is gone again.
+        poll([host, playing]) { host.session.watchers == 0 && playing.session.watchers == 0 }
+        #expect(host.session.watchers == 0 && playing.session.watchers == 0,
+                "\(host.session.watchers), \(playing.session.watchers) watching")
+        playing.leave()
+        GameClient.endHostedGames()
+    }
+
     @Test("a window that finds the game started and no seat kept for it offers Watch, and Yes watches")
     func watchWhenNoSeat() throws {
         // Cy plays from another computer: no seat of this game is kept on this one.
         let (host, player, path) = try startedGame(host: "Bea", player: "Cy", keepsToken: false)
         #expect(directories.seatTokens.keptNames(for: .unix(path)).isEmpty)
         let (dialog, table) = try reopen(path, as: "Zed", host: host) { table in
-            table.client.role == .watcher && table.client.session.phase == .playing
+            table?.client.role == .watcher && table?.client.session.phase == .playing
         }
         let offered = try #require(dialog, "no dialog")
         #expect(offered.title == "The game has started")

@@ -99,5 +99,68 @@ struct XPlayTests {
         }
         try? FileManager.default.removeItem(atPath: base)
     }
+
+    @Test("three client windows on one machine, the middle one killed: a window opened with no name takes that seat back, and no other window is cut",
+          .enabled(if: WindowTests.haveTools(["xvfb-run", "xdotool"])), .timeLimit(.minutes(5)))
+    func reopenedWindowTakesTheAwaySeat() throws {
+        let binary = snapBinary()
+        let base = scratchPath("snap-ui-xreclaim")
+        try? FileManager.default.removeItem(atPath: base)
+        try FileManager.default.createDirectory(atPath: base + "/run", withIntermediateDirectories: true)
+        // The pointer is never moved: the windows are answered from the keyboard, as a player
+        // who reopens a window and presses Enter would. The host says who left and who came
+        // back (--verbose: every sign-in, a replaced connection's too).
+        let script = """
+            export LC_ALL=C
+            wait_for() { for i in $(seq 1 300); do grep -q "$1" host.log && return 0; sleep 0.1; done; echo "never: $1"; return 1; }
+            # The whole screen, for a person to look at (when xwd and netpbm are installed).
+            shot() { command -v xwd >/dev/null && xwd -root -silent | xwdtopnm 2>/dev/null | pnmtopng >"$1" 2>/dev/null; }
+            cd "\(base)"
+            "\(binary)" host --headless --name Table --start-when 3 --grace 60 --speed 0.5 --verbose >host.log 2>&1 &
+            host=$!
+            wait_for "listening on unix:"
+            socket=$(ls run/snap/*.sock | head -1)
+            # One at a time, so that seats follow the order: Player 3 is the middle window.
+            # Side by side along the top of the screen, the reopened window below them.
+            for n in 2 3 4; do
+              "\(binary)" join --socket "$socket" --name "Player $n" --mute --quit-after 120 \\
+                --position $(( (n - 2) * 530 )),0 --size 520x390 >/dev/null 2>&1 &
+              eval "p$n=$!"
+              wait_for "Player $n joined"
+            done
+            wait_for "journal: "
+            sleep 3
+            kill -9 $p3
+            wait_for "Player 3 away"
+            # With no name: the saved one (none saved: the login name), which holds no seat here.
+            "\(binary)" join --socket "$socket" --mute --quit-after 120 --position 530,440 --size 520x390 >/dev/null 2>&1 &
+            again=$!
+            window=$(xdotool search --sync --pid $again | head -1)
+            sleep 3
+            shot "\(screenshotPath("xreclaim-offer"))"
+            xdotool key --window $window Return
+            wait_for "Player 3 rejoined" && echo "taken back"
+            sleep 2
+            shot "\(screenshotPath("xreclaim-after"))"
+            kill -0 $p2 && kill -0 $p4 && echo "others running"
+            echo "--- host log"; cat host.log
+            kill -TERM $again $p2 $p4 $host 2>/dev/null
+            wait
+            """
+        let output = try runUnderX(script, environment: ["SNAP_LAN": "off", "XDG_RUNTIME_DIR": base + "/run",
+                                                          "XDG_CONFIG_HOME": base + "/config", "XDG_STATE_HOME": base + "/state"])
+        #expect(output.contains("taken back"), "\(output)")
+        #expect(output.contains("others running"), "\(output)")
+        let log = output.components(separatedBy: "--- host log").last ?? ""
+        // A live window is never replaced, and never away: its connection was never cut.
+        for other in ["Player 2", "Player 4"] {
+            #expect(!log.contains("\(other) rejoined"), "\(other)'s seat was taken: \(log)")
+            #expect(!log.contains("\(other) away"), "\(other)'s window was cut: \(log)")
+        }
+        // "seat N: Player 3 left" is the grace running out (a dropped connection is logged as "left (connection dropped)").
+        #expect(!log.split(separator: "\n").contains { $0.contains("seat ") && $0.hasSuffix("Player 3 left") },
+                "Player 3's seat was lost: \(log)")
+        try? FileManager.default.removeItem(atPath: base)
+    }
 }
 #endif
