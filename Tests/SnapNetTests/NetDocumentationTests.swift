@@ -81,6 +81,9 @@ struct NetDocumentationTests {
         try expect("LAN.md", quotes: "at most **\(LANGameTable.maxGamesPerSource) from one sender address** (`maxGamesPerSource`), "
                    + "each for at most **\(LANGameTable.maxTTL) s**")
         try expect("LAN.md", quotes: "At most **\(SnapService.maxGamesPerPacket) games are read from one packet**")
+        try expect("LAN.md", quotes: "**\(SenderBudgets.burst) packets at once, then \(Int(SenderBudgets.perSecond)) a second**")
+        try expect("LAN.md", quotes: "At most **\(SenderBudgets.maxSenders) sender addresses** are")
+        try expect("LAN.md", quotes: "one silent for \(SenderBudgets.idleAfter.secondsText) gives its place to a newcomer")
         try expect("LAN.md", quotes: "\(DNSMessage.maxSize) bytes (`DNSMessage.maxSize`)")
         try expect("LAN.md", quotes: "A game heard again at least \(LANGameTable.confirmGap.secondsText) after it was")
         try expect("LAN.md", quotes: "a code of six characters from `\(String(JoinCode.alphabet))`")
