@@ -38,6 +38,9 @@ func connect(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .se
 /// default the player's known hosts) accepts the server's certificate and the handshake
 /// is done, and `handler` joins the pipeline only then, so nothing it writes can go out
 /// to a server that was not trusted. A refusal fails with `NetError.untrusted`.
+/// How long a TCP connect may wait for an answer (LAN.md quotes it).
+package let tcpConnectTimeout: TimeAmount = .seconds(5)
+
 func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
                   handler: @escaping @Sendable () -> ChannelHandler) -> EventLoopFuture<Channel> {
     let promise = loop.makePromise(of: Channel.self)
@@ -45,7 +48,7 @@ func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration 
     @Sendable func attempt(_ number: Int, pause: TimeAmount) {
         let handshake = HandshakeSlot()
         let bootstrap = ClientBootstrap(group: loop)
-            .connectTimeout(.seconds(5))
+            .connectTimeout(tcpConnectTimeout)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 // The initializer runs on the channel's loop: the handler never crosses threads.

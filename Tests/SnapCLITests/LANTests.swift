@@ -365,3 +365,21 @@ extension [UInt8] {
         u16(UInt16(value & 0xFFFF))
     }
 }
+
+/// LAN.md quotes `snap list --lan`'s default listening time: the one its help shows.
+@Suite("LAN.md quotes snap list")
+struct ListDocumentationTests {
+    @Test("snap list's --wait default is the one LAN.md names")
+    func waitDefault() throws {
+        let help = try runSnap(["list", "--help"])
+        #expect(help.status == 0)
+        let flat = help.output.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+        let shown = try #require(flat.range(of: #"--wait <[a-z-]+> .*?\(default: ([0-9.]+)\)"#, options: .regularExpression)
+            .map { String(flat[$0]) }, "\(help.output)")
+        let value = String(shown.split(separator: " ").last!.dropLast())
+        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/LAN.md").standardized
+        let lan = try String(contentsOf: url, encoding: .utf8).split(whereSeparator: { $0 == " " || $0 == "\n" })
+            .joined(separator: " ")
+        #expect(lan.contains("listens for `--wait` seconds (default \(value))"), "help says \(value)")
+    }
+}

@@ -81,6 +81,8 @@ struct NetDocumentationTests {
         try expect("LAN.md", quotes: "at most **\(LANGameTable.maxGamesPerSource) from one sender address** (`maxGamesPerSource`), "
                    + "each for at most **\(LANGameTable.maxTTL) s**")
         try expect("LAN.md", quotes: "At most **\(SnapService.maxGamesPerPacket) games are read from one packet**")
+        try expect("LAN.md", quotes: "an address that does not answer fails after the \(seconds(tcpConnectTimeout)) connect timeout")
+        try expect("PROTOCOL.md", quotes: "A socket path is at most \(SocketDirectory.maxSocketPathBytes) bytes")
         try expect("LAN.md", quotes: "**\(SenderBudgets.burst) packets at once, then \(Int(SenderBudgets.perSecond)) a second**")
         try expect("LAN.md", quotes: "At most **\(SenderBudgets.maxSenders) sender addresses** are")
         try expect("LAN.md", quotes: "one silent for \(SenderBudgets.idleAfter.secondsText) gives its place to a newcomer")

@@ -578,3 +578,15 @@ struct RendererChoiceTests {
     }
 }
 #endif
+
+/// The window's numbers LAN.md quotes, as the code has them.
+@Suite("LAN.md quotes the Join screen")
+struct JoinDocumentationTests {
+    @Test("the Join screen's welcome timeout is the one LAN.md names")
+    func welcomeTimeout() throws {
+        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/LAN.md").standardized
+        let text = try String(contentsOf: url, encoding: .utf8).split(whereSeparator: { $0 == " " || $0 == "\n" })
+            .joined(separator: " ")
+        #expect(text.contains("the \(Int(JoinScene.welcomeTimeout)) s welcome timeout"))
+    }
+}
