@@ -1,0 +1,48 @@
+import Foundation
+import StoryEngine
+import StoryNotices
+import Testing
+
+/// docs/STORY.md's Notices section quotes the notices' words and numbers: here they are made
+/// by StoryNotices and the document must hold them. Runs of white space compare as one space.
+@Suite("STORY.md quotes the notices")
+struct StoryNoticesDocumentationTests {
+    static func document() throws -> String {
+        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/STORY.md").standardized
+        return try String(contentsOf: url, encoding: .utf8).split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+    }
+
+    func expectQuoted(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try Self.document().contains(text), "STORY.md lacks: \(text)", sourceLocation: sourceLocation)
+    }
+
+    @Test("a deadline within the hour: \"45 min left in 'The dragon'\" — \"Write your turn, or it passes to Bob.\"")
+    func deadline() throws {
+        var story = try Story(["Bob", "Ann"], turnSeconds: 72 * 3600, at: 1000)
+        try story.turn("Bob", "Once.", at: 1000)
+        var ann = StoryNotices(player: "Ann")
+        let due = try #require(story.match.dueAt)
+        _ = ann.listed([story.match], at: due - 2 * 3600)
+        let notice = try #require(ann.deadlines(at: due - 45 * 60).first)
+        try expectQuoted("their time for a turn runs out within the hour: \"\(notice.summary)\" — \"\(notice.body)\"")
+        // "within the hour" is the notice's threshold.
+        #expect(StoryNotices.deadlineWarning == 3600)
+        #expect(ann.deadlines(at: due - StoryNotices.deadlineWarning - 1).isEmpty)
+    }
+
+    @Test("a turn's notice quotes at most 120 characters; a finished match: \"'The dragon' is finished\"")
+    func excerptAndFinished() throws {
+        try expectQuoted("the end of what was added since they last looked (at most \(StoryNotices.excerptCharacters) characters, cut at a word)")
+        var story = try Story(["Ann", "Bob"])
+        var bob = StoryNotices(player: "Bob")
+        _ = bob.listed([story.match], at: 1000)
+        var writer = "Ann", last: [StoryNotice] = []
+        while !story.match.ended {
+            try story.turn(writer, String(repeating: "a", count: StoryRules.maxTurnScalars))
+            last = bob.updated(story.match, at: 2000)
+            writer = writer == "Ann" ? "Bob" : "Ann"
+        }
+        let finished = try #require(last.first)
+        try expectQuoted("a match ends for them: finished (\"\(finished.summary)\")")
+    }
+}
