@@ -25,9 +25,6 @@ private func mdnsChannel(loop: EventLoop, interface: String?,
     let devices = (try? System.enumerateDevices()) ?? []
     return DatagramBootstrap(group: loop)
         .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-        // Up to 32 datagrams a system call (recvmmsg): a busy socket is drained in fewer
-        // wake-ups, so a real host's announcement is less likely to be dropped behind a flood.
-        .channelOption(ChannelOptions.datagramVectorReadMessageCount, value: 32)
         .channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler()) }
         }
