@@ -159,7 +159,7 @@ let package = Package(
         .target(name: "SnapTestSupport", dependencies: ["SnapProtocol"], path: "Tests/SnapTestSupport"),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
         .testTarget(name: "StoryEngineTests", dependencies: ["StoryEngine"]),
-        .testTarget(name: "StoryNoticesTests", dependencies: ["StoryNotices", "StoryEngine"]),
+        .testTarget(name: "StoryNoticesTests", dependencies: ["StoryNotices", "StoryEngine", "SnapTestSupport"]),
         .testTarget(name: "SnapDBusTests", dependencies: ["SnapDBus", "SnapTestSupport"]),
         .testTarget(
             name: "StoryServiceTests",
@@ -174,7 +174,7 @@ let package = Package(
         .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "SnapSessionTests",
-            dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots", "SnapTestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "SnapNetTests",

@@ -2,6 +2,7 @@ import Foundation
 import NIOPosix
 import SnapNet
 import SnapProtocol
+import SnapTestSupport
 import Testing
 
 /// Playing across the room: the join code over TCP (real processes on 127.0.0.1), and
@@ -377,9 +378,6 @@ struct ListDocumentationTests {
         let shown = try #require(flat.range(of: #"--wait <[a-z-]+> .*?\(default: ([0-9.]+)\)"#, options: .regularExpression)
             .map { String(flat[$0]) }, "\(help.output)")
         let value = String(shown.split(separator: " ").last!.dropLast())
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/LAN.md").standardized
-        let lan = try String(contentsOf: url, encoding: .utf8).split(whereSeparator: { $0 == " " || $0 == "\n" })
-            .joined(separator: " ")
-        #expect(lan.contains("listens for `--wait` seconds (default \(value))"), "help says \(value)")
+        #expect(try Documents.quotes("LAN.md", "listens for `--wait` seconds (default \(value))"), "help says \(value)")
     }
 }

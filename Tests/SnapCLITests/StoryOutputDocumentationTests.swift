@@ -12,14 +12,9 @@ import Testing
 struct StoryOutputDocumentationTests {
     let directory = makeRuntimeDirectory()
 
-    static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
-    }
+    static func oneLine(_ text: String) -> String { Documents.oneLine(text) }
 
-    static func document() throws -> String {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/STORY.md").standardized
-        return oneLine(try String(contentsOf: url, encoding: .utf8))
-    }
+    static func document() throws -> String { try Documents.text("STORY.md") }
 
     func expectQuoted(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(try Self.document().contains(Self.oneLine(text)), "STORY.md lacks: \(text)", sourceLocation: sourceLocation)

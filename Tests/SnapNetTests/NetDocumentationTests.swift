@@ -4,6 +4,7 @@ import NIOSSL
 @testable import SnapNet
 import SnapProtocol
 import SnapSession
+import SnapTestSupport
 import Testing
 
 /// The numbers and words of the network layer that docs/PROTOCOL.md (§2, §10, §14) and
@@ -11,14 +12,9 @@ import Testing
 /// wrong fails here. Line breaks do not matter: runs of white space compare as one space.
 @Suite("PROTOCOL.md and LAN.md quote the network layer")
 struct NetDocumentationTests {
-    static func document(_ name: String) throws -> String {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/\(name)").standardized
-        return oneLine(try String(contentsOf: url, encoding: .utf8))
-    }
+    static func document(_ name: String) throws -> String { try Documents.text(name) }
 
-    static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
-    }
+    static func oneLine(_ text: String) -> String { Documents.oneLine(text) }
 
     func expect(_ name: String, quotes text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(try Self.document(name).contains(Self.oneLine(text)), "\(name) lacks: \(text)", sourceLocation: sourceLocation)

@@ -1,5 +1,6 @@
 import Foundation
 import SnapProtocol
+import SnapTestSupport
 import Testing
 @testable import SnapSession
 
@@ -8,14 +9,9 @@ import Testing
 /// The document's line breaks do not matter: runs of white space compare as one space.
 @Suite("PROTOCOL.md quotes the host session")
 struct ProtocolDocumentationTests {
-    static func document() throws -> String {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
-        return oneLine(try String(contentsOf: url, encoding: .utf8))
-    }
+    static func document() throws -> String { try Documents.text("PROTOCOL.md") }
 
-    static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
-    }
+    static func oneLine(_ text: String) -> String { Documents.oneLine(text) }
 
     let defaults = HostConfiguration(hostName: "Host")
 

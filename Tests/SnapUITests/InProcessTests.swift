@@ -584,9 +584,6 @@ struct RendererChoiceTests {
 struct JoinDocumentationTests {
     @Test("the Join screen's welcome timeout is the one LAN.md names")
     func welcomeTimeout() throws {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/LAN.md").standardized
-        let text = try String(contentsOf: url, encoding: .utf8).split(whereSeparator: { $0 == " " || $0 == "\n" })
-            .joined(separator: " ")
-        #expect(text.contains("the \(Int(JoinScene.welcomeTimeout)) s welcome timeout"))
+        #expect(try Documents.quotes("LAN.md", "the \(Int(JoinScene.welcomeTimeout)) s welcome timeout"))
     }
 }

@@ -1,16 +1,14 @@
 import Foundation
 import StoryEngine
 import StoryNotices
+import SnapTestSupport
 import Testing
 
 /// docs/STORY.md's Notices section quotes the notices' words and numbers: here they are made
 /// by StoryNotices and the document must hold them. Runs of white space compare as one space.
 @Suite("STORY.md quotes the notices")
 struct StoryNoticesDocumentationTests {
-    static func document() throws -> String {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/STORY.md").standardized
-        return try String(contentsOf: url, encoding: .utf8).split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
-    }
+    static func document() throws -> String { try Documents.text("STORY.md") }
 
     func expectQuoted(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(try Self.document().contains(text), "STORY.md lacks: \(text)", sourceLocation: sourceLocation)

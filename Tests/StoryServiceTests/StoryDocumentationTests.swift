@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import SnapProtocol
 import StoryEngine
+import SnapTestSupport
 import Testing
 @testable import StoryService
 
@@ -81,14 +82,9 @@ struct StoryDocumentationTests {
 /// code has them. Line breaks do not matter: runs of white space compare as one space.
 @Suite("Story documentation quotes the service")
 struct StoryQuotesTests {
-    static func document(_ name: String) throws -> String {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/\(name)").standardized
-        return oneLine(try String(contentsOf: url, encoding: .utf8))
-    }
+    static func document(_ name: String) throws -> String { try Documents.text(name) }
 
-    static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
-    }
+    static func oneLine(_ text: String) -> String { Documents.oneLine(text) }
 
     func expect(_ name: String, quotes text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(try Self.document(name).contains(Self.oneLine(text)), "\(name) lacks: \(text)", sourceLocation: sourceLocation)
