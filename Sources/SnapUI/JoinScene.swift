@@ -112,12 +112,7 @@ public final class JoinScene: Scene {
             if let choice, !retries.isEmpty {
                 let answers = retries
                 retries = []
-                let index: Int? = switch choice {
-                case .yes: 0
-                case .option(let index): index
-                case .no: nil
-                }
-                if let index, answers.indices.contains(index) {
+                if let index = choice.answerIndex, answers.indices.contains(index) {
                     let (endpoint, label, name, role) = answers[index]
                     nameField.set(name)
                     connect(endpoint, label: label, role: role, app: app, remember: false)

@@ -173,12 +173,7 @@ public final class TableScene: Scene {
             if !retries.isEmpty {
                 let answers = retries
                 retries = []
-                let index: Int? = switch choice {
-                case .yes: 0
-                case .option(let index): index
-                case .no: nil
-                }
-                if let index, answers.indices.contains(index) {
+                if let index = choice.answerIndex, answers.indices.contains(index) {
                     return joinAgain(as: answers[index].name, role: answers[index].role, app: app)
                 }
             }

@@ -36,7 +36,18 @@ public struct Button {
 /// it input first while it is shown.
 public struct Dialog {
     /// `option(i)`: the `i`th of `options` (a `choose` dialog's answers; `yes` is then `option(0)`'s button).
-    public enum Choice: Equatable { case yes, no, option(Int) }
+    public enum Choice: Equatable {
+        case yes, no, option(Int)
+
+        /// Which of a list of answers this picks: the first for yes, none for no.
+        public var answerIndex: Int? {
+            switch self {
+            case .yes: 0
+            case .option(let index): index
+            case .no: nil
+            }
+        }
+    }
 
     public var title: String
     public var message: String
