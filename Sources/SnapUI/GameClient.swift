@@ -72,13 +72,10 @@ public final class GameClient {
     public var isHost: Bool { server != nil }
 
     /// A host on TCP: the addresses players can use (HOST:PORT) and the join code, if any.
-    public var network: (addresses: [String], code: String?)? {
-        guard let server, !server.tcpListeners.isEmpty else { return nil }
-        let addresses = server.tcpListeners.flatMap { listener in
-            reachableAddresses(listeningOn: listener.host).map { formatHostPort($0, listener.port) }
-        }
-        return (addresses, server.joinCode)
-    }
+    /// Worked out once, when the host starts listening: the lobby draws it every frame, and
+    /// asking the host's loop (or the system's interfaces) from the window's thread each
+    /// time would make every frame wait on them.
+    public private(set) var network: (addresses: [String], code: String?)?
 
     /// Applies everything the host sent since the last call; returns each message with
     /// the events it carried, in order, for the scene to animate.
@@ -198,8 +195,10 @@ public final class GameClient {
         try server.listen(unixPath: path)
         // Over TCP every connection is TLS: the given certificate, or the one made here on first use.
         let identity = try placement.listen.map { _ in try placement.identity ?? TLSIdentity.selfMade() }
+        var boundPort: Int?
         if let listen = placement.listen, let identity {
             let port = try server.listen(host: listen.host, port: listen.port, identity: identity)
+            boundPort = port
             if placement.announce {
                 do { try server.announceOnLAN(listeningOn: listen.host, port: port) } catch {
                     logger.warning("not announced on the local network: \(error)")
@@ -213,6 +212,10 @@ public final class GameClient {
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path,
                                 directories: directories)
         client.certificate = identity?.fingerprint
+        if let listen = placement.listen, let port = boundPort {
+            let addresses = reachableAddresses(listeningOn: listen.host).map { formatHostPort($0, port) }
+            client.network = (addresses, server.joinCode)
+        }
         // Renaming the lobby opens the same game under the new name (an explicit --socket
         // path gives way to the default one, which is named after the host).
         client.rehost = { [weak server] newName, logger in

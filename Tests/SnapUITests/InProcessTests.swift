@@ -152,10 +152,13 @@ struct InProcessTests {
         probeServer.shutdown(reason: "done")
         let old = try GameClient.host(name: "Fixed", listen: (host: "127.0.0.1", port: port), joinCode: "ABCD-EFGH",
                                       directories: Self.directories, logger: Self.logger)
+        // The lobby's addresses and code, worked out once when the host listened.
+        #expect(old.network?.addresses == ["127.0.0.1:\(port)"] && old.network?.code == "ABCD-EFGH", "\(String(describing: old.network))")
         let renamed = try old.hostAgain(as: "Moved", logger: Self.logger)
         old.leave()
         let info = try probe(.tcp(host: "127.0.0.1", port: port), loop: GameClient.group.next(), timeout: .seconds(2))
         #expect(info.hostName == "Moved")
+        #expect(renamed.network?.addresses == ["127.0.0.1:\(port)"])
         renamed.leave()
         GameClient.endHostedGames()
     }
