@@ -1,6 +1,8 @@
 #if GUI
 import SnapTable
+import Foundation
 import Glibc
+import Logging
 import SnapBots
 import SnapEngine
 import SnapNet
@@ -47,6 +49,14 @@ public final class MenuScene: Scene {
     private var buttons = ButtonSet<Action>()
     var dialog: Dialog?
     private let playerName: String
+    /// Host Game under way: the game is made on a thread of its own (it binds its socket,
+    /// makes its certificate and journal), so the menu keeps drawing meanwhile.
+    private var hosting: JoinAttempt?
+
+    /// How Host Game makes its game: `GameClient.host`, or a test's slower one.
+    nonisolated(unsafe) static var host: @Sendable (String, Logger) throws -> GameClient = {
+        try GameClient.host(name: $0, logger: $1)
+    }
 
     /// `notice`: why the player landed here (their game ended); shown at once, over a settled menu.
     public init(app: App, notice: (title: String, message: String)? = nil) {
@@ -71,7 +81,8 @@ public final class MenuScene: Scene {
     /// True once the buttons can be clicked.
     private var isSettled: Bool { elapsed >= Self.buttonsFadeIn.start }
 
-    public var isAnimating: Bool { !skipped && now - start < Self.animationEnd }
+    /// The title's flight, and the dots of "Starting your game…" while Host Game is under way.
+    public var isAnimating: Bool { (!skipped && now - start < Self.animationEnd) || hosting != nil }
     public var title: String { "Snap!" }
 
     public func handle(_ input: Input, app: App) -> SceneChange? {
@@ -92,9 +103,9 @@ public final class MenuScene: Scene {
             return nil
         }
         switch input {
-        case .press(let point):
+        case .press(let point) where hosting == nil:
             buttons.press(point)
-        case .release(let point):
+        case .release(let point) where hosting == nil:  // the game being started is the one
             if let action = buttons.release(point) { return perform(action, app: app) }
         case .key(.escape):
             return .quit
@@ -107,16 +118,12 @@ public final class MenuScene: Scene {
     private func perform(_ action: Action, app: App) -> SceneChange? {
         switch action {
         case .host:
-            do {
-                let client = try GameClient.host(name: Settings.load().name, logger: app.logger)
-                return .show(HostLobbyScene(app: app, client: client))
-            } catch {
-                let (title, message) = MenuKit.describe(
-                    error, hosting: Settings.load().name,
-                    renameAdvice: "Change your name on the Join Game or Single Player screen.")
-                dialog = Dialog.alert(title, message)
-                return nil
-            }
+            guard hosting == nil else { return nil }
+            let attempt = JoinAttempt()
+            let (name, logger, make) = (playerName, app.logger, Self.host)
+            Thread.detachNewThread { attempt.finish(Result { try make(name, logger) }) }
+            hosting = attempt
+            return nil
         case .join: return .show(JoinScene(app: app))
         case .solo: return .show(SoloSetupScene(app: app))
         case .story: return .show(StoryScene(app: app, name: Settings.load().name))
@@ -126,6 +133,18 @@ public final class MenuScene: Scene {
 
     public func update(now: Double, app: App) -> SceneChange? {
         self.now = now
+        if let attempt = hosting, let result = attempt.result {
+            hosting = nil
+            switch result {
+            case .success(let client):
+                return .show(HostLobbyScene(app: app, client: client))
+            case .failure(let error):
+                let (title, message) = MenuKit.describe(
+                    error, hosting: playerName,
+                    renameAdvice: "Change your name on the Join Game or Single Player screen.")
+                dialog = Dialog.alert(title, message)
+            }
+        }
         // A card flick as each title card lands.
         while landed < Self.titleCards.count,
               elapsed >= Self.firstCardAt + Double(landed) * Self.cardInterval + Self.flight * 0.8 {
@@ -178,7 +197,12 @@ public final class MenuScene: Scene {
             return
         }
         buttons.draw(graphics, app.assets)
-        graphics.text("Playing as \(playerName)", at: Point(512, 660), size: 15, color: Color(220, 235, 220))
+        if hosting != nil {
+            let dots = String(repeating: ".", count: 1 + Int(now * 3) % 3)
+            graphics.text("Starting your game\(dots)", at: Point(512, 660), size: 15, color: Color(255, 244, 214))
+        } else {
+            graphics.text("Playing as \(playerName)", at: Point(512, 660), size: 15, color: Color(220, 235, 220))
+        }
         MenuKit.footer(graphics, "F11  full screen     Esc  quit")
         if let dialog { dialog.draw(graphics, assets: app.assets) }
     }

@@ -143,6 +143,42 @@ struct InProcessTests {
         GameClient.endHostedGames()
     }
 
+    @Test("Host Game starts the game off the window's thread: the menu draws meanwhile, then the lobby opens")
+    func hostGameOffTheWindowThread() throws {
+        let path = "\(scratchRoot)/ip/run/snap/Menu.sock"
+        let directories = Self.directories
+        // The game is made only once the window has drawn frames since the click: a window
+        // that made it on its own thread would draw none, and the hold would run out.
+        let drawnWhileStarting = DispatchSemaphore(value: 0)
+        final class Held: @unchecked Sendable {  // written by the maker's thread before the lobby exists, read after the run
+            var value = false
+        }
+        let held = Held()
+        MenuScene.host = { name, logger in
+            held.value = drawnWhileStarting.wait(timeout: .now() + 10) == .success
+            return try GameClient.host(name: name, socket: path, directories: directories, logger: logger)
+        }
+        defer { MenuScene.host = { try GameClient.host(name: $0, logger: $1) } }
+        var clickedAt: Double?
+        var framesWhileStarting = 0
+        let app = try App(options: WindowOptions(quitAfter: 6, hidden: true), logger: Self.logger) { app in MenuScene(app: app) }
+        app.onFrame = { app, now in
+            if clickedAt == nil, now > 1.8 {
+                clickedAt = now
+                app.pushClick(at: Point(512, 390))  // Host Game
+            } else if clickedAt != nil, app.scene is MenuScene {
+                framesWhileStarting += 1
+                if framesWhileStarting == 5 { drawnWhileStarting.signal() }
+            }
+            if app.scene is HostLobbyScene { app.quit() }
+        }
+        try app.run()
+        #expect(held.value, "the window drew no frames while its game was being made")
+        #expect(framesWhileStarting >= 5)
+        #expect(app.scene is HostLobbyScene)
+        GameClient.endHostedGames()
+    }
+
     @Test("renaming an empty lobby that listens on a fixed TCP port reopens it on that port under the new name")
     func renameFixedPort() throws {
         // A port free a moment ago (the kernel hands out a fresh one each time).
