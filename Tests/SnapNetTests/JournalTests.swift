@@ -432,9 +432,17 @@ struct EarlierWinsTests {
         // Reading the history on this thread would wait for the FIFO's writer for ever.
         #expect(returned.wait(timeout: .now() + 30) == .success, "startJournal read past matches on its caller's thread")
         #expect(path.withLockedValue { $0 } != nil)
-        // Now the FIFO gives its reader a few bytes that are no journal: the count goes on without it.
-        let writer = open(fifo, O_WRONLY | O_NONBLOCK)
-        #expect(writer >= 0)
+        // Now the FIFO gives its reader, once the count has reached it, a few bytes that are no
+        // journal: the count goes on without it. (Opening a FIFO to write without blocking
+        // succeeds only while a reader has it open, or waits in its open.)
+        var writer: Int32 = -1
+        let deadline = ContinuousClock.now + .seconds(60)
+        while writer < 0, ContinuousClock.now < deadline {
+            writer = open(fifo, O_WRONLY | O_NONBLOCK)
+            if writer < 0 { usleep(10_000) }
+        }
+        #expect(writer >= 0, "the count never opened the FIFO")
+        guard writer >= 0 else { return }
         _ = write(writer, "junk", 4)
         close(writer)
         let counted = try #require(second.earlierWinsCounted)
