@@ -163,7 +163,14 @@ struct TLSTests {
 
     @Test("a client that opens a handshake and stalls is closed after the deadline", .timeLimit(.minutes(5)))
     func stalledHandshake() throws {
-        let (server, port) = try host(try TLSIdentity.selfMade(in: scratchDirectory("stall") + "/tls"))
+        // A loop of its own: the suite's other servers (the storm's 72 clients among them)
+        // share `Self.group`'s one thread, and this test times what its deadline timer does.
+        // (A clean-clone run saw this close come after more than 20 s with them on one loop;
+        // the cause is not established — see the note.)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let server = HostServer(HostConfiguration(hostName: "Host"), loop: group.next(), logger: Logger(label: "test"))
+        let port = try server.listen(host: "127.0.0.1", port: 0, identity: try TLSIdentity.selfMade(in: scratchDirectory("stall") + "/tls"))
         defer { server.shutdown(reason: "test over") }
         let started = ContinuousClock.now
         // One byte of a handshake record, then nothing.
