@@ -616,7 +616,6 @@ struct RendererChoiceTests {
         #expect(RendererChoice.machineHasGPU == devices)
     }
 }
-#endif
 
 /// The window's numbers LAN.md quotes, as the code has them.
 @Suite("LAN.md quotes the Join screen")
@@ -626,3 +625,4 @@ struct JoinDocumentationTests {
         #expect(try Documents.quotes("LAN.md", "the \(Int(JoinScene.welcomeTimeout)) s welcome timeout"))
     }
 }
+#endif
