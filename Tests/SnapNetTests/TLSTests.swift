@@ -16,7 +16,12 @@ import Testing
 import X509
 
 /// TLS on TCP (PROTOCOL.md §2): real sockets on 127.0.0.1, real handshakes.
-@Suite("TLS: certificates, trust on first use, and what is refused")
+// Serialized: the stalled-handshake test times a 5 s deadline, and in clean-clone runs it
+// saw its close only after more than 20 s while the storm tests (72 clients, 8 held
+// sign-ins) ran beside it in this suite, even with a loop of its own. The cause is not
+// established (descriptors at the test process's limit of 1,300, so an accept that waits,
+// is the lead); until it is, the suite's tests do not overlap.
+@Suite("TLS: certificates, trust on first use, and what is refused", .serialized)
 struct TLSTests {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
@@ -163,10 +168,8 @@ struct TLSTests {
 
     @Test("a client that opens a handshake and stalls is closed after the deadline", .timeLimit(.minutes(5)))
     func stalledHandshake() throws {
-        // A loop of its own: the suite's other servers (the storm's 72 clients among them)
-        // share `Self.group`'s one thread, and this test times what its deadline timer does.
-        // (A clean-clone run saw this close come after more than 20 s with them on one loop;
-        // the cause is not established — see the note.)
+        // A loop of its own: this test times what its deadline timer does, whatever the
+        // suite's shared loop is busy with.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let server = HostServer(HostConfiguration(hostName: "Host"), loop: group.next(), logger: Logger(label: "test"))
