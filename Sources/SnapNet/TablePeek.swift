@@ -23,28 +23,29 @@ public struct SeatAtTable: Hashable, Sendable {
 /// `query`'s `info` does not say which seats are away, and adding to it would be a new
 /// protocol version; a watcher's catch-up already says it (PROTOCOL.md, "Rejoining").
 /// The other players see one watcher come and go.
+/// Answers on `loop`; nothing waits for it (a window hands the answer to its scene).
 public func seatsAtTable(_ endpoint: Endpoint, name: String, joinCode: String = "", loop: EventLoop,
-                         timeout: TimeAmount = .seconds(3), trust: ServerTrust? = nil) throws -> [SeatAtTable] {
+                         timeout: TimeAmount = .seconds(3), trust: ServerTrust? = nil) -> EventLoopFuture<[SeatAtTable]> {
     let answer = loop.makePromise(of: [SeatAtTable].self)
     let once = Once(answer)
-    let channel: Channel
-    do {
-        channel = try connect(to: endpoint, on: loop, patience: .nanoseconds(timeout.nanoseconds), trust: trust) {
-            TablePeekHandler(answer: once)
+    connectLater(to: endpoint, on: loop, patience: .nanoseconds(timeout.nanoseconds), trust: trust) {
+        TablePeekHandler(answer: once)
+    }.whenComplete { connected in
+        switch connected {
+        case .failure(let error):
+            once.fail(error)
+        case .success(let channel):
+            let hello = Hello(name: name, joinCode: joinCode, role: .watcher)
+            channel.writeAndFlush(channel.allocator.buffer(bytes: WireCodec.encode(ClientMessage.hello(hello), sequence: 0)),
+                                  promise: nil)
+            let timer = loop.scheduleTask(in: timeout) { once.fail(NetError.noHost("no table from \(endpoint)")) }
+            answer.futureResult.whenComplete { _ in
+                timer.cancel()
+                channel.close(promise: nil)
+            }
         }
-    } catch {
-        loop.execute { once.fail(error) }
-        throw error
     }
-    let hello = Hello(name: name, joinCode: joinCode, role: .watcher)
-    channel.writeAndFlush(channel.allocator.buffer(bytes: WireCodec.encode(ClientMessage.hello(hello), sequence: 0)),
-                          promise: nil)
-    let timer = loop.scheduleTask(in: timeout) { once.fail(NetError.noHost("no table from \(endpoint)")) }
-    defer {
-        timer.cancel()
-        channel.close(promise: nil)
-    }
-    return try answer.futureResult.wait()
+    return answer.futureResult
 }
 
 /// A promise completed once, by whichever comes first; on the loop.

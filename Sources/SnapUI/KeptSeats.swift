@@ -56,8 +56,8 @@ enum KeptSeatOffer: Equatable {
     }
 }
 
-/// Asks the host who is away, on a thread of its own (it connects and waits for the
-/// table); the scene takes the answer in `update`. Nil until then.
+/// Asks the host who is away; the answer arrives on the network loop, and the scene
+/// takes it in `update`. Nil until then.
 final class SeatLookup: @unchecked Sendable {  // `outcome` is only touched under `lock`
     private let lock = NSLock()
     private var outcome: KeptSeatOffer?
@@ -72,14 +72,14 @@ final class SeatLookup: @unchecked Sendable {  // `outcome` is only touched unde
             outcome = .watch
             return
         }
-        Thread.detachNewThread { [self] in
-            let table = (try? seatsAtTable(endpoint, name: name, joinCode: joinCode, loop: GameClient.group.next(),
-                                           trust: trust)) ?? []
-            lock.lock()
-            outcome = KeptSeatOffer(kept: kept, table: table)
-            lock.unlock()
-            WindowWake.wake()
-        }
+        seatsAtTable(endpoint, name: name, joinCode: joinCode, loop: GameClient.group.next(), trust: trust)
+            .whenComplete { [self] answer in
+                let table = (try? answer.get()) ?? []
+                lock.lock()
+                outcome = KeptSeatOffer(kept: kept, table: table)
+                lock.unlock()
+                WindowWake.wake()
+            }
     }
 }
 #endif

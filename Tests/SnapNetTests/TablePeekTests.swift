@@ -25,7 +25,7 @@ struct TablePeekTests {
     static func ask(_ path: String) -> Outcome {
         let outcome = Outcome()
         Thread.detachNewThread {
-            outcome.result = Result { try seatsAtTable(.unix(path), name: "Zed", loop: group.next()) }
+            outcome.result = Result { try seatsAtTable(.unix(path), name: "Zed", loop: group.next()).wait() }
             outcome.done.signal()
         }
         return outcome
