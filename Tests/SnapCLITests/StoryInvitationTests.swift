@@ -3,22 +3,10 @@ import Testing
 
 /// Game Center's turn-based features through real processes: deadlines, declines, rematches.
 @Suite("Story deadlines, declines and rematches over real processes", .serialized)
-struct StoryInvitationTests {
+struct StoryInvitationTests: StoryProcessTests {
     let directory = makeRuntimeDirectory()
 
-    func serve(_ extra: [String] = []) throws -> SnapProcess {
-        let service = try SnapProcess(["story", "serve"] + extra, runtimeDirectory: directory)
-        guard service.line(startingWith: "listening on unix:", timeout: 30) != nil else {
-            throw StoryTestFailure("the service did not start: \(service.errors)")
-        }
-        return service
-    }
 
-    func story(_ arguments: [String]) throws -> (status: Int32?, lines: [String], errors: String) {
-        let process = try SnapProcess(["story"] + arguments, runtimeDirectory: directory)
-        let status = process.exitStatus(timeout: 60)
-        return (status, process.lines, process.errors)
-    }
 
     @Test("an invited player declines before writing: the others see it and go on; after writing, declining is refused")
     func decline() throws {

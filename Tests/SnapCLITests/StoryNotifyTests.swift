@@ -29,22 +29,10 @@ final class NotificationsThread: @unchecked Sendable {  // `running` is guarded 
 
 /// `snap story notify` between a real service and a real session bus.
 @Suite("Story notices on a real session bus", .serialized, .timeLimit(.minutes(5)))
-struct StoryNotifyTests {
+struct StoryNotifyTests: StoryProcessTests {
     let directory = makeRuntimeDirectory()
 
-    func serve() throws -> SnapProcess {
-        let service = try SnapProcess(["story", "serve"], runtimeDirectory: directory)
-        guard service.line(startingWith: "listening on unix:", timeout: 30) != nil else {
-            throw StoryTestFailure("the service did not start: \(service.errors)")
-        }
-        return service
-    }
 
-    func story(_ arguments: [String]) throws -> (status: Int32?, lines: [String], errors: String) {
-        let process = try SnapProcess(["story"] + arguments, runtimeDirectory: directory)
-        let status = process.exitStatus(timeout: 60)
-        return (status, process.lines, process.errors)
-    }
 
     /// Waits until `condition` holds, up to `timeout` seconds.
     func eventually(_ timeout: Double, _ condition: () -> Bool) -> Bool {

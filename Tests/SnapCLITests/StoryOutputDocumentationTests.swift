@@ -9,7 +9,7 @@ import Testing
 /// part (the variable part — an id, a name, a path — written as the document writes it).
 /// Runs of white space compare as one space, as in StoryQuotesTests.
 @Suite("STORY.md quotes what snap story prints", .serialized, .timeLimit(.minutes(5)))
-struct StoryOutputDocumentationTests {
+struct StoryOutputDocumentationTests: StoryProcessTests {
     let directory = makeRuntimeDirectory()
 
     static func oneLine(_ text: String) -> String { Documents.oneLine(text) }
@@ -26,19 +26,7 @@ struct StoryOutputDocumentationTests {
         return line.replacingOccurrences(of: value, with: placeholder)
     }
 
-    func serve(_ options: [String] = []) throws -> SnapProcess {
-        let service = try SnapProcess(["story", "serve"] + options, runtimeDirectory: directory)
-        guard service.line(startingWith: "listening on unix:", timeout: 30) != nil else {
-            throw StoryTestFailure("the service did not start: \(service.errors)")
-        }
-        return service
-    }
 
-    func story(_ arguments: [String]) throws -> (status: Int32?, lines: [String], errors: String) {
-        let process = try SnapProcess(["story"] + arguments, runtimeDirectory: directory)
-        let status = process.exitStatus(timeout: 60)
-        return (status, process.lines, process.errors)
-    }
 
     @Test("the player commands' lines: match ID, turn passed to NAME, story finished, declined match ID;, show's and list's lines")
     func playerCommands() throws {

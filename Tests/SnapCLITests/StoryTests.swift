@@ -8,23 +8,10 @@ import Testing
 
 /// `snap story` with real processes: the service, and one process per player command.
 @Suite("Story over real processes", .serialized)
-struct StoryTests {
+struct StoryTests: StoryProcessTests {
     let directory = makeRuntimeDirectory()
 
-    func serve(_ options: [String] = []) throws -> SnapProcess {
-        let service = try SnapProcess(["story", "serve"] + options, runtimeDirectory: directory)
-        guard service.line(startingWith: "listening on unix:", timeout: 30) != nil else {
-            throw StoryTestFailure("the service did not start: \(service.errors)")
-        }
-        return service
-    }
 
-    /// Runs one player command to the end: its status, standard output lines and errors.
-    func story(_ arguments: [String]) throws -> (status: Int32?, lines: [String], errors: String) {
-        let process = try SnapProcess(["story"] + arguments, runtimeDirectory: directory)
-        let status = process.exitStatus(timeout: 60)
-        return (status, process.lines, process.errors)
-    }
 
     var journalPath: String { directory + "/state/snap/story/story.journal" }
     var databasePath: String { directory + "/state/snap/story/story.sqlite" }
@@ -285,6 +272,29 @@ extension StoryTests {
         #expect(bob.status == 1 && bob.errors.contains("registered by an older snap"), "\(bob)")
         service.signal(SIGTERM)
         #expect(service.exitStatus(timeout: 20) == 0)
+    }
+}
+
+/// A suite that runs `snap story serve` and player commands in its own runtime directory.
+protocol StoryProcessTests {
+    var directory: String { get }
+}
+
+extension StoryProcessTests {
+    /// Starts the service (extra `options`); throws when it does not start listening.
+    func serve(_ options: [String] = []) throws -> SnapProcess {
+        let service = try SnapProcess(["story", "serve"] + options, runtimeDirectory: directory)
+        guard service.line(startingWith: "listening on unix:", timeout: 30) != nil else {
+            throw StoryTestFailure("the service did not start: \(service.errors)")
+        }
+        return service
+    }
+
+    /// Runs one player command to the end: its status, standard output lines and errors.
+    func story(_ arguments: [String]) throws -> (status: Int32?, lines: [String], errors: String) {
+        let process = try SnapProcess(["story"] + arguments, runtimeDirectory: directory)
+        let status = process.exitStatus(timeout: 60)
+        return (status, process.lines, process.errors)
     }
 }
 
