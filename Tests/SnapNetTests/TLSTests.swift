@@ -282,7 +282,7 @@ struct TLSTests {
             return why.contains("during the TLS handshake") && "\(error)".hasPrefix("host busy: ")
         }
         // The refused ones that never handshook are closed without a word (there is no channel for one).
-        for fd in silent.suffix(TLSRefusals.allowance) { #expect(readAll(fd).isEmpty) }
+        for fd in silent.suffix(TLSRefusals.allowance) { #expect(readUntilClosed(fd).isEmpty) }
     }
 
     @Test("a storm of 64 TLS and 8 plain clients past the caps: each told busy in words, or closed bare and called busy",
@@ -348,31 +348,7 @@ struct TLSTests {
 
     /// `count` TCP connections to the host that send nothing (the caller closes them).
     func silentConnections(_ count: Int, port: Int) throws -> [Int32] {
-        try (0..<count).map { _ in
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            try #require(connected == 0)
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            return fd
-        }
-    }
-
-    /// What `fd` reads until it is closed (or reset, or 10 s pass without a byte).
-    func readAll(_ fd: Int32) -> [UInt8] {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(fd, &buffer, buffer.count)
-            if count <= 0 { return received }
-            received += buffer[0..<count]
-        }
+        try (0..<count).map { _ in try #require(loopbackSocket(port: port)) }
     }
 
     /// The first frame a stream reads, if it is a `closing` (within 10 s).
@@ -393,27 +369,10 @@ struct TLSTests {
 
     /// Sends `send` over a plain TCP connection and reads until the server closes it.
     func rawExchange(port: Int, send bytes: [UInt8], timeoutSeconds: Int = 10) throws -> [UInt8] {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = try #require(loopbackSocket(port: port, readTimeout: timeoutSeconds))
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(connected == 0)
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(fd, &buffer, buffer.count)
-            if count <= 0 { break }
-            received += buffer[0..<count]
-        }
-        return received
+        return readUntilClosed(fd)
     }
 }
 
