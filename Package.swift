@@ -71,6 +71,7 @@ let package = Package(
             name: "SnapNet",
             dependencies: [
                 "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -138,7 +139,8 @@ let package = Package(
                 .target(name: "SnapUI", condition: gui),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                // The processes' lifecycles (signals, graceful shutdown) are the executable's business.
+                // The processes' lifecycles (signals, graceful shutdown): the group is the
+                // executable's; the host runtime it runs is SnapNet's.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

@@ -115,11 +115,13 @@ public struct NetBenchmark {
         defer { try? group.syncShutdownGracefully() }
         if let answeringCPU { _ = try group.next().submit { CPUPlacement.pinCurrentThread(to: answeringCPU) }.wait() }
         let server = HostServer(Self.stillTable(), loop: group.next(), logger: Self.quietLogger())
-        server.startWhen = clients
+        server.startWhen(clients)
         var journalPath: String?
         if journal {
-            journalPath = try server.startJournal(in: directory + "/journal") { warning in
-                FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+            journalPath = try blockingAwait {
+                try await server.startJournal(in: directory + "/journal") { warning in
+                    FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+                }
             }
         }
         defer {
@@ -134,10 +136,10 @@ public struct NetBenchmark {
         switch transport {
         case .unix:
             let path = directory + "/host.sock"
-            try server.listen(unixPath: path)
+            try blockingAwait { try await server.listen(unixPath: path) }
             connect = { try BenchSocket(unixPath: path) }
         case .tcp:
-            let port = try server.listen(host: "127.0.0.1", port: 0, tls: nil)
+            let port = try blockingAwait { try await server.listen(host: "127.0.0.1", port: 0, tls: nil) }
             connect = { try BenchSocket(tcpPort: port) }
         }
 
@@ -234,8 +236,10 @@ public struct NetBenchmark {
 
     private func benchHost(_ group: EventLoopGroup, identity: TLSIdentity?) throws -> (HostServer, Int) {
         let server = HostServer(Self.stillTable(), loop: group.next(), logger: Self.quietLogger())
-        let port = if let identity { try server.listen(host: "127.0.0.1", port: 0, identity: identity) } else {
-            try server.listen(host: "127.0.0.1", port: 0, tls: nil)
+        let port = try blockingAwait {
+            if let identity { try await server.listen(host: "127.0.0.1", port: 0, identity: identity) } else {
+                try await server.listen(host: "127.0.0.1", port: 0, tls: nil)
+            }
         }
         return (server, port)
     }
@@ -244,7 +248,7 @@ public struct NetBenchmark {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let (server, port) = try benchHost(group, identity: identity)
-        server.startWhen = clients
+        server.startWhen(clients)
         defer { server.shutdown(reason: "benchmark finished") }
         let players = try (0..<clients).map { index in
             let player = StreamClient(try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust))

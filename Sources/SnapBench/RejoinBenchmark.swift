@@ -39,9 +39,9 @@ public struct RejoinBenchmark {
         configuration.turnTimeout = nil
         configuration.grace = .seconds(3_600)
         let server = HostServer(configuration, loop: group.next(), logger: NetBenchmark.quietLogger())
-        server.startWhen = 2
+        server.startWhen(2)
         defer { server.shutdown(reason: "benchmark finished") }
-        try server.listen(unixPath: path)
+        try blockingAwait { try await server.listen(unixPath: path) }
 
         var players: [BenchClient] = []
         var tokens: [SeatToken] = []

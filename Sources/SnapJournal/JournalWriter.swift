@@ -16,11 +16,14 @@ import Musl
 /// takes, no allocation, no syscall. Only an append that finds the queue idle dispatches a
 /// turn. A turn copies out everything published, frees its room, checksums and writes it in
 /// one `write`, and looks again a millisecond later until it finds nothing: a burst of
-/// appends costs a few turns, not a thread woken every few records. An append always has
-/// room for the largest record; a ring without it (the disk 3 MiB behind) makes the append
-/// wait for the queue, so memory stays bounded and nothing is dropped. (Before: records
-/// encoded into an array and copied in; earlier, appends under a lock the queue also took,
-/// and a dispatch whenever it had caught up; see docs/PERFORMANCE.md.)
+/// appends costs a few turns, not a thread woken every few records. An append never waits
+/// (the appender is the host's event loop): when the ring lacks room for the largest record
+/// (the disk 3 MiB behind), the record goes to the queue in an array of its own, after
+/// everything in the ring, and so do the records after it until the queue has caught up;
+/// nothing is dropped, and memory grows past the ring only while the disk is behind.
+/// (Before: a full ring made the append wait on a semaphore; earlier, records encoded into
+/// an array and copied in, and appends under a lock the queue also took; see
+/// docs/PERFORMANCE.md.)
 ///
 /// The queue's turns hold the `Drain` (the ring and the file), never the writer: the
 /// writer's last reference goes on its owner's thread, whose `deinit` then writes
@@ -68,7 +71,7 @@ public final class JournalWriter: @unchecked Sendable {
         drain = Drain(path: path, descriptor: descriptor, onError: onError)
     }
 
-    /// Queues one record; returns at once unless the ring is full.
+    /// Queues one record; returns at once.
     public func append(_ payload: [UInt8]) {
         precondition(payload.count <= Journal.maxRecordLength, "a journal record of \(payload.count) bytes")
         append { room in
@@ -79,13 +82,13 @@ public final class JournalWriter: @unchecked Sendable {
 
     /// Queues one record whose payload `encode` stores at the start of the room it is
     /// given (`Journal.maxRecordLength` bytes) and whose length it returns, on the
-    /// caller's thread; returns at once unless the ring is full. One thread at a time.
+    /// caller's thread; returns at once. One thread at a time.
     public func append(_ encode: (UnsafeMutableRawBufferPointer) -> Int) {
 #if DEBUG
         precondition(!appending.exchange(true, ordering: .acquiring), "JournalWriter.append from two threads at once")
         defer { appending.store(false, ordering: .releasing) }
 #endif
-        if appender.end + Drain.room - appender.knownConsumed > Drain.capacity { waitForSpace(Drain.room) }
+        guard drain.overflowing.load(ordering: .acquiring) == 0, ringHasRoom() else { return overflow(encode) }
         let ring = drain.ring.baseAddress!
         let offset = appender.end & (Drain.capacity - 1)
         let length = encode(UnsafeMutableRawBufferPointer(start: ring + offset + 8, count: Journal.maxRecordLength))
@@ -103,23 +106,38 @@ public final class JournalWriter: @unchecked Sendable {
         }
     }
 
-    /// An appender, when `count` more bytes do not fit: waits until the queue frees them.
-    private func waitForSpace(_ count: Int) {
-        while true {
-            drain.waitingForSpace.store(true, ordering: .sequentiallyConsistent)
-            appender.knownConsumed = drain.consumed.load(ordering: .sequentiallyConsistent)
-            if appender.end + count - appender.knownConsumed <= Drain.capacity {
-                // The queue may have seen the flag and signalled already: take that signal.
-                if !drain.waitingForSpace.exchange(false, ordering: .sequentiallyConsistent) { drain.spaceFreed.wait() }
-                return
-            }
-            drain.spaceFreed.wait()  // a turn is queued, running or due: the ring holds records
-        }
+    /// Whether the ring has room for the largest record (looking at the queue's progress
+    /// only when the last look says no).
+    private func ringHasRoom() -> Bool {
+        if appender.end + Drain.room - appender.knownConsumed <= Drain.capacity { return true }
+        appender.knownConsumed = drain.consumed.load(ordering: .acquiring)
+        return appender.end + Drain.room - appender.knownConsumed <= Drain.capacity
     }
 
-    /// Writes what is queued, syncs it to disk and closes the file.
+    /// A record when the ring is full, or while records that overflowed it are still
+    /// queued: framed in an array of its own, and written by the queue after everything
+    /// published before it.
+    private func overflow(_ encode: (UnsafeMutableRawBufferPointer) -> Int) {
+        var record = [UInt8](repeating: 0, count: Drain.room)
+        let length = record.withUnsafeMutableBytes { bytes in
+            encode(UnsafeMutableRawBufferPointer(rebasing: bytes[8...]))
+        }
+        precondition(length >= 1 && length <= Journal.maxRecordLength, "a journal record of \(length) bytes")
+        record.removeLast(Journal.maxRecordLength - length)
+        withUnsafeBytes(of: UInt32(length).bigEndian) { record.replaceSubrange(0..<4, with: $0) }
+        drain.overflowing.add(1, ordering: .sequentiallyConsistent)
+        drain.writeOverflowed(record)
+    }
+
+    /// Writes what is queued, syncs it to disk and closes the file; returns once done.
     public func close() {
         drain.onQueue { $0.closeNow() }
+    }
+
+    /// `close()` without waiting: `done` is called on the writer's queue once the file is
+    /// written, synced and closed (the host's loop never waits for the disk).
+    public func close(then done: @escaping @Sendable () -> Void) {
+        drain.closeLater(then: done)
     }
 
     /// Waits until everything queued so far is written (tests, a round's end).
@@ -151,9 +169,9 @@ private final class Drain: @unchecked Sendable {
     let consumed = Atomic<Int>(0)
     /// No turn is queued, running or due: the next append must dispatch one.
     let idle = Atomic<Bool>(true)
-    /// An appender waits on `spaceFreed` for the queue to make room.
-    let waitingForSpace = Atomic<Bool>(false)
-    let spaceFreed = DispatchSemaphore(value: 0)
+    /// Records sent to the queue in arrays of their own (`overflow`) and not yet written:
+    /// while any are, appenders send theirs the same way, so the order holds.
+    let overflowing = Atomic<Int>(0)
 
     // The queue's alone.
     private var start = 0
@@ -177,6 +195,24 @@ private final class Drain: @unchecked Sendable {
 
     func dispatchTurn() {
         queue.async { self.turn() }
+    }
+
+    /// An overflowed record, written after everything published before it.
+    func writeOverflowed(_ record: [UInt8]) {
+        queue.async {
+            _ = self.writePublished()
+            self.batch = record
+            self.writeBatch()
+            self.overflowing.subtract(1, ordering: .sequentiallyConsistent)
+        }
+    }
+
+    /// `closeNow` on the queue, then `done`.
+    func closeLater(then done: @escaping @Sendable () -> Void) {
+        queue.async {
+            self.closeNow()
+            done()
+        }
     }
 
     /// A turn of `queue`: writes what is published. While records keep coming it looks
@@ -205,15 +241,19 @@ private final class Drain: @unchecked Sendable {
         batch.append(contentsOf: UnsafeRawBufferPointer(rebasing: ring[0..<(stop - start - first)]))
         start = stop
         consumed.store(start, ordering: .sequentiallyConsistent)
-        if waitingForSpace.exchange(false, ordering: .sequentiallyConsistent) { spaceFreed.signal() }
+        writeBatch()
+        return true
+    }
+
+    /// On `queue`: checksums the framed records in `batch`, writes them, and empties it.
+    private func writeBatch() {
         defer { batch.removeAll(keepingCapacity: true) }
-        guard !failed, descriptor >= 0 else { return true }
+        guard !failed, descriptor >= 0 else { return }
         Journal.checksumFramed(&batch)
         if !Self.writeAll(descriptor, batch) {
             failed = true
             onError("the journal \(path) could not be written (\(String(cString: strerror(errno)))); the game goes on without it")
         }
-        return true
     }
 
     /// On `queue`: writes what is published, syncs it and closes the file (once).

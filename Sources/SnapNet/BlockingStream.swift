@@ -19,7 +19,7 @@ package final class BlockingStream: @unchecked Sendable {  // `received` and `en
     package init(endpoint: Endpoint, trust: ServerTrust? = nil,
                  group: EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
         let box = BlockingStreamBox()
-        channel = try connect(to: endpoint, on: group.next(), trust: trust) { BlockingStreamReader(box) }
+        channel = try connectLater(to: endpoint, on: group.next(), trust: trust) { BlockingStreamReader(box) }.wait()
         // Read on the loop: the handler lives there. (Never called on a loop: it blocks.)
         serverFingerprint = try? channel.eventLoop.submit { [channel] in
             try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self).peerCertificate

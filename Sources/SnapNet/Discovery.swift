@@ -8,22 +8,32 @@ public struct DiscoveredHost: Sendable {
     public var info: HostInfo
 }
 
-/// Asks every socket in `directory` what it hosts (`query` → `info`). Sockets that do
-/// not answer within `timeout` are left out: a crashed host's stale file is not a game.
+/// Asks every socket in `directory` what it hosts (`query` → `info`), all at once.
+/// Sockets that do not answer within `timeout` are left out: a crashed host's stale file
+/// is not a game. In the directory's order.
 public func discoverHosts(in directory: SocketDirectory, loop: EventLoop,
-                          timeout: TimeAmount = .seconds(1)) -> [DiscoveredHost] {
-    directory.socketFiles().compactMap { path in
-        guard let info = try? probe(.unix(path), loop: loop, timeout: timeout) else { return nil }
-        return DiscoveredHost(socketPath: path, info: info)
+                          timeout: TimeAmount = .seconds(1)) async -> [DiscoveredHost] {
+    let paths = directory.socketFiles()
+    let answers = await withTaskGroup(of: (Int, HostInfo?).self) { group in
+        for (index, path) in paths.enumerated() {
+            group.addTask { (index, try? await probe(.unix(path), loop: loop, timeout: timeout)) }
+        }
+        var answers = [HostInfo?](repeating: nil, count: paths.count)
+        for await (index, info) in group { answers[index] = info }
+        return answers
     }
+    return zip(paths, answers).compactMap { path, info in info.map { DiscoveredHost(socketPath: path, info: $0) } }
 }
 
 /// One `query` → `info` exchange.
-public func probe(_ endpoint: Endpoint, loop: EventLoop, timeout: TimeAmount = .seconds(1), trust: ServerTrust? = nil) throws -> HostInfo {
+public func probe(_ endpoint: Endpoint, loop: EventLoop, timeout: TimeAmount = .seconds(1),
+                  trust: ServerTrust? = nil) async throws -> HostInfo {
     let answer = Answer(loop.makePromise(of: HostInfo.self))
     let channel: Channel
     do {
-        channel = try connect(to: endpoint, on: loop, patience: .nanoseconds(timeout.nanoseconds), trust: trust) { InfoHandler(answer: answer) }
+        channel = try await connectLater(to: endpoint, on: loop, patience: .nanoseconds(timeout.nanoseconds), trust: trust) {
+            InfoHandler(answer: answer)
+        }.get()
     } catch {
         loop.execute { answer.fail(error) }
         throw error
@@ -34,7 +44,7 @@ public func probe(_ endpoint: Endpoint, loop: EventLoop, timeout: TimeAmount = .
         timer.cancel()
         channel.close(promise: nil)
     }
-    return try answer.promise.futureResult.wait()
+    return try await answer.promise.futureResult.get()
 }
 
 /// A promise completed once, by whichever comes first (answer, hang-up, timeout); on the loop.

@@ -19,6 +19,9 @@ public enum Endpoint: Sendable, CustomStringConvertible {
     }
 }
 
+/// How long a TCP connect may wait for an answer (LAN.md quotes it).
+package let tcpConnectTimeout: TimeAmount = .seconds(5)
+
 /// Opens a client connection whose frames go to `onMessage` (on the loop).
 ///
 /// A Unix socket whose listen queue is full refuses at once with EAGAIN: that is a busy
@@ -26,21 +29,13 @@ public enum Endpoint: Sendable, CustomStringConvertible {
 /// most 1 s apart) until `patience` has passed, then fails with `NetError.hostBusy`.
 /// Nothing else is retried: ECONNREFUSED on a Unix socket means a stale socket file, and
 /// on TCP that nobody listens (a full TCP queue drops the SYN and the kernel retries).
-func connect(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
-             handler: @escaping @Sendable () -> ChannelHandler) throws -> Channel {
-    try connectLater(to: endpoint, on: loop, patience: patience, trust: trust, handler: handler).wait()
-}
-
-/// `connect`, without blocking: the polite retries are timers on `loop`, so a caller on a
-/// window's thread (or on the loop itself) never waits for them.
+///
+/// The polite retries are timers on `loop`: nobody's thread waits for them.
 ///
 /// Over TCP the connection is TLS (PROTOCOL.md §2): it succeeds only once `trust` (by
 /// default the player's known hosts) accepts the server's certificate and the handshake
 /// is done, and `handler` joins the pipeline only then, so nothing it writes can go out
 /// to a server that was not trusted. A refusal fails with `NetError.untrusted`.
-/// How long a TCP connect may wait for an answer (LAN.md quotes it).
-package let tcpConnectTimeout: TimeAmount = .seconds(5)
-
 func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
                   handler: @escaping @Sendable () -> ChannelHandler) -> EventLoopFuture<Channel> {
     let promise = loop.makePromise(of: Channel.self)

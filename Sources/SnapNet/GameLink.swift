@@ -69,13 +69,27 @@ public final class GameLink: @unchecked Sendable {  // the inbox and handlers be
 extension HostServer {
     /// The host's own player: an in-process link through the same session code, with
     /// the same validation and judging as any connection (its round trip is zero).
+    /// Returns at once: the link is attached by the loop's next task, so anything sent on
+    /// it afterwards, from any thread, reaches the loop after the attachment.
     public func connectLocal() -> GameLink {
         let link = GameLink()
-        let id = onLoop { self.attachLocal(link) }
-        link.sender = { [weak self] message in self?.submit(.message(id, message)) }
-        link.closer = { [weak self] in self?.submit(.disconnected(id)) }
+        let attachment = LocalAttachment()
+        loop.execute { attachment.id = self.attachLocal(link) }
+        link.sender = { [weak self] message in
+            guard let server = self else { return }
+            server.loop.execute { if let id = attachment.id { server.handleLocal(.message(id, message)) } }
+        }
+        link.closer = { [weak self] in
+            guard let server = self else { return }
+            server.loop.execute { if let id = attachment.id { server.handleLocal(.disconnected(id)) } }
+        }
         return link
     }
+}
+
+/// The host's own player's connection, once the loop has attached it.
+private final class LocalAttachment: @unchecked Sendable {  // written and read on the host's loop only
+    var id: ConnectionID?
 }
 
 /// A window's connection to a host on this machine or another, on a `SeatConnection`.
@@ -85,15 +99,13 @@ extension HostServer {
 /// answered by the link on the loop and never reach the window: a window busy for a while
 /// still answers at once, and never answers twice.
 ///
-/// Returns once the first connection is open (or throws its error, such as
-/// `NetError.untrusted`): a window joins from a background thread. `connectLinkLater`
-/// does not wait.
+/// Returns once the first connection is open (or throws its error, such as `NetError.untrusted`).
 public func connectLink(to endpoint: Endpoint, on loop: EventLoop, hello: Hello, tokens: SeatTokenStore? = nil,
-                        silenceLimit: Duration = .seconds(5), trust: ServerTrust? = nil) throws -> GameLink {
-    try connectLinkLater(to: endpoint, on: loop, hello: hello, tokens: tokens, silenceLimit: silenceLimit, trust: trust).wait()
+                        silenceLimit: Duration = .seconds(5), trust: ServerTrust? = nil) async throws -> GameLink {
+    try await connectLinkLater(to: endpoint, on: loop, hello: hello, tokens: tokens, silenceLimit: silenceLimit, trust: trust).get()
 }
 
-/// `connectLink` without blocking: the future succeeds once the first connection is open.
+/// `connectLink` as a future: it succeeds once the first connection is open.
 public func connectLinkLater(to endpoint: Endpoint, on loop: EventLoop, hello: Hello, tokens: SeatTokenStore? = nil,
                              silenceLimit: Duration = .seconds(5), trust: ServerTrust? = nil) -> EventLoopFuture<GameLink> {
     let link = GameLink()

@@ -10,8 +10,8 @@ import SnapSession
 /// The host on the network: drives a `HostSession` from sockets and one event loop.
 /// Every connection's handler and every timer run on `loop`, so the session needs no
 /// locks; everything here is touched on that loop only. Callers on other threads (the
-/// CLI, a window) reach it through `onLoop`, the one place that waits for the loop, or
-/// through setters that hand the value to the loop.
+/// CLI, a window) hand it inputs (`submit`) or ask it with `await` (`onLoop`): nothing
+/// off the loop ever blocks a thread on it.
 public final class HostServer: FrameServer, @unchecked Sendable {  // state touched on `loop` only (see above)
     public let loop: EventLoop
     private var session: HostSession
@@ -29,17 +29,15 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     /// Refusals written before a TLS handshake was done, and their bound.
     private let refusals = TLSRefusals()
     /// Start by itself once this many players have joined and are ready (set from any
-    /// thread: the value is handed to the loop).
-    public var startWhen: Int? {
-        get { onLoop { self.startWhenOnLoop } }
-        set { loop.execute { self.startWhenOnLoop = newValue } }
+    /// thread, before or during the lobby: the value is handed to the loop).
+    public func startWhen(_ players: Int?) {
+        loop.execute { self.startWhenOnLoop = players }
     }
     private var startWhenOnLoop: Int?
-    /// Told about every action (the CLI prints round winners and the end); set from any
-    /// thread, before or during the game.
-    public var observer: (@Sendable (HostAction) -> Void)? {
-        get { onLoop { self.observerOnLoop } }
-        set { loop.execute { self.observerOnLoop = newValue } }
+    /// Tells `observer` about every action (the CLI prints round winners and the end); set
+    /// from any thread, before or during the game.
+    public func observe(_ observer: (@Sendable (HostAction) -> Void)?) {
+        loop.execute { self.observerOnLoop = observer }
     }
     private var observerOnLoop: (@Sendable (HostAction) -> Void)?
     /// How far behind a connection may fall before it is cut as too slow.
@@ -49,9 +47,9 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     private let done: EventLoopPromise<String>
     /// The code TCP players must give, nil for an open game (`HostConfiguration.joinCode`).
     public let joinCode: String?
-    /// The TCP addresses listened on, as bound (host, port), in order.
-    public var tcpListeners: [(host: String, port: Int)] { onLoop { self.tcpAddresses } }
-    private var tcpAddresses: [(host: String, port: Int)] = []
+    /// The TCP addresses listened on, as bound, in order.
+    public var tcpListeners: [HostPort] { get async { await onLoop { self.tcpAddresses } } }
+    private var tcpAddresses: [HostPort] = []
 
     public init(_ configuration: HostConfiguration, loop: EventLoop, logger: Logger) {
         self.loop = loop
@@ -59,6 +57,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         var configuration = configuration
         if configuration.startedAt == 0 { configuration.startedAt = UInt64(max(0, time(nil))) }
         joinCode = configuration.joinCode
+        hostName = configuration.hostName
         session = HostSession(configuration)
         done = loop.makePromise()
     }
@@ -82,6 +81,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
             }
         }
         session = try HostSession(resuming: journal.records, configuration, now: .zero)
+        hostName = session.configuration.hostName
         joinCode = configuration.joinCode
         done = loop.makePromise()
         self.journal = try JournalWriter(continuing: path, intactLength: journal.intactLength, onError: onWarning)
@@ -90,10 +90,10 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     }
 
     /// The name the host plays under (a resumed one takes its journal's).
-    public var hostName: String { onLoop { self.session.configuration.hostName } }
+    public let hostName: String
 
     /// Commands in the match so far (what `resumed PATH at command K` names).
-    public var commandsApplied: Int { onLoop { self.session.commandsApplied } }
+    public var commandsApplied: Int { get async { await onLoop { self.session.commandsApplied } } }
 
     /// Puts a resumed match back in motion: its seats wait for their owners.
     public func resume() {
@@ -110,41 +110,43 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
 
     // MARK: - From other threads
 
-    /// The one bridge for callers off the loop: runs `body` on the loop and waits for its
-    /// answer. On the loop it runs at once (waiting there would wait for ever).
-    func onLoop<T>(_ body: @escaping @Sendable () -> T) -> T {
-        if loop.inEventLoop { return body() }
-        let box = UncheckedBox<T>()
+    /// The one bridge for callers off the loop: runs `body` on the loop and awaits its
+    /// answer (the caller's thread is never held).
+    func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         // A loop that is shutting down no longer runs tasks; the body then runs here, which
         // races with nothing, since nothing runs on that loop any more.
-        do { try loop.submit { box.value = body() }.wait() } catch { box.value = body() }
-        return box.value!
+        do { return try await loop.submit(body).get() } catch { return body() }
     }
 
     /// `onLoop` for work that completes later on the loop (binding, closing).
-    func onLoop<T>(_ body: @escaping @Sendable () -> EventLoopFuture<T>) throws -> T {
-        precondition(!loop.inEventLoop, "HostServer's blocking calls are made off its loop")
-        let box = UncheckedBox<T>()
-        try loop.flatSubmit { body().map { box.value = $0 } }.wait()
-        return box.value!
+    func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> EventLoopFuture<T>) async throws -> T {
+        try await loop.flatSubmit(body).get()
     }
 
     // MARK: - The journal
 
     /// Journals this match in `directory` (see `MatchJournal`); returns the file's path.
+    /// The file is made on NIO's thread pool, never on the caller's thread (a window's).
     /// A failure to write later is a warning through `onWarning`; the game goes on.
     @discardableResult
-    public func startJournal(in directory: String, onWarning: @escaping @Sendable (String) -> Void) throws -> String {
-        let writer = try MatchJournal.create(in: directory, hostName: hostName, onError: onWarning)
-        // On the loop, in one step: whatever the match logged before (a game that started
-        // as soon as its local player sat down), then everything after. A journal attached
-        // mid-match without its first records is damage, not a match.
-        loop.execute { [self] in
+    public func startJournal(in directory: String, onWarning: @escaping @Sendable (String) -> Void) async throws -> String {
+        try await startJournalLater(in: directory, onWarning: onWarning).get()
+    }
+
+    /// `startJournal` as a future.
+    public func startJournalLater(in directory: String, onWarning: @escaping @Sendable (String) -> Void) -> EventLoopFuture<String> {
+        let hostName = self.hostName
+        return NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
+            try MatchJournal.create(in: directory, hostName: hostName, onError: onWarning)
+        }.map { [self] writer in
+            // On the loop, in one step: whatever the match logged before (a game that started
+            // as soon as its local player sat down), then everything after. A journal attached
+            // mid-match without its first records is damage, not a match.
             for record in session.log { writer.append { MatchRecordCodec.encode(record, into: $0) } }
             journal = writer
+            countEarlierWins(in: directory, excluding: writer.path)
+            return writer.path
         }
-        countEarlierWins(in: directory, excluding: writer.path)
-        return writer.path
     }
 
     /// The won counts the table shows come from the matches journaled before this one.
@@ -167,48 +169,60 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     // MARK: - Listening
 
     /// Listens on a Unix socket; the path is claimed safely first (see `claimSocketPath`).
-    public func listen(unixPath path: String) throws {
-        try claimSocketPath(path)
-        do {
-            // Created with a restrictive umask: the socket is never open to others, not even briefly.
-            try withRestrictiveUmask {
-                try onLoop {
-                    self.bootstrap(tls: nil).bind(unixDomainSocketPath: path).map { channel in
-                        self.listeners.append(channel)
-                        self.socketPaths.append(path)
-                    }
-                }
+    public func listen(unixPath path: String) async throws {
+        try await listenLater(unixPath: path).get()
+    }
+
+    /// `listen(unixPath:)` as a future (NIO's own terms; tests wait on it).
+    public func listenLater(unixPath path: String) -> EventLoopFuture<Void> {
+        do { try claimSocketPath(path) } catch { return loop.makeFailedFuture(error) }
+        // Bound on the loop with a restrictive umask (the umask is the process's: set and
+        // restored around the bind alone), so the socket is never open to others, not even briefly.
+        return loop.flatSubmit {
+            bindWithRestrictiveUmask { self.bootstrap(tls: nil).bind(unixDomainSocketPath: path) }.map { channel in
+                self.listeners.append(channel)
+                self.socketPaths.append(path)
+                chmod(path, 0o600)
             }
-            chmod(path, 0o600)
-        } catch {
+        }.flatMapErrorThrowing { error in
             throw NetError.cannotListen(path, plainReason(error, listening: true, unix: true))
         }
     }
 
     /// Listens on TCP, every connection in TLS shown `identity`; returns the port (useful
     /// with port 0).
-    public func listen(host: String, port: Int, identity: TLSIdentity) throws -> Int {
-        let port = try listen(host: host, port: port, tls: try identity.serverContext())
-        onLoop { self.certificateOnLoop = identity.fingerprint }
-        return port
+    public func listen(host: String, port: Int, identity: TLSIdentity) async throws -> Int {
+        try await listenLater(host: host, port: port, identity: identity).get()
+    }
+
+    /// `listen(host:port:identity:)` as a future.
+    public func listenLater(host: String, port: Int, identity: TLSIdentity) -> EventLoopFuture<Int> {
+        let context: NIOSSLContext
+        do { context = try identity.serverContext() } catch { return loop.makeFailedFuture(error) }
+        return listenLater(host: host, port: port, tls: context).map { port in
+            self.certificateOnLoop = identity.fingerprint
+            return port
+        }
     }
 
     /// The fingerprint of the certificate TCP players see; the LAN announcement carries it.
-    public var certificate: CertificateFingerprint? { onLoop { self.certificateOnLoop } }
+    public var certificate: CertificateFingerprint? { get async { await onLoop { self.certificateOnLoop } } }
     private var certificateOnLoop: CertificateFingerprint?
 
     /// TCP without TLS (`tls` nil) is for benchmarks only: the baseline TLS is measured against.
-    package func listen(host: String, port: Int, tls: NIOSSLContext?) throws -> Int {
-        do {
-            return try onLoop {
-                self.bootstrap(tls: tls).bind(host: host, port: port).map { channel in
-                    self.listeners.append(channel)
-                    let bound = channel.localAddress?.port ?? port
-                    self.tcpAddresses.append((host, bound))
-                    return bound
-                }
+    package func listen(host: String, port: Int, tls: NIOSSLContext?) async throws -> Int {
+        try await listenLater(host: host, port: port, tls: tls).get()
+    }
+
+    package func listenLater(host: String, port: Int, tls: NIOSSLContext?) -> EventLoopFuture<Int> {
+        loop.flatSubmit {
+            self.bootstrap(tls: tls).bind(host: host, port: port).map { channel in
+                self.listeners.append(channel)
+                let bound = channel.localAddress?.port ?? port
+                self.tcpAddresses.append(HostPort(host: host, port: bound))
+                return bound
             }
-        } catch {
+        }.flatMapErrorThrowing { error in
             throw NetError.cannotListen(formatHostPort(host, port), plainReason(error, listening: true, unix: false))
         }
     }
@@ -218,8 +232,8 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     /// Stops listening on TCP and announcing it (the Unix socket stays), and returns once
     /// the ports are free: a lobby renamed before anyone joined reopens under its new
     /// name on the same fixed port, which the old listener would otherwise still hold.
-    public func stopListeningOnTCP() throws {
-        try onLoop { () -> EventLoopFuture<Void> in
+    public func stopListeningOnTCP() async throws {
+        try await onLoop { () -> EventLoopFuture<Void> in
             let goodbye = self.announcer?.stopOnLoop() ?? self.loop.makeSucceededVoidFuture()
             self.announcer = nil
             let tcp = self.listeners.filter { listener in
@@ -235,15 +249,15 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     /// Announces the game on the local network (DNS-SD over multicast DNS, docs/LAN.md)
     /// for players to connect to `port` at `addresses`. A game on a loopback address is
     /// announced on loopback only. Throws when multicast is not possible here.
-    public func announceOnLAN(listeningOn host: String, port: Int) throws {
+    public func announceOnLAN(listeningOn host: String, port: Int) async throws {
         let loopback = host.hasPrefix("127.") || host == "::1" || host == "localhost"
         let addresses = loopback ? ["127.0.0.1"] : reachableAddresses(listeningOn: host).filter { !$0.hasPrefix("127.") }
         let announcer = LANAnnouncer(loop: loop, hostName: hostName, port: port,
                                      addresses: addresses, interface: loopback ? "127.0.0.1" : nil,
-                                     fingerprint: certificate, logger: logger) {
+                                     fingerprint: await certificate, logger: logger) {
             [unowned self] in self.session.publicInfo
         }
-        try announcer.start()
+        try await announcer.start()
         loop.execute { self.announcer = announcer }
     }
 
@@ -257,7 +271,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     }
 
     /// Announcement bytes sent so far (0 when not announcing).
-    public var announcementBytes: Int { onLoop { self.announcer?.bytesSent ?? 0 } }
+    public var announcementBytes: Int { get async { await onLoop { self.announcer?.bytesSent ?? 0 } } }
 
     /// What a plain client reaching a TLS port reads before it is closed.
     static let plainRefusalMessage = HostMessage.closing(.versionUnsupported, message: "this host speaks TLS on TCP (PROTOCOL.md §2): "
@@ -327,20 +341,25 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     }
 
     /// "held after N commands", or what broke. Call after the game is over.
-    public var conservationReport: (held: Bool, text: String) {
-        onLoop { [self] in
-            if let broken = session.invariantViolation { return (false, "FAILED \(broken)") }
-            return (true, "held after every one of \(session.commandsApplied) commands")
+    public var conservationReport: ConservationReport {
+        get async {
+            await onLoop { [self] in
+                if let broken = session.invariantViolation { return ConservationReport(held: false, text: "FAILED \(broken)") }
+                return ConservationReport(held: true, text: "held after every one of \(session.commandsApplied) commands")
+            }
         }
     }
 
-    /// The lobby as the host sees it (for the host's window).
-    public var lobby: [LobbyPlayer] { onLoop { self.session.lobby } }
+    /// The lobby as the host sees it.
+    public var lobby: [LobbyPlayer] { get async { await onLoop { self.session.lobby } } }
 
     /// Feeds the session on the loop (callable from anywhere).
     public func submit(_ input: HostInput) {
         loop.execute { self.handle(input) }
     }
+
+    /// An input from the host's own player's link, already on the loop.
+    func handleLocal(_ input: HostInput) { handle(input) }
 
     private func handle(_ input: HostInput) {
         loop.preconditionInEventLoop()
@@ -457,11 +476,13 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
             for channel in self.channels.values { channel.close(promise: nil) }
             self.channels = [:]
             self.timer?.cancel()
-            self.journal?.close()
-            if !self.over {
-                self.over = true
-                self.done.succeed(reason)
-            }
+            guard !self.over else { return }
+            self.over = true
+            // The game is over once its journal is on disk (`snap replay` may read it at
+            // once); the loop does not wait for the disk meanwhile.
+            guard let journal = self.journal else { return self.done.succeed(reason) }
+            let (loop, done) = (self.loop, self.done)
+            journal.close { loop.execute { done.succeed(reason) } }
         }
     }
 
@@ -497,7 +518,15 @@ extension Duration {
     }
 }
 
-/// Carries a value computed on the loop back to the thread that waited for it.
-private final class UncheckedBox<T>: @unchecked Sendable {  // written on the loop before the wait returns
-    var value: T?
+/// A bound TCP address.
+public struct HostPort: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+    public init(host: String, port: Int) { (self.host, self.port) = (host, port) }
+}
+
+/// Whether every card is still where the rules put it ("held after N commands"), or what broke.
+public struct ConservationReport: Sendable {
+    public var held: Bool
+    public var text: String
 }

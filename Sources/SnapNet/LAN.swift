@@ -110,8 +110,8 @@ public final class LANAnnouncer: @unchecked Sendable {  // state touched on `loo
         self.current = current
     }
 
-    public func start() throws {
-        try mdnsChannel(loop: loop, interface: interface) { [unowned self] in
+    public func start() async throws {
+        try await mdnsChannel(loop: loop, interface: interface) { [unowned self] in
             MDNSHandler { message, source in self.heard(message, from: source) }
         }.map { channel in
             self.channel = channel
@@ -119,12 +119,12 @@ public final class LANAnnouncer: @unchecked Sendable {  // state touched on `loo
             self.repeating = self.loop.scheduleRepeatedTask(initialDelay: SnapService.interval, delay: SnapService.interval) {
                 [weak self] _ in self?.announce()
             }
-        }.wait()
+        }.get()
     }
 
-    /// Sends the goodbye, then closes. Safe to call twice; from any thread but the loop.
-    public func stop() {
-        _ = try? loop.flatSubmit { self.stopOnLoop() }.wait()
+    /// Sends the goodbye, then closes. Safe to call twice.
+    public func stop() async {
+        _ = try? await loop.flatSubmit { self.stopOnLoop() }.get()
     }
 
     /// `stop()` on the loop: the goodbye goes out, then the socket closes.
@@ -204,8 +204,8 @@ public final class LANBrowser: @unchecked Sendable {  // `channel` on `loop` onl
 
     private var now: Duration { ContinuousClock.now - origin }
 
-    public func start() throws {
-        try mdnsChannel(loop: loop, interface: nil) { [unowned self] in
+    public func start() async throws {
+        try await mdnsChannel(loop: loop, interface: nil) { [unowned self] in
             MDNSHandler { message, source in
                 self.table.withLockedValue { $0.update(message, source: source.ipAddress, now: self.now) }
             }
@@ -216,17 +216,17 @@ public final class LANBrowser: @unchecked Sendable {  // `channel` on `loop` onl
                 channel.writeAndFlush(AddressedEnvelope(remoteAddress: group, data: channel.allocator.buffer(bytes: bytes)),
                                       promise: nil)
             }
-        }.wait()
+        }.get()
     }
 
     /// The games alive now.
     public var games: [LANGame] { table.withLockedValue { $0.games(now: now) } }
 
-    public func stop() {
-        try? loop.submit {
+    public func stop() async {
+        try? await loop.submit {
             self.channel?.close(promise: nil)
             self.channel = nil
-        }.wait()
+        }.get()
     }
 }
 

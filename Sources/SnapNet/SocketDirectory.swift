@@ -218,6 +218,13 @@ public func withRestrictiveUmask<T>(_ body: () throws -> T) rethrows -> T {
     return try body()
 }
 
+/// `withRestrictiveUmask` for a bind that completes later (NIO binds on its loop): the
+/// umask is restored once the future completes, so the socket file is made under it.
+public func bindWithRestrictiveUmask<T>(_ bind: () -> EventLoopFuture<T>) -> EventLoopFuture<T> {
+    let previous = umask(0o177)
+    return bind().always { _ in umask(previous) }
+}
+
 public func currentEnvironment() -> [String: String] {
     var result: [String: String] = [:]
     var pointer = environ

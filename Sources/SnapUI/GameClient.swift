@@ -33,14 +33,15 @@ public final class GameClient {
     static let hosted = Mutex<[HostServer]>([])
 
     /// Ends every game this process hosts: the players hear "host quit", the socket files go.
-    public static func endHostedGames() {
+    /// Returns once each has ended (its last words are out).
+    public static func endHostedGames() async {
         let servers = hosted.withLock { servers in
             defer { servers = [] }
             return servers
         }
         for server in servers {
             server.submit(.quit)
-            _ = try? server.finished.wait()
+            _ = try? await server.finished.get()
         }
     }
 
@@ -134,36 +135,13 @@ public final class GameClient {
 
     // MARK: - Starting games
 
-    /// Hosts a game on this machine's default socket (and TCP when asked); this window plays too.
-    /// Where and how a windowed host runs its game, beside the game's own configuration.
-    public struct HostPlacement: Sendable {
-        /// The Unix socket (nil: the default one, named after the host).
-        public var socket: String?
-        /// Also on TCP, with the configuration's join code.
-        public var listen: (host: String, port: Int)?
-        /// Announce a TCP game on the local network.
-        public var announce = true
-        /// Where the match is journaled (nil: it is not).
-        public var journalDirectory: String? = MatchJournal.directory()
-        /// Start once this many players are at the table (nil: the host clicks Start).
-        public var startWhen: Int?
-        /// The TLS certificate TCP players see (nil: the one made here on first use).
-        public var identity: TLSIdentity?
-
-        public init(socket: String? = nil, listen: (host: String, port: Int)? = nil, announce: Bool = true,
-                    journalDirectory: String? = MatchJournal.directory(), startWhen: Int? = nil, identity: TLSIdentity? = nil) {
-            (self.socket, self.listen, self.announce, self.journalDirectory, self.startWhen) = (socket, listen, announce, journalDirectory, startWhen)
-            self.identity = identity
-        }
-    }
-
     /// A host window's game with a windowed game's defaults (the menu's Host Game, `snap play`, tests).
     public static func host(name: String, bots: Int = 0, level: BotLevel = .normal, speed: Double = 1,
                             rules: Rules = .original, seed: UInt64? = nil, rounds: Int? = nil,
                             turnTimeout: Duration? = .seconds(15), socket: String? = nil,
-                            listen: (host: String, port: Int)? = nil, joinCode: String? = nil,
+                            listen: HostPort? = nil, joinCode: String? = nil,
                             nextRoundAfter: Duration? = nil, startWhen: Int? = nil,
-                            directories: UserDirectories = UserDirectories(), logger: Logger) throws -> GameClient {
+                            directories: UserDirectories = UserDirectories(), logger: Logger) async throws -> GameClient {
         var configuration = configuration(name: name, bots: bots, level: level, speed: speed, rules: rules,
                                           seed: seed, maxClients: 3 - bots)
         configuration.joinCode = joinCode
@@ -172,71 +150,48 @@ public final class GameClient {
         configuration.rounds = rounds
         // nil: the host clicks Next Round.
         configuration.autoNextRound = nextRoundAfter
-        return try host(configuration, HostPlacement(socket: socket, listen: listen, journalDirectory: directories.journals,
-                                                     startWhen: startWhen),
-                        directories: directories, logger: logger)
+        return try await host(configuration, HostPlacement(socket: socket.map { .path($0) } ?? .named(in: directories.sockets),
+                                                           listen: listen, journalDirectory: directories.journals),
+                              startWhen: startWhen, directories: directories, logger: logger)
     }
 
     /// A host window's game as `configuration` says (`snap host` builds it once, for a
-    /// window as for `--headless`), placed as `placement` says (with no socket given, in
-    /// `directories.sockets`).
-    public static func host(_ configuration: HostConfiguration, _ placement: HostPlacement,
-                            directories: UserDirectories = UserDirectories(), logger: Logger) throws -> GameClient {
-        var configuration = configuration
-        if placement.listen == nil { configuration.joinCode = nil }
+    /// window as for `--headless`), placed as `placement` says, started by the one host
+    /// runtime every host uses. `startWhen`: start once this many players are at the
+    /// table (nil: the host clicks Start).
+    public static func host(_ configuration: HostConfiguration, _ placement: HostPlacement, startWhen: Int? = nil,
+                            directories: UserDirectories = UserDirectories(), logger: Logger) async throws -> GameClient {
+        var placed = configuration
+        if placement.listen == nil { placed.joinCode = nil }
+        let configuration = placed
         let name = configuration.hostName
         let server = HostServer(configuration, loop: group.next(), logger: logger)
-        let path: String
-        if let socket = placement.socket { path = socket } else {
-            let directory = try directories.hostSockets()
-            if let warning = directory.warning { logger.warning("\(warning)") }
-            path = directory.socketPath(forHost: name)
+        let runtime = HostRuntime(server: server, placement: placement) { report in
+            if case .warning(let warning) = report { logger.warning("\(warning)") }
         }
-        try server.listen(unixPath: path)
-        // Over TCP every connection is TLS: the given certificate, or the one made here on first use.
-        let identity = try placement.listen.map { _ in try placement.identity ?? TLSIdentity.selfMade() }
-        var boundPort: Int?
-        if let listen = placement.listen, let identity {
-            let port = try server.listen(host: listen.host, port: listen.port, identity: identity)
-            boundPort = port
-            if placement.announce {
-                do { try server.announceOnLAN(listeningOn: listen.host, port: port) } catch {
-                    logger.warning("not announced on the local network: \(error)")
-                }
-            }
-        }
+        let started = try await runtime.start()
         hosted.withLock { $0.append(server) }
-        if let directory = placement.journalDirectory { journal(server, in: directory, logger: logger) }
-        // nil: the host clicks Start.
-        server.startWhen = placement.startWhen
-        let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: path,
+        server.startWhen(startWhen)
+        let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: started.socketPath,
                                 directories: directories)
-        client.certificate = identity?.fingerprint
-        if let listen = placement.listen, let port = boundPort {
-            let addresses = reachableAddresses(listeningOn: listen.host).map { formatHostPort($0, port) }
-            client.network = (addresses, server.joinCode)
-        }
-        // Renaming the lobby opens the same game under the new name (an explicit --socket
+        client.certificate = started.certificate
+        if started.tcp != nil { client.network = (started.reachable, server.joinCode) }
+        // Renaming the lobby opens the same game under the new name (an explicit socket
         // path gives way to the default one, which is named after the host).
         client.rehost = { [weak server] newName, logger in
             // A fixed port (--listen HOST:7777) is the old game's until it lets go of it;
             // nobody has joined yet, so it can.
-            let listen = placement.listen
-            let fixedPort = listen.map { $0.port != 0 } ?? false
-            if fixedPort { try server?.stopListeningOnTCP() }
+            let fixedPort = placement.listen.map { $0.port != 0 } ?? false
+            if fixedPort { try await server?.stopListeningOnTCP() }
             do {
                 var renamed = configuration
                 renamed.hostName = newName
                 var moved = placement
-                moved.socket = nil
-                return try host(renamed, moved, directories: directories, logger: logger)
+                moved.socket = .named(in: directories.sockets)
+                return try await host(renamed, moved, startWhen: startWhen, directories: directories, logger: logger)
             } catch {
                 // The rename failed: the game goes on as it was, on its port again.
-                if fixedPort, let listen, let server, let identity,
-                   let port = try? server.listen(host: listen.host, port: listen.port, identity: identity),
-                   placement.announce {
-                    try? server.announceOnLAN(listeningOn: listen.host, port: port)
-                }
+                if fixedPort { _ = try? await runtime.openTCP() }
                 throw error
             }
         }
@@ -244,12 +199,18 @@ public final class GameClient {
     }
 
     /// The same game (computer players, rules, seed, rounds, timer, TCP address) under another name.
-    private var rehost: ((String, Logger) throws -> GameClient)?
+    private var rehost: (@Sendable (String, Logger) async throws -> GameClient)?
 
     /// A host's game opened afresh under `name`, with everything else as it was.
-    public func hostAgain(as name: String, logger: Logger) throws -> GameClient {
-        guard let rehost else { return try Self.host(name: name, directories: directories, logger: logger) }
-        return try rehost(name, logger)
+    public func hostAgain(as name: String, logger: Logger) async throws -> GameClient {
+        try await rehoster(name, logger)
+    }
+
+    /// `hostAgain`, to be run off the window's thread.
+    var rehoster: @Sendable (String, Logger) async throws -> GameClient {
+        if let rehost { return rehost }
+        let directories = self.directories
+        return { name, logger in try await Self.host(name: name, directories: directories, logger: logger) }
     }
 
     /// Single player: the host lives in this process with computer players and no sockets.
@@ -262,19 +223,15 @@ public final class GameClient {
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: nil,
                                 directories: directories)
         client.isSolo = true
-        server.startWhen = 1
-        journal(server, in: directories.journals, logger: logger)
-        return client
-    }
-
-    /// Every match is journaled (`snap history`, `snap replay`); a journal that cannot be
-    /// written is a logged warning and the game goes on.
-    private static func journal(_ server: HostServer, in directory: String, logger: Logger) {
-        do {
-            try server.startJournal(in: directory) { logger.warning("\($0)") }
-        } catch {
-            logger.warning("this match is not journaled: \(error)")
+        server.startWhen(1)
+        // Every match is journaled (`snap history`, `snap replay`). The file is made off
+        // this thread (the window's); the records logged meanwhile are written first.
+        Task {
+            do { try await server.startJournal(in: directories.journals) { logger.warning("\($0)") } } catch {
+                logger.warning("this match is not journaled: \(error)")
+            }
         }
+        return client
     }
 
     /// A windowed game's host: a fresh random deal unless a seed is given.
@@ -292,13 +249,12 @@ public final class GameClient {
         return configuration
     }
 
-    /// Joins a host over a Unix socket or TCP.
     /// Joins a host over a Unix socket or TCP; a seat this name held in that game (the
     /// window crashed) is taken back with its kept token.
     public static func join(_ endpoint: Endpoint, name: String, joinCode: String = "",
                             role: Hello.Role = .player, trust: ServerTrust? = nil,
-                            directories: UserDirectories = UserDirectories()) throws -> GameClient {
-        let link = try connectLink(to: endpoint, on: group.next(), hello: Hello(name: name, joinCode: joinCode, role: role),
+                            directories: UserDirectories = UserDirectories()) async throws -> GameClient {
+        let link = try await connectLink(to: endpoint, on: group.next(), hello: Hello(name: name, joinCode: joinCode, role: role),
                                    tokens: directories.seatTokens, trust: trust)
         return GameClient(link: link, name: name, joinCode: joinCode, server: nil, socketPath: nil, role: role,
                           signedIn: true, endpoint: endpoint, directories: directories)

@@ -48,6 +48,13 @@ final class JoinAttempt: @unchecked Sendable {  // every stored var is only touc
         WindowWake.wake()
     }
 
+    /// Makes the game off the window's thread (on Swift's concurrency pool) and keeps its outcome.
+    func start(_ make: @escaping @Sendable () async throws -> GameClient) {
+        Task {
+            do { finish(.success(try await make())) } catch { finish(.failure(error)) }
+        }
+    }
+
     func cancel() {
         lock.lock()
         cancelled = true
@@ -58,9 +65,9 @@ final class JoinAttempt: @unchecked Sendable {  // every stored var is only touc
     }
 }
 
-/// Looks for hosts on this machine about once a second on its own thread (probing
-/// blocks), and listens for LAN announcements all along (the list is refreshed every
-/// 100 ms from those); the scene takes the newest list in `update`.
+/// Looks for hosts on this machine about once a second, off the window's thread, and
+/// listens for LAN announcements all along (the list is refreshed every 100 ms from
+/// those); the scene takes the newest list in `update`.
 final class HostScanner: @unchecked Sendable {  // every stored var is only touched under `lock`
     private let lock = NSLock()
     private var latest: [Listing]?
@@ -86,7 +93,7 @@ final class HostScanner: @unchecked Sendable {  // every stored var is only touc
         defer { lock.unlock() }
         guard !running else { return }
         running = true
-        Thread.detachNewThread { [self] in scan() }
+        Task { [self] in await scan() }
     }
 
     func stop() {
@@ -113,17 +120,18 @@ final class HostScanner: @unchecked Sendable {  // every stored var is only touc
     /// SNAP_LAN=off: no listening on the network (the UI tests keep all traffic on this machine).
     static var lanEnabled: Bool { currentEnvironment()["SNAP_LAN"] != "off" }
 
-    private func scan() {
+    private func scan() async {
         let directory = self.directory ?? SocketDirectory.default()
         let lan = LANBrowser(loop: GameClient.group.next())
-        let listening = Self.lanEnabled && (try? lan.start()) != nil
+        var listening = false
+        if Self.lanEnabled { listening = (try? await lan.start()) != nil }
         let machine = SnapService.machineName()
-        lock.lock()
-        browser = listening ? lan : nil
-        triedLAN = true
-        lock.unlock()
+        lock.withLock {
+            browser = listening ? lan : nil
+            triedLAN = true
+        }
         while !isStopped {
-            let local = discoverHosts(in: directory, loop: GameClient.group.next())
+            let local = await discoverHosts(in: directory, loop: GameClient.group.next())
                 .map { Listing.local(socketPath: $0.socketPath, info: $0.info) }
             for _ in 0..<10 where !isStopped {
                 // A game of this machine that is also on its socket is listed once, as local.
@@ -131,14 +139,12 @@ final class HostScanner: @unchecked Sendable {  // every stored var is only touc
                     !(game.machine == machine && local.contains { $0.info.hostName == game.hostName })
                 }
                 let found = local + network.map(Listing.lan)
-                lock.lock()
-                latest = found
-                lock.unlock()
+                lock.withLock { latest = found }
                 WindowWake.wake()
-                usleep(100_000)
+                try? await Task.sleep(for: .milliseconds(100))
             }
         }
-        if listening { lan.stop() }
+        if listening { await lan.stop() }
     }
 }
 #endif

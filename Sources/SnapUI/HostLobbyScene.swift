@@ -145,10 +145,32 @@ public final class HostLobbyScene: Scene {
         nameNotice = "Players have joined: the game keeps the name \(client.name)."
     }
 
+    /// A rename under way: the new game is opened off the window's thread (it binds its
+    /// socket and starts its journal), and the lobby keeps drawing meanwhile.
+    private var renaming: (attempt: JoinAttempt, name: String)?
+
     /// The host listens under its name: open a game under the new one, then close the old.
     private func rename(to name: String, app: App) {
-        do {
-            let fresh = try client.hostAgain(as: name, logger: app.logger)
+        guard renaming == nil else { return }
+        let attempt = JoinAttempt()
+        let (make, logger) = (client.rehoster, app.logger)
+        attempt.start { try await make(name, logger) }
+        renaming = (attempt, name)
+        nameError = nil
+        nameNotice = "Opening your game as \(name)…"
+    }
+
+    /// The renamed game, once it is open (or why not).
+    private func finishRenaming(app: App) {
+        guard let (attempt, name) = renaming, let result = attempt.result else { return }
+        renaming = nil
+        app.setNeedsRedraw()
+        switch result {
+        case .success(let fresh) where !others.isEmpty:
+            // Someone joined the old game meanwhile: it keeps its name.
+            fresh.leave()
+            keepName()
+        case .success(let fresh):
             client.leave()
             client = fresh
             players = []
@@ -158,7 +180,8 @@ public final class HostLobbyScene: Scene {
             settings.save(to: client.directories.settings)
             nameError = nil
             nameNotice = "Your game is now called \(name)."
-        } catch {
+        case .failure(let error):
+            nameNotice = nil
             nameError = MenuKit.describe(error, hosting: name).message
             nameField.isFocused = true
         }
@@ -185,6 +208,7 @@ public final class HostLobbyScene: Scene {
     }
 
     public func update(now: Double, app: App) -> SceneChange? {
+        finishRenaming(app: app)
         _ = client.poll(now: now)
         let lobby = client.session.lobby
         if lobby != players {

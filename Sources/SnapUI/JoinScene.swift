@@ -294,10 +294,8 @@ public final class JoinScene: Scene {
         var trust = ServerTrust.standard()
         trust.announced = announced[endpoint.description]
         trust.accepting = accepted.removeValue(forKey: endpoint.description)
-        Thread.detachNewThread { [trust, directories] in
-            attempt.finish(Result {
-                try GameClient.join(endpoint, name: name, joinCode: code, role: role, trust: trust, directories: directories)
-            })
+        attempt.start { [trust, directories] in
+            try await GameClient.join(endpoint, name: name, joinCode: code, role: role, trust: trust, directories: directories)
         }
         state = .connecting(attempt, label: label, endpoint: endpoint, since: app.now)
         buttons.hidden = [.joinWithCode, .cancelCode]

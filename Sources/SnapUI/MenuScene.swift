@@ -54,8 +54,8 @@ public final class MenuScene: Scene {
     private var hosting: JoinAttempt?
 
     /// How Host Game makes its game: `GameClient.host`, or a test's slower one.
-    nonisolated(unsafe) static var host: @Sendable (String, Logger) throws -> GameClient = {
-        try GameClient.host(name: $0, logger: $1)
+    nonisolated(unsafe) static var host: @Sendable (String, Logger) async throws -> GameClient = {
+        try await GameClient.host(name: $0, logger: $1)
     }
 
     /// `notice`: why the player landed here (their game ended); shown at once, over a settled menu.
@@ -121,7 +121,7 @@ public final class MenuScene: Scene {
             guard hosting == nil else { return nil }
             let attempt = JoinAttempt()
             let (name, logger, make) = (playerName, app.logger, Self.host)
-            Thread.detachNewThread { attempt.finish(Result { try make(name, logger) }) }
+            attempt.start { try await make(name, logger) }
             hosting = attempt
             return nil
         case .join: return .show(JoinScene(app: app))

@@ -411,17 +411,15 @@ public final class TableScene: Scene {
         let code = client.joinCode
         let join = Self.join
         let directories = client.directories
-        Thread.detachNewThread {
-            attempt.finish(Result { try join(endpoint, name, code, role, directories) })
-        }
+        attempt.start { try await join(endpoint, name, code, role, directories) }
         rejoining = (attempt, role == .watcher ? "Watching…" : "Joining as \(name)…")
         app.setNeedsRedraw()
         return nil
     }
 
     /// How `joinAgain` joins: `GameClient.join`, or a test's slower one.
-    nonisolated(unsafe) static var join: @Sendable (Endpoint, String, String, Hello.Role, UserDirectories) throws -> GameClient = {
-        try GameClient.join($0, name: $1, joinCode: $2, role: $3, directories: $4)
+    nonisolated(unsafe) static var join: @Sendable (Endpoint, String, String, Hello.Role, UserDirectories) async throws -> GameClient = {
+        try await GameClient.join($0, name: $1, joinCode: $2, role: $3, directories: $4)
     }
 
     var isRejoining: Bool { rejoining != nil }

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import NIOPosix
+import SnapBench
 import SnapEngine
 import SnapNet
 import SnapSession
@@ -50,8 +51,8 @@ struct BenchHost: ParsableCommand {
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = HostServer(configuration, loop: group.next(), logger: makeLogger("snap-bench.host", verbose: false))
-        server.startWhen = startWhen
-        server.observer = { action in
+        server.startWhen(startWhen)
+        server.observe { action in
             if case .roundWon(let round, let winner) = action { say("round \(round): \(winner) wins") }
         }
         // SIGTERM (HostProcess.stop) or SIGINT: the players hear "host quit", then the process ends.
@@ -63,20 +64,25 @@ struct BenchHost: ParsableCommand {
             return source
         }
         defer { stops.forEach { $0.cancel() } }
+        // The one host runtime, as `snap host --headless --no-journal --no-announce` runs it.
+        var placement = HostPlacement(socket: .path(socket), announce: false, journalDirectory: nil)
         do {
-            try server.listen(unixPath: socket)
-            say("listening on unix:\(socket)")
-            if let listen {
-                let (host, port) = try parseHostPort(listen, for: .listen)
-                let bound = plainTcp ? try server.listen(host: host, port: port, tls: nil)
-                    : try server.listen(host: host, port: port, identity: try TLSIdentity.selfMade())
-                say("listening on tcp:" + formatHostPort(host, bound))
+            placement.listen = try listen.map { text in
+                let (host, port) = try parseHostPort(text, for: .listen)
+                return HostPort(host: host, port: port)
             }
         } catch {
             say("error: \(error)")
-            server.shutdown(reason: "\(error)")
             throw ExitCode(3)
         }
-        say("game over: \(try server.finished.wait())")
+        placement.plainTCP = plainTcp
+        let runtime = HostRuntime(server: server, placement: placement) { report in
+            if case .listening(let endpoint) = report { say("listening on \(endpoint)") }
+        }
+        do { _ = try blockingAwait { try await runtime.start() } } catch {
+            say("error: \(error)")
+            throw ExitCode(3)
+        }
+        say("game over: \(try blockingAwait { try await server.finished.get() })")
     }
 }

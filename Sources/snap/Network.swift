@@ -60,7 +60,7 @@ func validAddress(_ text: String, option: String, use: AddressUse) throws -> (ho
     printError("warning: " + problem)
 }
 
-struct Host: ParsableCommand {
+struct Host: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Host a game that up to three players join.",
         discussion: """
@@ -179,32 +179,35 @@ struct Host: ParsableCommand {
         return configuration
     }
 
-    func run() throws {
+    /// The options `run` and `runInWindow` both refuse.
+    func checkResumeOptions() throws {
         if journal != nil, !resume { throw ValidationError("a journal file is only taken with --resume") }
         if fromLastGoodRecord, !resume { throw ValidationError("--from-last-good-record is only taken with --resume") }
         if resume, !headless { throw ValidationError("--resume needs --headless (windows cannot resume yet)") }
-        let configuration = hostConfiguration()
-        guard headless else {
-            #if GUI
-            let placement = GameClient.HostPlacement(
-                socket: socket, listen: try listen.map { try validAddress($0, option: "--listen", use: .listen) },
-                announce: !noAnnounce, journalDirectory: noJournal ? nil : journalDirectory ?? MatchJournal.directory(),
-                startWhen: startWhen, identity: try listen.map { _ in try tls.identity() })
-            if let joinCode = configuration.joinCode { say("join code: \(joinCode)") }
-            try runWindow(window, verbose: verbose) { app in
-                HostLobbyScene(app: app, client: try GameClient.host(configuration, placement, logger: app.logger))
-            }
-            return
-            #else
-            throw ValidationError("this snap was built without windows (--disable-default-traits); use --headless")
-            #endif
-        }
+    }
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
+    /// Where the host listens, as the options say.
+    func placement(journal: Bool) throws -> HostPlacement {
+        let tls = self.tls
+        return HostPlacement(
+            socket: socket.map { .path($0) } ?? .named(in: nil),
+            listen: try listen.map { text in
+                let address = try validAddress(text, option: "--listen", use: .listen)
+                return HostPort(host: address.host, port: address.port)
+            },
+            identity: { try tls.identity() }, announce: !noAnnounce,
+            journalDirectory: journal && !noJournal ? journalDirectory ?? MatchJournal.directory() : nil)
+    }
+
+    func run() async throws {
+        try checkResumeOptions()
+        #if !GUI
+        guard headless else { throw ValidationError("this snap was built without windows (--disable-default-traits); use --headless") }
+        #endif
+        let configuration = hostConfiguration()
+        let group = MultiThreadedEventLoopGroup.singleton
         let logger = makeLogger("snap.host", verbose: verbose)
         let server: HostServer
-        var hostName = name
         var resumedFrom: String?
         if resume {
             let directory = journalDirectory ?? MatchJournal.directory()
@@ -224,86 +227,65 @@ struct Host: ParsableCommand {
                 say("error: cannot resume \(path): \(error)")
                 throw ExitCode(1)
             }
-            hostName = server.hostName
             resumedFrom = path
         } else {
             server = HostServer(configuration, loop: group.next(), logger: logger)
         }
-        server.startWhen = startWhen ?? 1
-        server.observer = { action in
+        server.startWhen(startWhen ?? 1)
+        server.observe { action in
             switch action {
             case .roundWon(let round, let winner): say("round \(round): \(winner) wins")
             case .announce(let line): say(line)
             default: break
             }
         }
-        // Listening, playing and announcing run as services of one group, which takes
-        // SIGINT and SIGTERM before anything listens: a signal ends the game on purpose
-        // (clients hear "host quit") and is never lost.
-        let announce = !noAnnounce
-        let listenAddress = self.listen
-        let socketPath = self.socket
-        let tlsOptions = self.tls
+        // A resumed match's journal goes on growing; a new one's starts.
         let joinCode = configuration.joinCode
-        let bound = group.next().makePromise(of: (host: String, port: Int)?.self)
-        let noJournal = self.noJournal
-        let journalDirectory = self.journalDirectory
-        // After listening, as ever: a resumed match goes on, or a new one's journal starts.
-        let startGame: @Sendable () -> Void = { [resumedFrom] in
-            if let resumedFrom {
-                say("resumed \(resumedFrom) at command \(server.commandsApplied)")
-                server.resume()
-            } else if !noJournal {
-                // A journal that cannot be written is a warning: the game goes on without it.
-                do {
-                    say("journal: " + (try server.startJournal(in: journalDirectory ?? MatchJournal.directory(), onWarning: warn)))
-                } catch {
-                    warn("this match is not journaled: \(error)")
-                }
-            }
-        }
-        let listenEverywhere: @Sendable () throws -> (host: String, port: Int)? = { [hostName] in
-            do {
-                let path: String
-                if let socketPath { path = socketPath } else {
-                    let directory = try SocketDirectory.forHost()
-                    if let warning = directory.warning { warn(warning) }
-                    path = directory.socketPath(forHost: hostName)
-                }
-                try server.listen(unixPath: path)
-                say("listening on unix:\(path)")
-                guard let listenAddress else { return nil }
-                let (host, port) = try parseHostPort(listenAddress, for: .listen)
-                let identity: TLSIdentity
-                do { identity = try tlsOptions.identity() } catch let error as TLSSetupError {
-                    throw NetError.cannotListen(formatHostPort(host, port), "its TLS certificate: \(error)")
-                }
-                let bound = try server.listen(host: host, port: port, identity: identity)
-                say("listening on tcp:" + formatHostPort(host, bound))
-                let usable = reachableAddresses(listeningOn: host).map { formatHostPort($0, bound) }
-                say("players can connect to: " + usable.joined(separator: ", "))
+        let runtime = HostRuntime(server: server, placement: try placement(journal: resumedFrom == nil)) { report in
+            switch report {
+            case .listening(let endpoint): say("listening on \(endpoint)")
+            case .reachable(let addresses):
+                say("players can connect to: " + addresses.joined(separator: ", "))
                 say(joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone who can reach the port may join)")
-                return announce ? (host, bound) : nil
-            } catch let error as NetError {
-                say("error: \(error)")
-                server.shutdown(reason: "\(error)")
-                throw ExitCode(3)
+            case .journal(let path): say("journal: " + path)
+            case .warning(let problem): warn(problem)
             }
         }
-        let host = HeadlessHostService(server: server, listen: {
-            let address = try listenEverywhere()
-            startGame()
-            return address
-        }, bound: bound)
-        let lan = LANAnnouncerService(server: server, bound: bound.futureResult, warn: warn)
-        try blockingRun { try await runServices([host, lan], logger: logger) }
-        let reason = try server.finished.wait()
+        // The host runs as a service of a group that takes SIGINT and SIGTERM before
+        // anything listens: a signal ends the game on purpose (clients hear "host quit")
+        // and is never lost.
+        let host = HeadlessHostService(runtime: runtime, resumedFrom: resumedFrom)
+        do {
+            try await runServices([host], logger: logger)
+        } catch let error as NetError {
+            say("error: \(error)")
+            throw ExitCode(3)
+        }
+        let reason = try await server.finished.get()
         say("game over: \(reason)")
-        let conservation = server.conservationReport
+        let conservation = await server.conservationReport
         say("card conservation: \(conservation.text)")
         if !conservation.held { throw ExitCode(1) }
     }
 }
+
+#if GUI
+extension Host: WindowCommand {
+    var opensWindow: Bool { !headless }
+
+    @MainActor func runInWindow() async throws {
+        try checkResumeOptions()
+        let configuration = hostConfiguration()
+        if let joinCode = configuration.joinCode { say("join code: \(joinCode)") }
+        let client: GameClient
+        do {
+            client = try await GameClient.host(configuration, try placement(journal: true), startWhen: startWhen,
+                                               logger: windowLogger(verbose: verbose))
+        } catch { try windowFailure(error) }
+        try await runWindow(window, verbose: verbose) { app in HostLobbyScene(app: app, client: client) }
+    }
+}
+#endif
 
 /// The newest journal in `directory` of a match hosted as `hostName` that did not end.
 func latestUnfinishedMatch(in directory: String, hostName: String) -> String? {
@@ -316,7 +298,7 @@ func latestUnfinishedMatch(in directory: String, hostName: String) -> String? {
     return nil
 }
 
-struct Join: ParsableCommand {
+struct Join: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Join a game on this machine (a Unix socket) or another (TCP).",
         discussion: """
@@ -351,27 +333,15 @@ struct Join: ParsableCommand {
         guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
     }
 
-    func run() throws {
-        guard bot else {
-            #if GUI
-            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            defer { try? group.syncShutdownGracefully() }
-            let endpoint = try resolveEndpoint(loop: group.next())
-            try runWindow(window, verbose: verbose) { app in
-                TableScene(app: app, client: try GameClient.join(endpoint, name: name, joinCode: code ?? "",
-                                                                 role: watch ? .watcher : .player, trust: try tls.trust()))
-            }
-            return
-            #else
-            throw ValidationError("this snap was built without windows (--disable-default-traits); use --bot")
-            #endif
-        }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
+    func run() async throws {
+        #if !GUI
+        guard bot else { throw ValidationError("this snap was built without windows (--disable-default-traits); use --bot") }
+        #endif
+        let group = MultiThreadedEventLoopGroup.singleton
         let loop = group.next()
         let endpoint: Endpoint
         do {
-            endpoint = try resolveEndpoint(loop: loop)
+            endpoint = try await resolveEndpoint(loop: loop)
         } catch let error as NetError {
             say("error: \(error)")
             throw ExitCode(3)
@@ -397,7 +367,7 @@ struct Join: ParsableCommand {
         }
         let outcome: ClientOutcome
         do {
-            outcome = try player.run(endpoint).wait()
+            outcome = try await player.run(endpoint).get()
         } catch let error as NetError {
             say("error: \(error)")
             throw ExitCode(3)
@@ -410,7 +380,7 @@ struct Join: ParsableCommand {
         }
     }
 
-    private func resolveEndpoint(loop: EventLoop) throws -> Endpoint {
+    func resolveEndpoint(loop: EventLoop) async throws -> Endpoint {
         if let connect {
             let (host, port) = try parseHostPort(connect, for: .connect)
             return .tcp(host: host, port: port)
@@ -418,7 +388,7 @@ struct Join: ParsableCommand {
         if let socket { return .unix(socket) }
         let directory = SocketDirectory.default()
         if let host { return .unix(directory.socketPath(forHost: host)) }
-        let found = discoverHosts(in: directory, loop: loop)
+        let found = await discoverHosts(in: directory, loop: loop)
         switch found.count {
         case 1: return .unix(found[0].socketPath)
         case 0: throw NetError.noHost("no game is hosted on this machine (\(directory.path)); start one with snap host")
@@ -429,7 +399,24 @@ struct Join: ParsableCommand {
     }
 }
 
-struct List: ParsableCommand {
+#if GUI
+extension Join: WindowCommand {
+    var opensWindow: Bool { !bot }
+
+    @MainActor func runInWindow() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let client: GameClient
+        do {
+            let endpoint = try await resolveEndpoint(loop: group.next())
+            client = try await GameClient.join(endpoint, name: name, joinCode: code ?? "",
+                                               role: watch ? .watcher : .player, trust: try tls.trust())
+        } catch { try windowFailure(error) }
+        try await runWindow(window, verbose: verbose) { app in TableScene(app: app, client: client) }
+    }
+}
+#endif
+
+struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the games hosted on this machine that answer (and, with --lan, on the local network).",
         discussion: """
@@ -458,16 +445,15 @@ struct List: ParsableCommand {
         if watch, !lan { throw ValidationError("--watch needs --lan") }
     }
 
-    func run() throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
+    func run() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
         let socketDirectory = directory.map(SocketDirectory.init(path:)) ?? .default()
         // Listen on the network while the local sockets are probed.
         var browser: LANBrowser?
         if lan {
             let started = LANBrowser(loop: group.next())
             do {
-                try started.start()
+                try await started.start()
                 browser = started
             } catch {
                 warn("cannot look on the local network: \(error)")
@@ -487,12 +473,12 @@ struct List: ParsableCommand {
                     say("-\t" + Self.line(game))
                 }
                 shown = games
-                usleep(50_000)
+                try await Task.sleep(for: .milliseconds(50))
             }
-            browser.stop()
+            await browser.stop()
             return
         }
-        let hosts = discoverHosts(in: socketDirectory, loop: group.next())
+        let hosts = await discoverHosts(in: socketDirectory, loop: group.next())
         guard lan else {
             if hosts.isEmpty {
                 say("no games hosted on this machine (\(socketDirectory.path))")
@@ -505,9 +491,9 @@ struct List: ParsableCommand {
             return
         }
         let remaining = Duration.milliseconds(Int64(wait * 1000)) - (clock.now - begin)
-        if remaining > .zero { usleep(useconds_t(remaining / .microseconds(1))) }
+        if remaining > .zero { try await Task.sleep(for: remaining) }
         let games = browser?.games ?? []
-        browser?.stop()
+        await browser?.stop()
         for host in hosts {
             let info = host.info
             say("local\t\(info.hostName)\tplayers \(info.players)/\(info.maxPlayers)\t\(info.started ? "started" : "open")\tunix:\(host.socketPath)")

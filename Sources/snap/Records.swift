@@ -42,6 +42,14 @@ struct Replay: ParsableCommand {
     }
 
     func run() throws {
+        #if GUI
+        precondition(verify, "the window's replay runs in runInWindow")
+        #endif
+        _ = try readJournal()
+    }
+
+    /// Reads the journal and reports its faults; with --verify, checks it and returns nil.
+    func readJournal() throws -> [MatchRecord]? {
         let journal: MatchJournal.Contents
         do { journal = try MatchJournal.read(path: file) } catch {
             say("error: \(error)")
@@ -61,14 +69,21 @@ struct Replay: ParsableCommand {
                     + "in the \(fault.record - 1) records read before it; \(grouped(fault.unreadableBytes)) bytes from there on cannot be read")
             }
         }
-        guard verify else { return try openWindow(journal.records) }
+        guard verify else {
+            #if GUI
+            return journal.records
+            #else
+            say("error: this snap was built without windows; use snap replay FILE --verify")
+            throw ExitCode(64)
+            #endif
+        }
         let damaged = journal.fault?.isDamage == true
         do {
             let replay = try MatchReplay.fold(journal.records)
             guard replay.start != nil else {
                 say("replay: 0 commands, 0 rounds: the match never started")
                 if damaged { throw ExitCode(1) }
-                return
+                return nil
             }
             if damaged {
                 // Never "matches the journal": part of it could not be read.
@@ -80,10 +95,16 @@ struct Replay: ParsableCommand {
             say("replay: differs from the journal at \(error)")
             throw ExitCode(1)
         }
+        return nil
     }
+}
 
-    private func openWindow(_ records: [MatchRecord]) throws {
-        #if GUI
+#if GUI
+extension Replay: WindowCommand {
+    var opensWindow: Bool { !verify }
+
+    @MainActor func runInWindow() async throws {
+        guard let records = try readJournal() else { return }
         let driver: ReplayDriver
         do { driver = try ReplayDriver(records: records) } catch {
             say("error: \(file): \(error)")
@@ -91,13 +112,10 @@ struct Replay: ParsableCommand {
         }
         if let startAt { driver.seek(to: startAt) }
         driver.isPaused = paused
-        try runWindow(window) { app in ReplayScene(app: app, driver: driver) }
-        #else
-        say("error: this snap was built without windows; use snap replay FILE --verify")
-        throw ExitCode(64)
-        #endif
+        try await runWindow(window) { app in ReplayScene(app: app, driver: driver) }
     }
 }
+#endif
 
 struct History: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct Snap: ParsableCommand {
+struct Snap: AsyncParsableCommand {
     #if GUI
     static let configuration = CommandConfiguration(
         commandName: "snap",
@@ -16,4 +16,41 @@ struct Snap: ParsableCommand {
         subcommands: [Host.self, Join.self, List.self, History.self, Replay.self, Simulate.self, Story.self]
     )
     #endif
+
+    /// One thread for windows, Swift's concurrency pool for everything that waits: a
+    /// command that opens a window runs on the main thread (SDL's), and no command waits
+    /// by blocking a thread. (Argument-parser's own `main` would run every command on the
+    /// pool.)
+    @MainActor static func main() async {
+        do {
+            var command = try parseAsRoot()
+            #if GUI
+            if let windowed = command as? any WindowCommand, windowed.opensWindow {
+                try await windowed.runInWindow()
+                return
+            }
+            #endif
+            if var waiting = command as? any AsyncParsableCommand {
+                try await waiting.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
+
+#if GUI
+/// A command whose work is a window: it runs on the main thread (SDL wants its events
+/// there), awaiting what it needs before the window opens and after it closes.
+protocol WindowCommand: ParsableCommand {
+    /// False for the options that run it without a window (`snap host --headless`).
+    var opensWindow: Bool { get }
+    @MainActor func runInWindow() async throws
+}
+
+extension WindowCommand {
+    var opensWindow: Bool { true }
+}
+#endif

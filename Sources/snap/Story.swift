@@ -288,7 +288,7 @@ struct StoryRematch: ParsableCommand {
 
 #if GUI
 /// `snap story` alone: the window.
-struct StoryWindow: ParsableCommand {
+struct StoryWindow: WindowCommand {
     static let configuration = CommandConfiguration(
         commandName: "window", abstract: "Open the Story window (what `snap story` alone does).")
     @OptionGroup var player: StoryPlayerOptions
@@ -297,13 +297,13 @@ struct StoryWindow: ParsableCommand {
     var printStatus = false
     @OptionGroup var window: WindowFlags
 
-    func run() throws {
+    @MainActor func runInWindow() async throws {
         // The window falls back to the login name, as the other windows do.
         let name = player.name ?? savedPlayerName()
         let match = try open.map(parseMatchID)
         let endpoint = try player.endpoint()
         let trust = try player.tls.trust()
-        try runWindow(window) { app in
+        try await runWindow(window) { app in
             let scene = StoryScene(app: app, endpoint: endpoint, name: name, open: match,
                                    joinCode: player.code.flatMap(JoinCode.normalized) ?? "", trust: trust)
             if printStatus { scene.onStatus = { say($0) } }

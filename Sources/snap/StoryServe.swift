@@ -10,7 +10,7 @@ import StoryEngine
 import ServiceLifecycle
 import StoryService
 
-struct StoryServe: ParsableCommand {
+struct StoryServe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the story service (headless, until stopped); every match is kept in a database.",
@@ -45,28 +45,26 @@ struct StoryServe: ParsableCommand {
         guard connectionLimit >= 1 else { throw ValidationError("--connection-limit must be at least 1") }
     }
 
-    func run() throws {
+    func run() async throws {
         let logger = makeLogger("snap.story", verbose: verbose)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
+        let group = MultiThreadedEventLoopGroup.singleton
         let turnSeconds = (try? StoryDuration.parse(turnDeadline).get()) ?? StoryDuration.defaultTurnSeconds
         let started = ContinuousClock.now
         // The database first: unreachable, damaged or newer is a plain error and exit 3.
         let store: any StoryStore
         let count: Int
         do {
-            store = try blocking { [database] in try await openStoryStore(database) }
+            store = try await openStoryStore(database)
             say("store: \(store.description)")
             let journalPath = journal ?? (database == nil ? storyStateDirectory() + "/story.journal" : nil)
-            if let journalPath, access(journalPath, F_OK) == 0 || journal != nil, try blocking({ try await StoryJournalImport.wanted(by: store) }) {
+            if let journalPath, access(journalPath, F_OK) == 0 || journal != nil, try await StoryJournalImport.wanted(by: store) {
                 let now = UInt64(max(0, time(nil)))
-                let (imported, problems) = try blocking {
-                    try await StoryJournalImport.run(path: journalPath, into: store, turnSeconds: turnSeconds, now: now)
-                }
+                let (imported, problems) = try await StoryJournalImport.run(path: journalPath, into: store,
+                                                                            turnSeconds: turnSeconds, now: now)
                 for problem in problems { warn("journal \(problem)") }
                 say("imported \(imported) matches from \(journalPath)")
             }
-            count = try blocking { try await store.matchCount() }
+            count = try await store.matchCount()
         } catch {
             printError("error: \(error)")
             throw ExitCode(3)
@@ -95,7 +93,7 @@ struct StoryServe: ParsableCommand {
                 say(server.joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone who can reach the port may play)")
             }
         }
-        try blockingRun { try await runServices([service], logger: logger) }
+        try await runServices([service], logger: logger)
         say("stopped")
     }
 }
@@ -123,7 +121,7 @@ struct StoryServing: Service {
 }
 
 /// `snap story import FILE`: an old story journal into the database, once.
-struct StoryImport: ParsableCommand {
+struct StoryImport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import an old story journal into the story database (ids and players' keys kept; the file is left as it is).",
@@ -138,26 +136,33 @@ struct StoryImport: ParsableCommand {
         guard access(file, R_OK) == 0 else { throw ValidationError("cannot read \(file): \(String(cString: strerror(errno)))") }
     }
 
-    func run() throws {
+    func run() async throws {
         let turnSeconds = (try? StoryDuration.parse(turnDeadline).get()) ?? StoryDuration.defaultTurnSeconds
         let store: any StoryStore
         do {
-            store = try blocking { [database] in try await openStoryStore(database) }
+            store = try await openStoryStore(database)
         } catch {
             printError("error: \(error)")
             throw ExitCode(3)
         }
-        defer { blocking { await store.close() } }
         do {
-            guard try blocking({ try await StoryJournalImport.wanted(by: store) }) else {
-                let held = try blocking { try await store.matchCount() }
+            try await importJournal(into: store, turnSeconds: turnSeconds)
+            await store.close()
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    private func importJournal(into store: any StoryStore, turnSeconds: UInt64) async throws {
+        do {
+            guard try await StoryJournalImport.wanted(by: store) else {
+                let held = try await store.matchCount()
                 printError("error: \(store.description) already holds \(held) matches (or an imported journal); nothing was imported")
                 throw ExitCode(1)
             }
             let now = UInt64(max(0, time(nil)))
-            let (imported, problems) = try blocking {
-                try await StoryJournalImport.run(path: file, into: store, turnSeconds: turnSeconds, now: now)
-            }
+            let (imported, problems) = try await StoryJournalImport.run(path: file, into: store, turnSeconds: turnSeconds, now: now)
             for problem in problems { warn("journal \(problem)") }
             say("imported \(imported) matches from \(file)")
         } catch let error as ExitCode {
@@ -167,13 +172,4 @@ struct StoryImport: ParsableCommand {
             throw ExitCode(1)
         }
     }
-}
-
-/// Runs `body` to its end on the store's threads (`StoryExecutor`), this thread waiting.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-    try StoryExecutor.wait(body)
-}
-
-func blocking(_ body: @escaping @Sendable () async -> Void) {
-    try? StoryExecutor.wait { () async throws -> Void in await body() }
 }

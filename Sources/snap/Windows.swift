@@ -1,6 +1,7 @@
 #if GUI
 import ArgumentParser
 import Foundation
+import Logging
 import SnapBots
 import SnapNet
 import SnapSimulation
@@ -48,21 +49,37 @@ struct WindowFlags: ParsableArguments {
 /// Join and Single Player screens save it), else the login name, else "Player".
 func savedPlayerName() -> String { Settings.load().name }
 
-/// Opens the window with `makeScene`, runs it, and turns SDL failures into a clear error.
-func runWindow(_ flags: WindowFlags, verbose: Bool = false, _ makeScene: @escaping (App) throws -> Scene) throws {
-    let logger = makeLogger("snap.window", verbose: verbose)
+/// The window's logger.
+func windowLogger(verbose: Bool = false) -> Logger { makeLogger("snap.window", verbose: verbose) }
+
+/// Opens the window with `makeScene`, runs it on this (the main) thread, and turns SDL
+/// failures into a clear error; once it closes, the games it hosted end (their players
+/// hear "host quit").
+@MainActor func runWindow(_ flags: WindowFlags, verbose: Bool = false, _ makeScene: (App) throws -> Scene) async throws {
     do {
-        var failure: Error?
-        let app = try App(options: flags.options, logger: logger) { app in
-            do { return try makeScene(app) } catch {
-                failure = error
-                return MenuScene(app: app)
-            }
+        try openWindow(flags, logger: windowLogger(verbose: verbose), makeScene)
+        await GameClient.endHostedGames()
+    } catch {
+        await GameClient.endHostedGames()
+        try windowFailure(error)
+    }
+}
+
+private func openWindow(_ flags: WindowFlags, logger: Logger, _ makeScene: (App) throws -> Scene) throws {
+    var failure: Error?
+    let app = try App(options: flags.options, logger: logger) { app in
+        do { return try makeScene(app) } catch {
+            failure = error
+            return MenuScene(app: app)
         }
-        if let failure { throw failure }
-        defer { GameClient.endHostedGames() }
-        try app.run()
-    } catch let error as SDLError {
+    }
+    if let failure { throw failure }
+    try app.run()
+}
+
+/// SDL and network failures as a line and an exit status (4, 3); anything else as it is.
+func windowFailure(_ error: Error) throws -> Never {
+    do { throw error } catch let error as SDLError {
         say("error: \(error)")
         throw ExitCode(4)
     } catch let error as NetError {
@@ -72,7 +89,7 @@ func runWindow(_ flags: WindowFlags, verbose: Bool = false, _ makeScene: @escapi
 }
 
 /// `snap` with no subcommand: the main menu.
-struct Menu: ParsableCommand {
+struct Menu: WindowCommand {
     static let configuration = CommandConfiguration(commandName: "menu", abstract: "Open the main menu (what `snap` alone does).")
 
     enum StartScene: String, ExpressibleByArgument, CaseIterable { case menu, join, solo }
@@ -80,8 +97,8 @@ struct Menu: ParsableCommand {
     @Option(help: "Open on this screen: menu, join or solo (for screenshots and tests).") var scene = StartScene.menu
     @OptionGroup var window: WindowFlags
 
-    func run() throws {
-        try runWindow(window) { app in
+    @MainActor func runInWindow() async throws {
+        try await runWindow(window) { app in
             switch scene {
             case .menu: MenuScene(app: app)
             case .join: JoinScene(app: app)
@@ -91,7 +108,7 @@ struct Menu: ParsableCommand {
     }
 }
 
-struct Solo: ParsableCommand {
+struct Solo: WindowCommand {
     static let configuration = CommandConfiguration(abstract: "Play alone against computer players, straight to the table.")
     @Option(help: "Computer opponents, 1 to 3 (Ray, Lucy, Steve).") var opponents = 3
     @Option(help: "Their level: easy, normal or hard.") var level = BotLevel.normal
@@ -111,8 +128,8 @@ struct Solo: ParsableCommand {
         guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
     }
 
-    func run() throws {
-        try runWindow(window) { app in
+    @MainActor func runInWindow() async throws {
+        try await runWindow(window) { app in
             let client = GameClient.solo(name: name, opponents: opponents, level: level, speed: speed,
                                          seed: seed, rules: ruleOptions.rules, logger: app.logger)
             let table = TableScene(app: app, client: client)
@@ -182,7 +199,7 @@ struct ScriptedPlayer {
     }
 }
 
-struct Play: ParsableCommand {
+struct Play: WindowCommand {
     static let configuration = CommandConfiguration(
         abstract: "Launch a host window and client windows on this desktop, joined over a Unix socket, ready to Start.")
     @Option(help: "Client windows to open next to the host's, 1 to 3.") var clients = 1
@@ -206,11 +223,12 @@ struct Play: ParsableCommand {
         return names
     }
 
-    func run() throws {
+    @MainActor func runInWindow() async throws {
         var children: [Process] = []
         defer { for child in children where child.isRunning { child.terminate() } }
-        try runWindow(window) { app in
-            let client = try GameClient.host(name: name, logger: app.logger)
+        let client: GameClient
+        do { client = try await GameClient.host(name: name, logger: windowLogger()) } catch { try windowFailure(error) }
+        try await runWindow(window) { app in
             // Tile the windows: the host's at the left, each client's beside or below it.
             let tiles = Graphics.tiles(count: clients + 1)
             if window.position == nil, window.size == nil {

@@ -278,9 +278,9 @@ struct BackPressureTests {
         limits.slowLimit = .seconds(1)
         limits.socketSendBuffer = 4096
         server.outboundLimits = limits
-        server.startWhen = 1
+        server.startWhen(1)
         let log = LogLines()
-        server.observer = { action in
+        server.observe { action in
             switch action {
             case .log(let line): log.append(line)
             case .roundWon(let round, _): log.append("round \(round) won")
@@ -288,7 +288,7 @@ struct BackPressureTests {
             }
         }
         let path = makeRuntimeDirectory() + "/host.sock"
-        try server.listen(unixPath: path)
+        try server.listenLater(unixPath: path).wait()
         defer { server.shutdown(reason: "test over") }
 
         let reader = try #require(RawPlayer(unixPath: path))

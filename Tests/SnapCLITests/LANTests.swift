@@ -57,7 +57,7 @@ struct LANTests {
 
     @Test("info before hello over TCP reveals only the name and the need for a code; the Unix socket tells the lobby",
           .timeLimit(.minutes(5)))
-    func withheldInfo() throws {
+    func withheldInfo() async throws {
         let directory = makeRuntimeDirectory()
         let (host, address, _) = try tcpHost(["--start-when", "2", "--bots", "1"], in: directory)
         defer { host.signal(SIGKILL) }
@@ -65,7 +65,7 @@ struct LANTests {
         // Over TLS (the only way TCP is spoken now), through the probe the Join screen uses.
         var trust = ServerTrust(knownHosts: KnownHosts(path: directory + "/known_hosts"))
         trust.onFirstUse = nil
-        let overTCP = try probe(.tcp(host: "127.0.0.1", port: port), loop: Self.group.next(), timeout: .seconds(5), trust: trust)
+        let overTCP = try await probe(.tcp(host: "127.0.0.1", port: port), loop: Self.group.next(), timeout: .seconds(5), trust: trust)
         #expect(overTCP == HostInfo(hostName: "Table", players: 0, maxPlayers: 4, started: false, needsCode: true))
         // A plain client is told, in a frame it can read, that the port speaks TLS.
         let plain = try #require(RawSocket(loopbackPort: port))

@@ -38,7 +38,7 @@ struct SeatConnectionTests {
         let host = try ScriptedHost()
         let store = SeatTokenStore(directory: scratchDirectory("seat-links"))
         let endpoint = Endpoint.unix(host.path)
-        let link = try connectLink(to: endpoint, on: Self.group.next(), hello: Hello(name: "Ann"), tokens: store)
+        let link = try connectLinkLater(to: endpoint, on: Self.group.next(), hello: Hello(name: "Ann"), tokens: store).wait()
         try host.accept()
         var heard: [ClientMessage] = []
         #expect(Self.eventually { heard += host.read(); return !heard.isEmpty })

@@ -28,7 +28,7 @@ struct TLSTests {
     /// A host listening on TCP with `identity`; its port.
     func host(_ identity: TLSIdentity) throws -> (HostServer, Int) {
         let server = HostServer(HostConfiguration(hostName: "Host"), loop: Self.group.next(), logger: Logger(label: "test"))
-        return (server, try server.listen(host: "127.0.0.1", port: 0, identity: identity))
+        return (server, try server.listenLater(host: "127.0.0.1", port: 0, identity: identity).wait())
     }
 
     func trust(_ directory: String) -> ServerTrust { ServerTrust(knownHosts: KnownHosts(path: directory + "/known_hosts")) }
@@ -155,7 +155,7 @@ struct TLSTests {
     func plainServer() throws {
         let server = HostServer(HostConfiguration(hostName: "Old"), loop: Self.group.next(), logger: Logger(label: "test"))
         defer { server.shutdown(reason: "test over") }
-        let port = try server.listen(host: "127.0.0.1", port: 0, tls: nil)
+        let port = try server.listenLater(host: "127.0.0.1", port: 0, tls: nil).wait()
         #expect {
             try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust(scratchDirectory("plain")))
         } throws: { error in
@@ -173,7 +173,7 @@ struct TLSTests {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let server = HostServer(HostConfiguration(hostName: "Host"), loop: group.next(), logger: Logger(label: "test"))
-        let port = try server.listen(host: "127.0.0.1", port: 0, identity: try TLSIdentity.selfMade(in: scratchDirectory("stall") + "/tls"))
+        let port = try server.listenLater(host: "127.0.0.1", port: 0, identity: try TLSIdentity.selfMade(in: scratchDirectory("stall") + "/tls")).wait()
         defer { server.shutdown(reason: "test over") }
         let started = ContinuousClock.now
         // One byte of a handshake record, then nothing.

@@ -29,13 +29,13 @@ struct PingTests {
     }
 
     @Test("a window (its link and its drain) and a computer player each send one pong per ping", arguments: Peer.allCases)
-    func onePongPerPing(_ peer: Peer) throws {
+    func onePongPerPing(_ peer: Peer) async throws {
         let host = try ScriptedHost()
         var client: GameClient?
         var bot: BotConnection?
         switch peer {
         case .window:
-            client = try GameClient.join(.unix(host.path), name: "Pip")
+            client = try await GameClient.join(.unix(host.path), name: "Pip")
         case .bot:
             bot = BotConnection(name: "Bee", bot: BotClient(seed: 1), loop: GameClient.group.next(), logger: Self.logger)
             _ = try bot!.run(.unix(host.path))
@@ -68,13 +68,13 @@ struct PingTests {
     }
 
     @Test("a window whose loop does not drain its messages for 6 s keeps its seat", .timeLimit(.minutes(5)))
-    func stalledWindowKeepsItsSeat() throws {
+    func stalledWindowKeepsItsSeat() async throws {
         let base = scratchPath("snap-ping")
         try? FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         let path = base + "/Stall.sock"
-        let host = try GameClient.host(name: "Stall", turnTimeout: nil, socket: path, logger: Self.logger)
+        let host = try await GameClient.host(name: "Stall", turnTimeout: nil, socket: path, logger: Self.logger)
         defer { host.leave() }
-        let slow = try GameClient.join(.unix(path), name: "Slow")
+        let slow = try await GameClient.join(.unix(path), name: "Slow")
         func pollBoth(for seconds: Double, _ clients: [GameClient], until done: () -> Bool = { false }) {
             let until = Date().addingTimeInterval(seconds)
             while Date() < until, !done() {
@@ -83,7 +83,7 @@ struct PingTests {
             }
         }
         pollBoth(for: 5, [host, slow]) {
-            host.server!.lobby.contains { $0.name == "Slow" && $0.ready }
+            host.session.lobby.contains { $0.name == "Slow" && $0.ready }
         }
         host.start()
         pollBoth(for: 5, [host, slow]) { slow.session.phase == .playing && host.session.phase == .playing }

@@ -43,14 +43,14 @@ struct SeatReclaimTests {
     /// A host window's game with one joined player, started.
     /// `keepsToken`: the player's seat token is kept on this machine, as a window keeps it.
     private func startedGame(host name: String, player: String,
-                             keepsToken: Bool = true) throws -> (host: GameClient, player: GameClient, path: String) {
+                             keepsToken: Bool = true) async throws -> (host: GameClient, player: GameClient, path: String) {
         let path = base + "/run/\(name).sock"
-        let host = try GameClient.host(name: name, turnTimeout: nil, socket: path, directories: directories, logger: Self.logger)
-        let joined = keepsToken ? try GameClient.join(.unix(path), name: player, directories: directories)
-            : GameClient(link: try connectLink(to: .unix(path), on: GameClient.group.next(), hello: Hello(name: player)),
+        let host = try await GameClient.host(name: name, turnTimeout: nil, socket: path, directories: directories, logger: Self.logger)
+        let joined = keepsToken ? try await GameClient.join(.unix(path), name: player, directories: directories)
+            : GameClient(link: try await connectLink(to: .unix(path), on: GameClient.group.next(), hello: Hello(name: player)),
                          name: player, server: nil, socketPath: nil, signedIn: true, endpoint: .unix(path),
                          directories: directories)
-        poll([host, joined]) { host.server!.lobby.contains { $0.name == player && $0.ready } }
+        poll([host, joined]) { host.session.lobby.contains { $0.name == player && $0.ready } }
         host.start()
         poll([host, joined]) { joined.session.phase == .playing }
         #expect(joined.session.phase == .playing)
@@ -59,14 +59,14 @@ struct SeatReclaimTests {
 
     /// Seats Ann's game (the host's window) with `players`, each joined as a window on this
     /// machine keeps its token, and starts it.
-    private func startedGame(host name: String, players: [String]) throws -> (host: GameClient, players: [GameClient], path: String) {
+    private func startedGame(host name: String, players: [String]) async throws -> (host: GameClient, players: [GameClient], path: String) {
         let path = base + "/run/\(name).sock"
-        let host = try GameClient.host(name: name, turnTimeout: nil, socket: path, directories: directories, logger: Self.logger)
+        let host = try await GameClient.host(name: name, turnTimeout: nil, socket: path, directories: directories, logger: Self.logger)
         var joined: [GameClient] = []
         for player in players {
             // One at a time: seats follow the order of joining, so the middle name gets the middle seat.
-            joined.append(try GameClient.join(.unix(path), name: player, directories: directories))
-            poll([host] + joined) { host.server!.lobby.contains { $0.name == player && $0.ready } }
+            joined.append(try await GameClient.join(.unix(path), name: player, directories: directories))
+            poll([host] + joined) { host.session.lobby.contains { $0.name == player && $0.ready } }
         }
         host.start()
         poll([host] + joined) { joined.allSatisfy { $0.session.phase == .playing } }
@@ -79,10 +79,11 @@ struct SeatReclaimTests {
     /// returns that dialog and the table scene at the end.
     private func reopen(_ path: String, as name: String, host: GameClient, key: SDL_KeyCode = SDLK_y,
                         keepPolling others: [GameClient] = [],
-                        until done: @escaping (TableScene?) -> Bool) throws -> (Dialog?, TableScene?) {
+                        until done: @escaping (TableScene?) -> Bool) async throws -> (Dialog?, TableScene?) {
         var offered: Dialog?
+        let client = try await GameClient.join(.unix(path), name: name, directories: directories)
         let app = try App(options: WindowOptions(quitAfter: 30, hidden: true), logger: Self.logger) { app in
-            TableScene(app: app, client: try! GameClient.join(.unix(path), name: name, directories: directories))
+            TableScene(app: app, client: client)
         }
         app.onFrame = { app, _ in
             _ = host.poll(now: 0)
@@ -99,15 +100,15 @@ struct SeatReclaimTests {
     }
 
     @Test("kill a joined window mid-game, open one under another name: it offers Player 2's seat, and Yes takes it back")
-    func reclaimUnderAnotherName() throws {
-        let (host, crashed, path) = try startedGame(host: "Ann", player: "Player 2")
+    func reclaimUnderAnotherName() async throws {
+        let (host, crashed, path) = try await startedGame(host: "Ann", player: "Player 2")
         let seat = try #require(crashed.session.seat)
         #expect(directories.seatTokens.keptNames(for: .unix(path)) == ["Player 2"])
         // A crash: the connection drops with no goodbye; the host keeps the seat.
         crashed.link.close()
         poll([host]) { host.session.awaySince[seat] != nil }
         #expect(host.session.awaySince[seat] != nil, "the host did not see the window go")
-        let (dialog, table) = try reopen(path, as: "Zed", host: host) { table in
+        let (dialog, table) = try await reopen(path, as: "Zed", host: host) { table in
             table?.client.name == "Player 2" && table?.client.session.seat != nil
         }
         let offered = try #require(dialog, "no dialog offered the seat")
@@ -117,19 +118,19 @@ struct SeatReclaimTests {
         #expect(back.client.session.seat == seat)
         #expect(back.client.session.phase == .playing)
         back.client.leave()
-        GameClient.endHostedGames()
+        await GameClient.endHostedGames()
     }
 
     @Test("three windows on this machine, the middle one killed: a window opened under another name offers that seat, takes it, and cuts no other")
-    func reclaimTheAwaySeatOnly() throws {
+    func reclaimTheAwaySeatOnly() async throws {
         let names = ["Player 2", "Player 3", "Player 4"]
-        let (host, windows, path) = try startedGame(host: "Ann", players: names)
+        let (host, windows, path) = try await startedGame(host: "Ann", players: names)
         #expect(directories.seatTokens.keptNames(for: .unix(path)) == names)
         let seat = try #require(windows[1].session.seat)
         windows[1].link.close()
         poll([host, windows[0], windows[2]]) { host.session.awaySince[seat] != nil }
         #expect(host.session.awaySince.keys.sorted() == [seat], "the host did not see only Player 3 go")
-        let (dialog, table) = try reopen(path, as: "Zed", host: host, keepPolling: [windows[0], windows[2]]) { table in
+        let (dialog, table) = try await reopen(path, as: "Zed", host: host, keepPolling: [windows[0], windows[2]]) { table in
             table?.client.name == "Player 3" && table?.client.session.seat != nil
         }
         let offered = try #require(dialog, "no dialog offered the seat")
@@ -146,13 +147,13 @@ struct SeatReclaimTests {
         }
         back.client.leave()
         for window in windows { window.leave() }
-        GameClient.endHostedGames()
+        await GameClient.endHostedGames()
     }
 
     @Test("the Join screen's list: a started game where the middle of three windows was killed offers that seat, and Enter takes it")
-    func joinScreenOffersTheAwaySeat() throws {
+    func joinScreenOffersTheAwaySeat() async throws {
         let names = ["Player 2", "Player 3", "Player 4"]
-        let (host, windows, _) = try startedGame(host: "Fay", players: names)
+        let (host, windows, _) = try await startedGame(host: "Fay", players: names)
         let seat = try #require(windows[1].session.seat)
         windows[1].link.close()
         poll([host, windows[0], windows[2]]) { host.session.awaySince[seat] != nil }
@@ -188,13 +189,13 @@ struct SeatReclaimTests {
         }
         table.client.leave()
         for window in windows { window.leave() }
-        GameClient.endHostedGames()
+        await GameClient.endHostedGames()
     }
 
     @Test("no seat kept here is away, one is playing in another window: the offer says so and moves it only if asked; No cuts nobody")
-    func livesSeatIsNeverTakenBack() throws {
-        let (host, playing, path) = try startedGame(host: "Dee", player: "Player 2")
-        let (dialog, table) = try reopen(path, as: "Zed", host: host, key: SDLK_n, keepPolling: [playing]) { table in
+    func livesSeatIsNeverTakenBack() async throws {
+        let (host, playing, path) = try await startedGame(host: "Dee", player: "Player 2")
+        let (dialog, table) = try await reopen(path, as: "Zed", host: host, key: SDLK_n, keepPolling: [playing]) { table in
             table == nil  // No: back to the menu
         }
         let offered = try #require(dialog, "no dialog")
@@ -212,15 +213,15 @@ struct SeatReclaimTests {
         #expect(host.session.watchers == 0 && playing.session.watchers == 0,
                 "\(host.session.watchers), \(playing.session.watchers) watching")
         playing.leave()
-        GameClient.endHostedGames()
+        await GameClient.endHostedGames()
     }
 
     @Test("a window that finds the game started and no seat kept for it offers Watch, and Yes watches")
-    func watchWhenNoSeat() throws {
+    func watchWhenNoSeat() async throws {
         // Cy plays from another computer: no seat of this game is kept on this one.
-        let (host, player, path) = try startedGame(host: "Bea", player: "Cy", keepsToken: false)
+        let (host, player, path) = try await startedGame(host: "Bea", player: "Cy", keepsToken: false)
         #expect(directories.seatTokens.keptNames(for: .unix(path)).isEmpty)
-        let (dialog, table) = try reopen(path, as: "Zed", host: host) { table in
+        let (dialog, table) = try await reopen(path, as: "Zed", host: host) { table in
             table?.client.role == .watcher && table?.client.session.phase == .playing
         }
         let offered = try #require(dialog, "no dialog")
@@ -231,7 +232,7 @@ struct SeatReclaimTests {
         #expect(watching.client.session.isWatching)
         watching.client.leave()
         player.leave()
-        GameClient.endHostedGames()
+        await GameClient.endHostedGames()
     }
 }
 }
