@@ -28,7 +28,7 @@ import Musl
 /// The queue's turns hold the `Drain` (the ring and the file), never the writer: the
 /// writer's last reference goes on its owner's thread, whose `deinit` then writes
 /// everything appended before returning.
-public final class JournalWriter: @unchecked Sendable {
+public final class JournalWriter: @unchecked Sendable {  // one appender at a time; the queue holds the Drain, not this
     public let path: String
     private let drain: Drain
 
@@ -151,7 +151,7 @@ public final class JournalWriter: @unchecked Sendable {
 }
 
 /// A writer's ring and file, and the queue's turns that write one to the other.
-private final class Drain: @unchecked Sendable {
+private final class Drain: @unchecked Sendable {  // atomics shared; the rest the queue's alone
     let path: String
     private let queue = DispatchQueue(label: "snap.journal")
     private static let onQueueKey = DispatchSpecificKey<Bool>()

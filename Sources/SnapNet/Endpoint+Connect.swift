@@ -106,6 +106,6 @@ func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration 
 
 /// The handshake of the one connection attempt that got a channel (TCP only). Touched on
 /// the attempt's loop only.
-private final class HandshakeSlot: @unchecked Sendable {
+private final class HandshakeSlot: @unchecked Sendable {  // touched on the attempt's loop only
     var future: EventLoopFuture<Void>?
 }

@@ -12,7 +12,7 @@ import SnapSession
 ///
 /// Touched on `loop` only: create it anywhere, then call everything else on the loop.
 /// Its handlers are called on the loop, in the order the link's actions come.
-final class SeatConnection: @unchecked Sendable {
+final class SeatConnection: @unchecked Sendable {  // touched on `loop` only (see above)
     let loop: EventLoop
     let endpoint: Endpoint
     private var link: SeatLink

@@ -54,7 +54,7 @@ public final class MenuScene: Scene {
     private var hosting: JoinAttempt?
 
     /// How Host Game makes its game: `GameClient.host`, or a test's slower one.
-    nonisolated(unsafe) static var host: @Sendable (String, Logger) async throws -> GameClient = {
+    nonisolated(unsafe) package static var host: @Sendable (String, Logger) async throws -> GameClient = {
         try await GameClient.host(name: $0, logger: $1)
     }
 

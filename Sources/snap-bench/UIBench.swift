@@ -18,6 +18,8 @@ struct UIBench: ParsableCommand {
     var tableMessages = 1_000
     @Option(help: "Measure only this renderer: software or accelerated (default: each in its own process).")
     var renderer: BenchRenderer?
+    @Option(help: "Past matches (journals) on the machine for the Host Game rows, measured against none (0: no Host Game rows).")
+    var pastMatches = 5_000
 
     enum BenchRenderer: String, ExpressibleByArgument, CaseIterable { case software, accelerated }
 
@@ -25,6 +27,7 @@ struct UIBench: ParsableCommand {
         guard frames >= 20 else { throw ValidationError("--frames must be at least 20") }
         guard tableSeconds >= 1, tableSeconds <= 600 else { throw ValidationError("--table-seconds must be 1 to 600") }
         guard tableMessages >= 0 else { throw ValidationError("--table-messages must not be negative") }
+        guard (0...200_000).contains(pastMatches) else { throw ValidationError("--past-matches must be 0 to 200000") }
     }
 
     func run() throws {
@@ -40,7 +43,8 @@ struct UIBench: ParsableCommand {
                 let child = Process()
                 child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
                 child.arguments = ["ui", "--frames", "\(frames)", "--table-seconds", "\(tableSeconds)",
-                                   "--table-messages", "\(tableMessages)", "--renderer", choice.rawValue]
+                                   "--table-messages", "\(tableMessages)", "--renderer", choice.rawValue,
+                                   "--past-matches", "\(pastMatches)"]
                 let pipe = Pipe()
                 child.standardOutput = pipe
                 try child.run()
@@ -106,6 +110,27 @@ struct UIBench: ParsableCommand {
         if !result.wakeTable.isEmpty, !result.wakeBare.isEmpty {
             let ratio = percentile(result.wakeTable.sorted(), 99) / max(0.001, percentile(result.wakeBare.sorted(), 99))
             say("  message to screen ratio p99 (table / baseline): \(twoDecimals(ratio))x")
+        }
+        guard pastMatches > 0 else { return }
+        // The window's thread while Host Game starts a TCP game, with a life of play behind it.
+        let host: HostGameBenchmark.Result
+        do {
+            host = try HostGameBenchmark(pastMatches: pastMatches, renderer: renderer == .software ? .software : .accelerated)
+                .run(logger: makeLogger("snap.bench", verbose: false))
+        } catch {
+            say("  Host Game: error: \(error)")
+            throw ExitCode(4)
+        }
+        func hostWakes(_ values: [Double]) -> String {
+            values.isEmpty ? "no wakes" : "p50 \(p(values, 50)) ms, p99 \(p(values, 99)) ms, max \(twoDecimals(values.max()!)) ms (\(values.count) wakes)"
+        }
+        say("  Host Game on TCP, no past matches: lobby in \(twoDecimals(host.lobbyNoneMs)) ms; "
+            + "message to screen meanwhile \(hostWakes(host.wakesNone))")
+        say("  Host Game on TCP, \(host.pastMatches) past matches: lobby in \(twoDecimals(host.lobbyPastMs)) ms, "
+            + "counted in \(twoDecimals(host.countedPastMs)) ms; message to screen meanwhile \(hostWakes(host.wakesPast))")
+        if !host.wakesNone.isEmpty, !host.wakesPast.isEmpty {
+            let ratio = percentile(host.wakesPast.sorted(), 99) / max(0.001, percentile(host.wakesNone.sorted(), 99))
+            say("  Host Game message to screen ratio p99 (\(host.pastMatches) past / none): \(twoDecimals(ratio))x")
         }
     }
 }
