@@ -82,10 +82,11 @@ final class InfoHandler: ChannelInboundHandler {
         decoder.append(unwrapInboundIn(data).readableBytesView)
         do {
             guard let frame = try decoder.nextFrame() else { return }
-            if case .info(let info) = try WireCodec.decodeHostMessage(frame) {
-                answer.succeed(info)
-            } else {
-                answer.fail(NetError.noHost("not a Snap! host"))
+            switch try WireCodec.decodeHostMessage(frame) {
+            case .info(let info): answer.succeed(info)
+            // A host that will not answer says why (busy, too slow to ask): say it on.
+            case .closing(_, let message): answer.fail(NetError.noHost("the host closed the connection: \(message)"))
+            default: answer.fail(NetError.noHost("not a Snap! host"))
             }
         } catch {
             answer.fail(error)
