@@ -6,6 +6,7 @@ struct Snap: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snap",
         abstract: "Snap!, the card game. With no command: the main menu.",
+        version: snapVersion,
         subcommands: [Menu.self, Play.self, Solo.self, Host.self, Join.self, List.self, History.self, Replay.self, Simulate.self, Story.self],
         defaultSubcommand: Menu.self
     )
@@ -13,6 +14,7 @@ struct Snap: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snap",
         abstract: "Snap!, the card game (built without windows).",
+        version: snapVersion,
         subcommands: [Host.self, Join.self, List.self, History.self, Replay.self, Simulate.self, Story.self]
     )
     #endif

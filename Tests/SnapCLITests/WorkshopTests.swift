@@ -41,3 +41,18 @@ struct WorkshopTests {
         }
     }
 }
+
+@Suite("snap --version")
+struct VersionTests {
+    @Test("prints the version written once in Sources/snap/Version.swift, and nothing else")
+    func version() throws {
+        let source = try String(contentsOf: URL(filePath: #filePath).deletingLastPathComponent()
+            .appending(path: "../../Sources/snap/Version.swift").standardized, encoding: .utf8)
+        let written = try #require(source.split(separator: "\n").first { $0.hasPrefix("let snapVersion = ") })
+        let version = written.split(separator: "\"")[1]
+        #expect(version.split(separator: ".").count == 3 && version.split(separator: ".").allSatisfy { Int($0) != nil }, "\(version)")
+        let run = try runSnap(["--version"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output == "\(version)\n")
+    }
+}
