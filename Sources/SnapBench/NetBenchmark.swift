@@ -126,6 +126,8 @@ public struct NetBenchmark {
         }
         defer {
             server.shutdown(reason: "benchmark finished")
+            // Over once its journal is closed: only then may the loop go.
+            _ = try? server.finished.wait()
             if let journalPath {
                 unlink(journalPath)
                 rmdir(directory + "/journal")

@@ -32,6 +32,12 @@ public final class GameClient {
     /// sockets). Behind a lock rather than `nonisolated(unsafe)`: a join finishes on its own thread.
     static let hosted = Mutex<[HostServer]>([])
 
+    /// Among the hosted games until it is over.
+    private static func keepUntilOver(_ server: HostServer) {
+        hosted.withLock { $0.append(server) }
+        server.finished.whenComplete { _ in hosted.withLock { $0.removeAll { $0 === server } } }
+    }
+
     /// Ends every game this process hosts: the players hear "host quit", the socket files go.
     /// Returns once each has ended (its last words are out).
     public static func endHostedGames() async {
@@ -125,8 +131,9 @@ public final class GameClient {
     /// Leaves on purpose: a host ends the game for everyone; a client says goodbye.
     public func leave() {
         if let server {
+            // It stays among the hosted games until it is over (its journal closed):
+            // a window closed meanwhile waits for that.
             server.submit(.quit)
-            Self.hosted.withLock { $0.removeAll { $0 === server } }
         } else {
             link.send(.leave)
             link.close()
@@ -170,7 +177,7 @@ public final class GameClient {
             if case .warning(let warning) = report { logger.warning("\(warning)") }
         }
         let started = try await runtime.start()
-        hosted.withLock { $0.append(server) }
+        keepUntilOver(server)
         server.startWhen(startWhen)
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: started.socketPath,
                                 directories: directories)
@@ -223,6 +230,8 @@ public final class GameClient {
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: nil,
                                 directories: directories)
         client.isSolo = true
+        // Ended with the window (its journal closed before the process goes).
+        keepUntilOver(server)
         server.startWhen(1)
         // Every match is journaled (`snap history`, `snap replay`). The file is made off
         // this thread (the window's); the records logged meanwhile are written first.

@@ -106,7 +106,7 @@ struct InProcessTests {
                 Self.pushText("Z")
             }
         }
-        try app.run()
+        try await app.runOffThePool()
         let lobby = try #require(app.scene as? HostLobbyScene)
         #expect(lobby.nameField.text == "Keep")
         #expect(lobby.nameNotice?.contains("keeps") == true, "\(lobby.nameNotice ?? "nil")")
@@ -141,7 +141,7 @@ struct InProcessTests {
             if notices.last != notice { notices.append(notice) }
             if !notice.hasPrefix("Opening") { app.quit() }
         }
-        try app.run()
+        try await app.runOffThePool()
         let lobby = try #require(app.scene as? HostLobbyScene)
         #expect(lobby.nameNotice == "Your game is now called Neu.", "\(lobby.nameNotice ?? "nil")")
         // While it opened, the lobby said so (and went on drawing: it saw the answer come).
@@ -183,7 +183,7 @@ struct InProcessTests {
             }
             if app.scene is HostLobbyScene { app.quit() }
         }
-        try app.run()
+        try await app.runOffThePool()
         #expect(held.isRaised, "the window drew no frames while its game was being made")
         #expect(framesWhileStarting >= 5)
         #expect(app.scene is HostLobbyScene)
@@ -247,7 +247,7 @@ struct InProcessTests {
             }
             if table.client.name == "Ray 2", table.client.session.phase == .lobby { app.quit() }
         }
-        try app.run()
+        try await app.runOffThePool()
         #expect(framesWhileJoining >= 1, "the window drew nothing while it joined again")
         let dialog = try #require(offered, "no dialog offered a variant")
         #expect(dialog.title == "Name taken")
@@ -314,7 +314,7 @@ struct InProcessTests {
         app.onFrame = { app, _ in
             if app.scene is MenuScene { app.quit() }
         }
-        try app.run()
+        try await app.runOffThePool()
         let menu = try #require(app.scene as? MenuScene, "\(type(of: app.scene))")
         let dialog = try #require(menu.dialog)
         #expect(dialog.message == "Gone's game ended: the host left.")
@@ -403,7 +403,7 @@ struct InProcessTests {
             }
             if pressAt != nil, client.lastSnap != nil { app.quit() }
         }
-        try app.run()
+        try await app.runOffThePool()
         table.client.leave()
         other?.close()
         await GameClient.endHostedGames()
@@ -506,7 +506,7 @@ struct InProcessTests {
                 Self.pushKey(Int(SDLK_RETURN.rawValue))
             }
         }
-        try app.run()
+        try await app.runOffThePool()
         #expect(offered == "Someone called Tess has already joined Dup. Join as Tess 2?", "\(offered ?? "no dialog")")
         let table = try #require(app.scene as? TableScene, "\(type(of: app.scene))")
         #expect(table.client.name == "Tess 2")
@@ -541,7 +541,7 @@ struct InProcessTests {
             }
         }
         joiner.start()
-        try app.run()
+        try await app.runOffThePool()
         let latencies = app.wakeLatencies.sorted()
         #expect(latencies.count >= 20, "\(latencies.count) wakes")
         let p50 = latencies[latencies.count / 2]

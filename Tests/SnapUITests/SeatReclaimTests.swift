@@ -95,7 +95,7 @@ struct SeatReclaimTests {
             }
             if offered != nil, table?.dialog == nil, done(table) { app.quit() }
         }
-        try app.run()
+        try await app.runOffThePool()
         return (offered, app.scene as? TableScene)
     }
 
@@ -176,7 +176,7 @@ struct SeatReclaimTests {
             }
             if let table = app.scene as? TableScene, table.client.session.seat != nil { app.quit() }
         }
-        try app.run()
+        try await app.runOffThePool()
         #expect(offered?.title == "Take back Player 3's seat?", "\(offered.map { "\($0.title ?? ""): \($0.message ?? "")" } ?? "no dialog")")
         let table = try #require(app.scene as? TableScene, "\(type(of: app.scene))")
         #expect(table.client.name == "Player 3")
