@@ -39,13 +39,23 @@ struct LANTests {
         let (host, address, code) = try tcpHost(["--rounds", "1", "--start-when", "1", "--bots", "1"], in: directory)
         let code6 = try #require(code)
         #expect(code6.count == 6 && code6.allSatisfy(JoinCode.alphabet.contains))
+        // The status LAN.md gives a refused code.
+        let refusedStatus = try #require(try Documents.numbers("LAN.md", "6-character join code shown in its lobby` and exits {N}."),
+                                         "LAN.md lacks the wrong code's exit status").map(Int32.init)[0]
         let without = try bot("Eve", ["--connect", address], in: directory)
-        #expect(without.exitStatus(timeout: 10) == 1)
+        #expect(without.exitStatus(timeout: 10) == refusedStatus)
         #expect(without.output.contains("(wrongCode): this game needs its join code"))
         let wrong = try bot("Eve", ["--connect", address, "--code", code6 == "AAAAAA" ? "BBBBBB" : "AAAAAA"], in: directory)
-        #expect(wrong.exitStatus(timeout: 10) == 1)
+        #expect(wrong.exitStatus(timeout: 10) == refusedStatus)
         #expect(wrong.output.contains("(wrongCode): wrong join code"))
         #expect(host.line(startingWith: "wrong join code from 127.0.0.1 (2 in a row)", timeout: 5) != nil)
+        // LAN.md quotes both lines: what snap join prints, and the host's (ADDRESS, N).
+        let told = try #require(wrong.output.split(separator: "\n").first { $0.contains("(wrongCode)") }, "\(wrong.output)")
+        #expect(try Documents.quotes("LAN.md", "`snap join` prints `\(told)` and exits"), "LAN.md lacks: \(told)")
+        let counted = try #require(host.line(startingWith: "wrong join code from 127.0.0.1 (2 in a row)"))
+        let general = counted.replacingOccurrences(of: "127.0.0.1", with: "ADDRESS").replacingOccurrences(of: "(2 ", with: "(N ")
+        #expect(try Documents.quotes("LAN.md", "The host prints `\(general)`."), "LAN.md lacks: \(general)")
+        #expect(try Documents.quotes("LAN.md", "prints `join code: \(String(repeating: "X", count: code6.count))`"))
         // Typed in lower case with a dash, it is still the code.
         let typed = code6.lowercased().prefix(3) + "-" + code6.lowercased().dropFirst(3)
         let ann = try bot("Ann", ["--connect", address, "--code", String(typed)], in: directory)
@@ -89,6 +99,8 @@ struct LANTests {
         let ann = try bot("Ann", ["--connect", address], in: directory)
         #expect(ann.exitStatus() == 0)
         #expect(host.exitStatus() == 0)
+        let usage = try #require(try Documents.numbers("LAN.md", "`--code XXXXXX` sets one (anything else is a usage error, exit {N})"),
+                                 "LAN.md lacks a bad code's exit status").map(Int32.init)[0]
         for (arguments, message) in [
             (["host", "--headless", "--start-when", "2", "--listen", "127.0.0.1:0", "--code", "O0I1L5"], "--code: a join code is 6 characters"),
             (["host", "--headless", "--start-when", "2", "--listen", "127.0.0.1:0", "--code", "ABCDEF", "--open"], "--code and --open exclude each other"),
@@ -96,7 +108,7 @@ struct LANTests {
             (["join", "--bot", "--connect", "127.0.0.1:9", "--code", "toolongcode"], "--code: a join code is 6 characters"),
         ] {
             let process = try SnapProcess(arguments, runtimeDirectory: directory)
-            #expect(process.exitStatus(timeout: 10) == 64, "\(arguments)")
+            #expect(process.exitStatus(timeout: 10) == usage, "\(arguments)")
             #expect(process.errors.contains(message), "\(process.errors)")
         }
     }
