@@ -164,8 +164,11 @@ public struct ClientSession: Sendable {
     /// A seat's name as the table shows it: "Ann (away)" while a computer plays for Ann.
     public func displayName(_ seat: Seat) -> String {
         let name = names[seat] ?? "\(seat)"
-        return away.contains(seat) ? name + " (away)" : name
+        return away.contains(seat) ? Self.awayName(name) : name
     }
+
+    /// "Ann (away)": the name of a seat a computer plays for its owner.
+    static func awayName(_ name: String) -> String { name + " (away)" }
 
     /// Whole seconds left before the host turns for the active player, once at most
     /// `within` remain (the window's countdown); nil otherwise.

@@ -1,5 +1,6 @@
 import Foundation
 import SnapEngine
+import SnapTestSupport
 import Testing
 
 @testable import SnapProtocol
@@ -159,16 +160,33 @@ struct GoldenTests {
         #expect(document.contains("close reason \(values.min()!)–\(values.max()!)"))
     }
 
+    @Test("the prose's numbers of close reasons and events (\"`full` (1: …\", \"`absent` (18)\") are the codes'")
+    func proseCodes() throws {
+        let document = try Documents.text("PROTOCOL.md")
+        let snap = try #require(document.range(of: "## 16. The story service")).lowerBound  // §16 has codes of its own
+        var codes: [String: UInt8] = [:]
+        for reason in CloseReason.allCases { codes["\(reason)"] = reason.rawValue }
+        for value in UInt8.min...UInt8.max { if let tag = WireCodec.EventTag(rawValue: value) { codes["\(tag)"] = value } }
+        var seen = 0
+        for match in String(document[..<snap]).matches(of: #/`([A-Za-z]+)` \(([0-9]+)/#) {
+            guard let code = codes[String(match.1)] else { continue }
+            #expect(UInt8(match.2) == code, "PROTOCOL.md: `\(match.1)` (\(match.2)…, the code's is \(code)")
+            seen += 1
+        }
+        #expect(seen >= 15, "\(seen) codes in the prose")
+    }
+
     @Test("the frame sizes quoted in PROTOCOL.md §14")
-    func documentedSizes() {
+    func documentedSizes() throws {
         let name = String(repeating: "\u{10400}", count: 16)  // 64 bytes
         let lobby = HostMessage.lobby((0..<4).map { LobbyPlayer(id: UInt8($0), name: name, ready: true) })
-        #expect(WireCodec.encode(lobby, sequence: 0).count == 282)
         let collected = HostMessage.events([.collected(cards: Card.fullDeck, from: .left, to: .top)])
-        #expect(WireCodec.encode(collected, sequence: 0).count == 71)
         var game = Game(seats: Seat.allCases)
-        let deal = try! game.apply(.deal(seed: 1)).map(\.seen)
-        #expect(WireCodec.encode(.events(deal), sequence: 0).count == 177)
+        let deal = try game.apply(.deal(seed: 1)).map(\.seen)
+        let sizes = [lobby, collected, .events(deal)].map { WireCodec.encode($0, sequence: 0).count }
+        let sentence = "a `lobby` of four 64-byte names is \(sizes[0]) bytes; an `events` message holding one `collected` of "
+            + "52 cards is \(sizes[1]) bytes; a whole deal (`roundStarted` and 52 `dealt`) is \(sizes[2]) bytes."
+        #expect(try Documents.quotes("PROTOCOL.md", sentence), "§14 should read: \(sentence)")
     }
 
     /// Run with SNAP_RECORD_FIXTURES=1 to (re)write the fixture files from the list above;

@@ -41,6 +41,18 @@ struct ProtocolDocumentationTests {
                          + "of connecting, no `pong` echoing a `ping` for \(defaults.silenceLimit.secondsText),")
     }
 
+    @Test("the host's other closing words (§5, §7, §10), and what clients show of a deal (§6) and of an away seat (§8)")
+    func otherWords() throws {
+        try expectQuoted("that one gets `closing(timedOut, \"\(HostSession.replacedText)\")`")
+        let watcher = try #require(HostSession.watcherCannotPlayText.split(separator: ":").first)
+        try expectQuoted("`turn` or `snap` from a watcher is a protocol violation (\"\(watcher)\")")
+        try expectQuoted("it gets `closing(timedOut, \"\(HostSession.tooSlowText("…"))\")` and is closed")
+        let verified = DealVerdict.verified(round: 1).line
+        try expectQuoted("It then shows \"\(verified.dropFirst("round 1: ".count))\", or warns loudly")
+        #expect(verified == "round 1: deal verified")
+        try expectQuoted("show the seat's name as \"\(ClientSession.awayName("Ann"))\" meanwhile")
+    }
+
     @Test("§14's connections, silence and grace, and §10's wrong join codes")
     func limits() throws {
         try expectQuoted("| connections | \(defaults.maxConnections) at once, \(defaults.maxSigningIn) of them not signed in; "
@@ -51,5 +63,7 @@ struct ProtocolDocumentationTests {
         try expectQuoted("doubling with each one up to **\(defaults.wrongCodeMaxPause.secondsText)**")
         try expectQuoted("\(defaults.wrongCodesAllowed) wrong codes from one address, then refused for 1 s doubling to "
                          + "\(defaults.wrongCodeMaxPause.secondsText)")
+        #expect(try Documents.quotes("LAN.md", "after \(defaults.wrongCodesAllowed), the address is refused unheard for 1 s, doubling "
+                                     + "with each further wrong code up to \(defaults.wrongCodeMaxPause.secondsText)."), "LAN.md's wrong codes")
     }
 }

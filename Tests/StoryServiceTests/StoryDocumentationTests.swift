@@ -72,6 +72,21 @@ struct StoryDocumentationTests {
         for reason in StoryRefusal.allCases {
             #expect(document.contains("| \(reason.rawValue) | `\(reason)` |"), "PROTOCOL.md lacks reason \(reason.rawValue) \(reason)")
         }
+        // The prose's "`matchOver` (3)" and "reason 8 (`badRequest`)" in §16, as the codes are.
+        let prose = try Documents.text("PROTOCOL.md")
+        let story = try #require(prose.range(of: "## 16. The story service")).lowerBound
+        let codes = Dictionary(uniqueKeysWithValues: StoryRefusal.allCases.map { ("\($0)", $0.rawValue) })
+        var seen = 0
+        for match in String(prose[story...]).matches(of: #/`([A-Za-z]+)` \(([0-9]+)/#) {
+            guard let code = codes[String(match.1)] else { continue }
+            #expect(Int(match.2) == Int(code), "PROTOCOL.md: `\(match.1)` (\(match.2)…, the service's is \(code)")
+            seen += 1
+        }
+        for match in String(prose[story...]).matches(of: #/reason ([0-9]+) \(`([A-Za-z]+)`\)/#) {
+            #expect(codes[String(match.2)].map(Int.init) == Int(match.1), "PROTOCOL.md: reason \(match.1) (`\(match.2)`)")
+            seen += 1
+        }
+        #expect(seen >= 3, "\(seen) codes in §16's prose")
         let limits = StoryServer.Limits()
         #expect(document.contains("Budget: a burst of \(limits.burst) requests, then \(Int(limits.perSecond)) a second"))
         #expect(document.contains("\"over budget: more than \(limits.burst) requests at once, or \(Int(limits.perSecond)) a second\""))
@@ -127,7 +142,20 @@ struct StoryQuotesTests {
         #expect(PostgresStoryStore.schemaVersion == schema)
         let tooLong = StoryError.storyTooLong(bytes: 5000).description.replacingOccurrences(of: "5000", with: "N")
         try expect("STORY.md", quotes: "(\"\(tooLong)\")")
-        #expect(StoryError.notYourTurn(StoryMatchID(1), current: "Bob").description.hasPrefix("it is not your turn"))
+        // An older snap's key: what a seat token is, 16 bytes, and no other length.
+        let sixteen = Array(repeating: UInt8(1), count: 16)
+        #expect(SeatToken(bytes: sixteen) != nil && SeatToken(bytes: Array(sixteen.dropLast())) == nil && SeatToken(bytes: sixteen + [1]) == nil)
+        try expect("STORY.md", quotes: "a player's identity was a secret \(sixteen.count)-byte key")
+        // Two turns at once on PostgreSQL: "the other is told" the refusal's words up to its match.
+        let notYourTurn = StoryError.notYourTurn(StoryMatchID(1), current: "Bob").description
+        let told = try #require(notYourTurn.range(of: " in match 1").map { String(notYourTurn[..<$0.lowerBound]) }, "\(notYourTurn)")
+        try expect("STORY.md", quotes: "one is accepted and the other is told \"\(told)\", never both")
+        // Each second (the service's sweep) the matches out of time are looked for.
+        #expect(StoryServer.defaultSweepInterval == .seconds(1))
+        try expect("STORY.md", quotes: "Each second the service looks for matches whose current participant is out of time")
+        let waits = PostgresStoryStore.Waits()
+        try expect("STORY.md", quotes: "each request waits at most \(waits.connection.components.seconds) s for a connection")
+        try expect("STORY.md", quotes: "(a request that hangs on a connection for \(waits.request.components.seconds) s has that connection closed")
         try expect("STORY.md", quotes: "A match has \(StoryRules.participants.lowerBound)–\(StoryRules.participants.upperBound) participants")
         try expect("STORY.md", quotes: "add up to \(StoryRules.maxTurnScalars) characters")
         try expect("STORY.md", quotes: "The story is UTF-8, at most \(StoryRules.maxBytes) bytes. From \(StoryRules.warningBytes) bytes")

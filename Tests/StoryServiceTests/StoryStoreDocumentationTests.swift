@@ -16,5 +16,7 @@ struct StoryStoreDocumentationTests {
         let socketShown = socket.replacingOccurrences(of: "/run/postgresql", with: "SOCKETDIR").replacingOccurrences(of: "story", with: "DB")
         let quote = "The service prints `store: postgres \(tcpShown)` (for a socket, `store: postgres \(socketShown)`), never a user or a password."
         #expect(try StoryQuotesTests.document("STORY.md").contains(quote), "STORY.md lacks: \(quote)")
+        // The PostgreSQL section's first example names the default port.
+        try StoryQuotesTests().expect("STORY.md", quotes: "snap story serve --database postgres://snap@db.example/story # TCP, port \(PostgresURL.defaultPort)")
     }
 }
