@@ -53,6 +53,21 @@ struct ProtocolDocumentationTests {
         try expectQuoted("show the seat's name as \"\(ClientSession.awayName("Ann"))\" meanwhile")
     }
 
+    @Test("the numbers §3, §4, §6, §7 and §8 give in their prose and tables, besides §14's summary")
+    func proseNumbers() throws {
+        try expectQuoted("- 1 to \(PlayerName.maxScalars) Unicode scalar values (code points), and at most \(PlayerName.maxBytes) bytes of UTF-8;")
+        #expect(throws: ProtocolError.self) { try PlayerName.validate("") }
+        try expectQuoted("is at least \(Frame.minBodyLength) and at most **\(Frame.maxBodyLength) bytes**, so a whole frame is at most "
+                         + "\(Frame.maxBodyLength + Frame.prefixLength) bytes with its length prefix")
+        try expectQuoted("treats a length below \(Frame.minBodyLength) or above \(Frame.maxBodyLength)")
+        try expectQuoted("This document is version **\(ProtocolVersion.current)**")
+        try expectQuoted("(`graceMillis` in `gameStarted`, \(defaults.grace.secondsText) by default)")
+        try expectQuoted("| `joinCode` | `string` | 0–\(JoinCode.maxWireBytes) bytes: the host's [join code](#join-codes) as the player "
+                         + "typed it, or empty for none. A length above \(JoinCode.maxWireBytes) is a decoding error")
+        try expectQuoted("(the window shows a countdown in the last \(ClientSession.turnCountdownWindow.secondsText))")
+        try expectQuoted("| `message` | `string` | for people: 0–\(CloseMessage.maxBytes) bytes of UTF-8 with no control characters")
+    }
+
     @Test("§14's connections, silence and grace, and §10's wrong join codes")
     func limits() throws {
         try expectQuoted("| connections | \(defaults.maxConnections) at once, \(defaults.maxSigningIn) of them not signed in; "

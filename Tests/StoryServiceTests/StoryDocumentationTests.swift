@@ -169,6 +169,12 @@ struct StoryQuotesTests {
         try expect("PROTOCOL.md", quotes: "A story frame body may be up to **\(body / 1000),\(String(format: "%03d", body % 1000))** bytes")
         try expect("PROTOCOL.md", quotes: "string title (0–\(StoryRules.maxTitleScalars) scalars), u8 count (0–\(StoryRules.participants.upperBound - 1))")
         try expect("PROTOCOL.md", quotes: "(1–\(StoryRules.participants.upperBound)), then per participant")
+        try expect("PROTOCOL.md", quotes: "| \(StoryRefusal.storyTooLong.rawValue) | `storyTooLong` | the story would pass \(StoryRules.maxBytes) bytes |")
+        try expect("PROTOCOL.md", quotes: "| `0xC4` | refused | u8 reason, string message (at most \(CloseMessage.maxBytes) bytes) |")
+        #expect(CloseMessage.fitted(String(repeating: "a", count: 300)).utf8.count == CloseMessage.maxBytes)
+        try expect("PROTOCOL.md", quotes: "The sign-in message is the \(StoryWire.signInContext.count) ASCII bytes `snap story sign-in v2`, "
+                   + "the nonce (\(StoryWire.nonceBytes) bytes), the name (u8 length, UTF-8) and the **channel binding** "
+                   + "(\(StoryChannelBinding.unbound.bytes.count) bytes)")
     }
 }
 
