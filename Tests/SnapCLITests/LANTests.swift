@@ -85,6 +85,18 @@ struct LANTests {
             return
         }
         #expect(words.contains("TLS"))
+        // The modes §2 gives the socket directory, the socket and the TLS identity, as the host made them.
+        let modes = try #require(try Documents.numbers("PROTOCOL.md", "The directory is mode {N} and the socket {N}, so only the same user can connect"),
+                                 "PROTOCOL.md lacks the socket's modes").compactMap { Int(String($0), radix: 8) }
+        let identity = try #require(try Documents.numbers("PROTOCOL.md", "made on first use and keeps ({N}) in `$XDG_STATE_HOME/snap/tls/identity.pem`"),
+                                    "PROTOCOL.md lacks the identity's mode").compactMap { Int(String($0), radix: 8) }
+        #expect(try Documents.quotes("LAN.md", "(`$XDG_STATE_HOME/snap/tls/identity.pem`, \(String(identity[0], radix: 8).leftPadded(to: 4)))"))
+        func mode(_ path: String) -> Int? {
+            var status = stat()
+            return stat(path, &status) == 0 ? Int(status.st_mode & 0o777) : nil
+        }
+        #expect(modes.count == 2 && mode("\(directory)/snap") == modes[0] && mode("\(directory)/snap/Table.sock") == modes[1], "\(modes)")
+        #expect(mode("\(directory)/state/snap/tls/identity.pem") == identity[0])
         let unix = try #require(RawSocket(unixPath: "\(directory)/snap/Table.sock"))
         unix.send(WireCodec.encode(ClientMessage.query, sequence: 0))
         let overUnix = try hostMessages(unix.readUntilClosed().bytes)
@@ -392,4 +404,9 @@ struct ListDocumentationTests {
         let value = String(shown.split(separator: " ").last!.dropLast())
         #expect(try Documents.quotes("LAN.md", "listens for `--wait` seconds (default \(value))"), "help says \(value)")
     }
+}
+
+private extension String {
+    /// "600" as a mode is written: "0600".
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
