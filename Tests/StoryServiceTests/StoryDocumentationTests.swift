@@ -65,6 +65,21 @@ struct StoryDocumentationTests {
         #expect(document.contains("version, **\(StoryWire.version)**"))
     }
 
+    @Test("§16's message types: each in its table with its byte, the ranges the prose gives, the key and signature sizes")
+    func messageTypes() throws {
+        let document = try Documents.text("PROTOCOL.md")
+        func hex(_ byte: UInt8) -> String { "0x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true) }
+        let requests = StoryRequest.Kind.allCases.map(\.rawValue), replies = StoryReply.Kind.allCases.map(\.rawValue)
+        for kind in StoryRequest.Kind.allCases { #expect(document.contains("| `\(hex(kind.rawValue))` | \(kind) |"), "§16 lacks request \(kind)") }
+        for kind in StoryReply.Kind.allCases { #expect(document.contains("| `\(hex(kind.rawValue))` | \(kind) |"), "§16 lacks reply \(kind)") }
+        try StoryQuotesTests().expect("PROTOCOL.md", quotes: "requests `\(hex(requests.min()!))`–`\(hex(requests.max()!))`, replies "
+                                      + "`\(hex(replies.min()!))`–`\(hex(replies.max()!))`")
+        try StoryQuotesTests().expect("PROTOCOL.md", quotes: "the name, its \(StoryWire.publicKeyBytes)-byte public key")
+        try StoryQuotesTests().expect("PROTOCOL.md", quotes: "The service answers `challenge`: a \(StoryWire.nonceBytes)-byte nonce")
+        try StoryQuotesTests().expect("PROTOCOL.md", quotes: "The client sends `proof`: its \(StoryWire.signatureBytes)-byte Ed25519 signature")
+        #expect(Self.key.publicKey.count == StoryWire.publicKeyBytes && Self.signature.count == StoryWire.signatureBytes)
+    }
+
     @Test("§16's refusal reasons and budget are the service's")
     func documentedRefusals() throws {
         let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
@@ -80,6 +95,10 @@ struct StoryDocumentationTests {
         for match in String(prose[story...]).matches(of: #/`([A-Za-z]+)` \(([0-9]+)/#) {
             guard let code = codes[String(match.1)] else { continue }
             #expect(Int(match.2) == Int(code), "PROTOCOL.md: `\(match.1)` (\(match.2)…, the service's is \(code)")
+            seen += 1
+        }
+        for match in String(prose[story...]).matches(of: #/`([A-Za-z]+)` \(reason ([0-9]+)\)/#) {
+            #expect(codes[String(match.1)].map(Int.init) == Int(match.2), "PROTOCOL.md: `\(match.1)` (reason \(match.2))")
             seen += 1
         }
         for match in String(prose[story...]).matches(of: #/reason ([0-9]+) \(`([A-Za-z]+)`\)/#) {
@@ -169,6 +188,7 @@ struct StoryQuotesTests {
         try expect("PROTOCOL.md", quotes: "A story frame body may be up to **\(body / 1000),\(String(format: "%03d", body % 1000))** bytes")
         try expect("PROTOCOL.md", quotes: "string title (0–\(StoryRules.maxTitleScalars) scalars), u8 count (0–\(StoryRules.participants.upperBound - 1))")
         try expect("PROTOCOL.md", quotes: "(1–\(StoryRules.participants.upperBound)), then per participant")
+        try expect("PROTOCOL.md", quotes: "Rules (the \(StoryRules.maxTurnScalars)-scalar cap, the \(StoryRules.finishBytes)/\(StoryRules.maxBytes)-byte limits")
         try expect("PROTOCOL.md", quotes: "| \(StoryRefusal.storyTooLong.rawValue) | `storyTooLong` | the story would pass \(StoryRules.maxBytes) bytes |")
         try expect("PROTOCOL.md", quotes: "| `0xC4` | refused | u8 reason, string message (at most \(CloseMessage.maxBytes) bytes) |")
         #expect(CloseMessage.fitted(String(repeating: "a", count: 300)).utf8.count == CloseMessage.maxBytes)
