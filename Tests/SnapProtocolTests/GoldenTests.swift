@@ -160,6 +160,29 @@ struct GoldenTests {
         #expect(document.contains("close reason \(values.min()!)–\(values.max()!)"))
     }
 
+    @Test("§7's and §8's message headings carry their type bytes, §9's table its event tags")
+    func messageTypesAndTags() throws {
+        let document = try Documents.text("PROTOCOL.md")
+        func hex(_ byte: UInt8) -> String { "0x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true) }
+        var headings = 0
+        for value in UInt8.min...UInt8.max {
+            for name in [WireCodec.ClientType(rawValue: value).map { "\($0)" }, WireCodec.HostType(rawValue: value).map { "\($0)" }].compactMap({ $0 }) {
+                #expect(document.contains("### \(name) (\(hex(value)))"), "PROTOCOL.md lacks the heading \(name) (\(hex(value)))")
+                headings += 1
+            }
+        }
+        // And no heading for a type the code does not have (§16's story types are in tables).
+        #expect(document.matches(of: #/### [A-Za-z]+ \(0x[0-9A-F]{2}\)/#).count == headings, "\(headings) message types")
+        var tags: [UInt8] = []
+        for value in UInt8.min...UInt8.max {
+            guard let tag = WireCodec.EventTag(rawValue: value) else { continue }
+            #expect(document.contains("| \(value) | `\(tag)` |"), "§9 lacks tag \(value) \(tag)")
+            tags.append(value)
+        }
+        #expect(tags == Array(1...tags.max()!))
+        #expect(document.contains("Tags 0 and \(tags.max()! + 1)–255 are errors."), "§9's unknown tags")
+    }
+
     @Test("the prose's numbers of close reasons and events (\"`full` (1: …\", \"`absent` (18)\") are the codes'")
     func proseCodes() throws {
         let document = try Documents.text("PROTOCOL.md")
