@@ -160,6 +160,26 @@ struct GoldenTests {
         #expect(document.contains("close reason \(values.min()!)–\(values.max()!)"))
     }
 
+    @Test("§14's enums row: seats, cards, piles, leave reasons, roles and close reasons as the code numbers them; the examples' byte counts")
+    func enumsAndExampleSizes() throws {
+        /// "min–max" of the bytes `decode` accepts.
+        func span(_ decode: (UInt8) -> Any?) -> String {
+            let accepted = (UInt8.min...UInt8.max).filter { decode($0) != nil }
+            return "\(accepted.min()!)–\(accepted.max()!)"
+        }
+        let cards = Card.fullDeck.map(\.id)
+        let closes = CloseReason.allCases.map(\.rawValue)
+        let row = "| enums | `seat` \(span { Seat(rawValue: $0) }), `card` \(cards.min()!)–\(cards.max()!) (`0xFF` only in `card?`), "
+            + "pile \(span { PileKind(rawValue: $0) }), `bool` 0–1, leave reason \(span { LeaveReason(rawValue: $0) }), "
+            + "close reason \(closes.min()!)–\(closes.max()!), role \(span { Hello.Role(rawValue: $0) }), snapshot phase 0–3 |"
+        #expect(try Documents.quotes("PROTOCOL.md", row), "§14 should read: \(row)")
+        // The examples' descriptions count their strings' bytes.
+        for (text, count) in [("`Zoë O'Neil` (", "Zoë O'Neil"), ("host `Zoë` (", "Zoë"),
+                              ("a protocol violation, \"sequence number 5 where 4 was expected\" (", "sequence number 5 where 4 was expected")] {
+            #expect(try Documents.quotes("PROTOCOL.md", text + "\(count.utf8.count) bytes"), "\(text)\(count.utf8.count) bytes")
+        }
+    }
+
     @Test("§7's and §8's message headings carry their type bytes, §9's table its event tags")
     func messageTypesAndTags() throws {
         let document = try Documents.text("PROTOCOL.md")

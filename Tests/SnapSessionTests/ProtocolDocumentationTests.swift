@@ -51,6 +51,10 @@ struct ProtocolDocumentationTests {
         try expectQuoted("It then shows \"\(verified.dropFirst("round 1: ".count))\", or warns loudly")
         #expect(verified == "round 1: deal verified")
         try expectQuoted("show the seat's name as \"\(ClientSession.awayName("Ann"))\" meanwhile")
+        // §8's seatAway: how many turns the timer takes before a computer plays the seat, in words.
+        let words = [2: "two", 3: "three", 4: "four", 5: "five"]
+        let away = try #require(words[defaults.awayAfterMissedTurns], "\(defaults.awayAfterMissedTurns) turns")
+        try expectQuoted("took this seat's turn several times in a row (\(away), by default)")
     }
 
     @Test("the numbers §3, §4, §6, §7 and §8 give in their prose and tables, besides §14's summary")
