@@ -97,6 +97,15 @@ struct LANTests {
         }
         #expect(modes.count == 2 && mode("\(directory)/snap") == modes[0] && mode("\(directory)/snap/Table.sock") == modes[1], "\(modes)")
         #expect(mode("\(directory)/state/snap/tls/identity.pem") == identity[0])
+        // What the host prints of where to connect, and how snap list shows the game (LAN.md's examples).
+        let reachable = try #require(host.line(startingWith: "players can connect to: "))
+        #expect(try Documents.quotes("LAN.md", "(`\(reachable.replacingOccurrences(of: address, with: "192.168.1.20:7777, 127.0.0.1:7777"))`)"),
+                "LAN.md lacks \(reachable)")
+        let listed = try SnapProcess(["list"], runtimeDirectory: directory)
+        #expect(listed.exitStatus(timeout: 30) == 0)
+        let row = try #require(listed.lines.first { $0.hasPrefix("Table\t") }, "\(listed.output)")
+        #expect(try Documents.quotes("LAN.md", "(without `--lan` the lines are unchanged: `\(row.replacingOccurrences(of: directory + "/snap/", with: "/run/…/"))`)"),
+                "LAN.md lacks \(row)")
         let unix = try #require(RawSocket(unixPath: "\(directory)/snap/Table.sock"))
         unix.send(WireCodec.encode(ClientMessage.query, sequence: 0))
         let overUnix = try hostMessages(unix.readUntilClosed().bytes)
