@@ -181,6 +181,13 @@ struct StoryQuotesTests {
         try expect("STORY.md", quotes: "(N counts bytes to \(StoryRules.finishBytes)). A turn that takes the story past \(StoryRules.finishBytes) bytes")
         try expect("STORY.md", quotes: "open a new one (\(StoryRules.automatchPlaces) places)")
         try expect("STORY.md", quotes: "\(StoryServer.defaultTurnSeconds / 3600) h unless its operator says otherwise")
+        // --turn-deadline's default and examples, each a duration; a number without its unit is not.
+        let examples = ["2s", "30m", "72h", "3d"]
+        for example in examples { #expect((try? StoryDuration.parse(example).get()) != nil, "\(example)") }
+        #expect((try? StoryDuration.parse("72").get()) == nil)
+        #expect(try StoryDuration.parse("72h").get() == StoryServer.defaultTurnSeconds)
+        try expect("STORY.md", quotes: "`--turn-deadline DURATION` (default `72h`; a whole number with `s`, `m`, `h` or `d`, such as "
+                   + examples.map { "`\($0)`" }.joined(separator: ", ") + ")")
         #expect(StoryRules.missedTurnsToQuit == 3)
         try expect("STORY.md", quotes: "Whoever misses three of their turns in a row counts as having quit")
         try expect("PROTOCOL.md", quotes: "\(StoryServer.defaultTurnSeconds / 3600) h unless set")
