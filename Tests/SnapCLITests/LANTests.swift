@@ -42,6 +42,8 @@ struct LANTests {
         // The status LAN.md gives a refused code.
         let refusedStatus = try #require(try Documents.numbers("LAN.md", "6-character join code shown in its lobby` and exits {N}."),
                                          "LAN.md lacks the wrong code's exit status").map(Int32.init)[0]
+        // LAN.md's list of tests says the same.
+        #expect(try Documents.numbers("LAN.md", "(refused without or with a wrong code, exit {N} naming the code;") == [Int(refusedStatus)])
         let without = try bot("Eve", ["--connect", address], in: directory)
         #expect(without.exitStatus(timeout: 10) == refusedStatus)
         #expect(without.output.contains("(wrongCode): this game needs its join code"))
@@ -122,6 +124,7 @@ struct LANTests {
         #expect(host.exitStatus() == 0)
         let usage = try #require(try Documents.numbers("LAN.md", "`--code XXXXXX` sets one (anything else is a usage error, exit {N})"),
                                  "LAN.md lacks a bad code's exit status").map(Int32.init)[0]
+        #expect(try Documents.numbers("LAN.md", "`--open`; bad codes exit {N})") == [Int(usage)])
         for (arguments, message) in [
             (["host", "--headless", "--start-when", "2", "--listen", "127.0.0.1:0", "--code", "O0I1L5"], "--code: a join code is 6 characters"),
             (["host", "--headless", "--start-when", "2", "--listen", "127.0.0.1:0", "--code", "ABCDEF", "--open"], "--code and --open exclude each other"),
