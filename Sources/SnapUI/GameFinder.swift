@@ -62,6 +62,8 @@ final class JoinAttempt: @unchecked Sendable {  // every stored var is only touc
 /// blocks), and listens for LAN announcements all along (the list is refreshed every
 /// 100 ms from those); the scene takes the newest list in `update`.
 final class HostScanner: @unchecked Sendable {  // every stored var is only touched under `lock`
+    /// How often the list is rebuilt from the LAN browser's games (LAN.md quotes it).
+    static let lanRefresh: Duration = .milliseconds(100)
     private let lock = NSLock()
     private var latest: [Listing]?
     private var browser: LANBrowser?
@@ -135,7 +137,7 @@ final class HostScanner: @unchecked Sendable {  // every stored var is only touc
                 latest = found
                 lock.unlock()
                 WindowWake.wake()
-                usleep(100_000)
+                usleep(useconds_t(Self.lanRefresh / .microseconds(1)))
             }
         }
         if listening { lan.stop() }

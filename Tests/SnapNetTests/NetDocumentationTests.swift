@@ -94,6 +94,9 @@ struct NetDocumentationTests {
         let long = SnapService.printableMachine(String(repeating: "m", count: 40))
         #expect(long.hasSuffix("…"))
         try expect("LAN.md", quotes: "shows as `\(SnapService.printableMachine("\t"))`, and it is cut to \(long.count) characters ending with `…`")
+        // mDNS's port: a one-shot querier is one from another port; Avahi shares it.
+        try expect("LAN.md", quotes: "A one-shot querier (source port other than \(SnapService.port))")
+        try expect("LAN.md", quotes: "`avahi-daemon` (sharing port \(SnapService.port))")
         // What joining a listed game says when nobody listens, or nobody answers.
         try expect("LAN.md", quotes: "A port nobody listens on fails at once (`\(plainErrno(ECONNREFUSED))`)")
         try expect("LAN.md", quotes: "fails after the \(seconds(tcpConnectTimeout)) connect timeout (`\(plainErrno(ETIMEDOUT))`)")
