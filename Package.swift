@@ -173,7 +173,7 @@ let package = Package(
         ),
         .testTarget(name: "SnapBotsTests", dependencies: ["SnapBots", "SnapEngine"]),
         .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
-        .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine", "SnapTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "SnapSessionTests",
             dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots", "SnapTestSupport", .product(name: "Crypto", package: "swift-crypto")]
@@ -187,14 +187,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine"]),
+        .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine", "SnapTestSupport"]),
         .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService", "SnapDBus", "StoryEngine",
                                                             .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation"]),
         .testTarget(
             name: "SnapUITests",
             dependencies: [
-                "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport",
+                "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport", "StoryEngine",
                 .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
                 .target(name: "snap", condition: gui), .target(name: "snap-bench", condition: gui),
             ]

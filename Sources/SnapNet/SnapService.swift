@@ -169,7 +169,7 @@ public enum SnapService {
                 address = source
             }
             guard let address, port > 0, let name = fields["name"], (try? PlayerName.validate(name)) != nil,
-                  let max = fields["max"].flatMap(UInt8.init), (2...4).contains(max),
+                  let max = fields["max"].flatMap(UInt8.init), playerCounts.contains(max),
                   let seats = fields["seats"].flatMap(UInt8.init), seats <= max else { continue }
             let game = LANGame(instance: labels[0], hostName: name, machine: printableMachine(target.labels.first ?? ""),
                                address: address, port: Int(port), players: seats, maxPlayers: max,
@@ -193,6 +193,9 @@ public enum SnapService {
     /// else (control characters, bidi overrides, invalid UTF-8, other scripts) becomes
     /// `?`, and a name longer than `maxMachineCharacters` is cut and ends with `…`. So it
     /// can break neither a line of `snap list` nor the Join screen's layout.
+    /// The `max` a game may announce: Snap! is for 2 to 4 players.
+    public static let playerCounts: ClosedRange<UInt8> = 2...4
+
     public static func printableMachine(_ label: String) -> String {
         var shown = ""
         for scalar in label.unicodeScalars {

@@ -164,12 +164,18 @@ public struct ClientSession: Sendable {
     /// A seat's name as the table shows it: "Ann (away)" while a computer plays for Ann.
     public func displayName(_ seat: Seat) -> String {
         let name = names[seat] ?? "\(seat)"
-        return away.contains(seat) ? name + " (away)" : name
+        return away.contains(seat) ? Self.awayName(name) : name
     }
+
+    /// "Ann (away)": the name of a seat a computer plays for its owner.
+    static func awayName(_ name: String) -> String { name + " (away)" }
+
+    /// How long before the host turns for the active player the window counts down.
+    public static let turnCountdownWindow: Duration = .seconds(5)
 
     /// Whole seconds left before the host turns for the active player, once at most
     /// `within` remain (the window's countdown); nil otherwise.
-    public func turnCountdown(now: Duration, within: Duration = .seconds(5)) -> Int? {
+    public func turnCountdown(now: Duration, within: Duration = ClientSession.turnCountdownWindow) -> Int? {
         guard let turnTimeout, let activatedAt, let table, table.active != nil, !table.hasTurned,
               let active = table.active, !away.contains(active) else { return nil }
         let left = turnTimeout - (now - activatedAt)

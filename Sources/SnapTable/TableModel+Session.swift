@@ -48,12 +48,15 @@ extension TableModel {
         for seat in table.seats where seat != session.seat {
             let base = session.displayName(seat)
             if let seconds = session.reconnectCountdown(seat, now: .seconds(now)) {
-                names[seat] = "\(base) — reconnecting… \(seconds) s"
+                names[seat] = Self.reconnectingName(base, seconds: seconds)
             } else if names[seat] != base, names[seat]?.contains("reconnecting") == true {
                 names[seat] = base
             }
         }
     }
+
+    /// "Ann — reconnecting… 24 s": a dropped seat's name with the seconds its seat still waits.
+    static func reconnectingName(_ name: String, seconds: Int) -> String { "\(name) — reconnecting… \(seconds) s" }
 
     /// My click on my pile was sent: the first half of the flip starts now, before the host answers.
     package func requestTurn(now: Double) {

@@ -69,6 +69,8 @@ final class JoinAttempt: @unchecked Sendable {  // every stored var is only touc
 /// listens for LAN announcements all along (the list is refreshed every 100 ms from
 /// those); the scene takes the newest list in `update`.
 final class HostScanner: @unchecked Sendable {  // every stored var is only touched under `lock`
+    /// How often the list is rebuilt from the LAN browser's games (LAN.md quotes it).
+    static let lanRefresh: Duration = .milliseconds(100)
     private let lock = NSLock()
     private var latest: [Listing]?
     private var browser: LANBrowser?
@@ -141,7 +143,7 @@ final class HostScanner: @unchecked Sendable {  // every stored var is only touc
                 let found = local + network.map(Listing.lan)
                 lock.withLock { latest = found }
                 WindowWake.wake()
-                try? await Task.sleep(for: .milliseconds(100))
+                try? await Task.sleep(for: Self.lanRefresh)
             }
         }
         if listening { await lan.stop() }

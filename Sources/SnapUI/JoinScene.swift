@@ -60,6 +60,8 @@ public final class JoinScene: Scene {
     static let overlay = Rect(x: 292, y: 274, width: 440, height: 220)
     /// How long to wait for the host's welcome once connected.
     static let welcomeTimeout = 10.0
+    /// The connecting overlay's heading and its way out (LAN.md quotes them).
+    static let connectingTitle = "Connecting…", cancelTitle = "Cancel"
 
     public init(app: App, directories: UserDirectories = UserDirectories()) {
         self.directories = directories
@@ -68,7 +70,7 @@ public final class JoinScene: Scene {
         addressField = TextField(text: "", frame: Rect(x: 172, y: 602, width: 480, height: 42), maxLength: 60)
         buttons.add(.connect, Button("Connect", center: Point(762, 623), width: 180))
         buttons.add(.back, Button("Back", center: Point(512, 706), width: 180))
-        buttons.add(.cancel, Button("Cancel", center: Point(Self.overlay.center.x, Self.overlay.y + Self.overlay.height - 44),
+        buttons.add(.cancel, Button(Self.cancelTitle, center: Point(Self.overlay.center.x, Self.overlay.y + Self.overlay.height - 44),
                                     width: 160))
         let buttonsY = Self.overlay.y + Self.overlay.height - 44
         buttons.add(.joinWithCode, Button("Join", center: Point(Self.overlay.center.x - 90, buttonsY), width: 150))
@@ -547,7 +549,7 @@ public final class JoinScene: Scene {
         graphics.fill(Rect(x: 0, y: 0, width: logicalSize.width, height: logicalSize.height), Color.dim)
         let box = Self.overlay
         MenuKit.panel(graphics, box, Color(250, 246, 236), radius: 16)
-        graphics.text("Connecting…", at: Point(box.center.x, box.y + 22), size: 26, bold: true, color: .ink, shadow: false)
+        graphics.text(Self.connectingTitle, at: Point(box.center.x, box.y + 22), size: 26, bold: true, color: .ink, shadow: false)
         graphics.text("to \(label)", at: Point(box.center.x, box.y + 60), size: 17, color: Color(80, 80, 80), shadow: false)
         // A ring of dots, one bright dot going round.
         let t = app.now - since

@@ -57,7 +57,23 @@ public final class StoryLink: @unchecked Sendable {  // `inbox` is guarded by `l
 /// view with the story, a text field with how many characters are left, the time left for
 /// the turn, End Turn, Quit (Decline before one's first turn) and, once ended, Rematch.
 public final class StoryScene: Scene {
-    enum Action: Hashable { case back, automatch, invite, endTurn, quit, decline, rematch, listMatch(StoryMatchID) }
+    enum Action: Hashable {
+        case back, automatch, invite, endTurn, quit, decline, rematch, listMatch(StoryMatchID)
+
+        /// The button's words (Rematch's change once there is one: `rematchTitle`).
+        var title: String {
+            switch self {
+            case .back: "Back"
+            case .automatch: "Automatch"
+            case .invite: "New Match"
+            case .endTurn: "End Turn"
+            case .quit: "Quit"
+            case .decline: "Decline"
+            case .rematch: "Rematch"
+            case .listMatch: ""
+            }
+        }
+    }
 
     private let link: StoryLink?
     private let name: String
@@ -145,7 +161,7 @@ public final class StoryScene: Scene {
             matches[match.id] = match
             // Another match became yours: say so without leaving what you are doing.
             if match.currentName == name, before?.currentName != name, match.id != viewing {
-                notice = ("Your turn in '\(match.heading(length: 16))'", now + 6)
+                notice = (Self.notice(match), now + 6)
                 onStatus?("notice: \(notice!.text)")
                 if !app.graphics.hasFocus { app.graphics.flash() }
             }
@@ -234,7 +250,7 @@ public final class StoryScene: Scene {
             viewing = id
             field.set("")
             field.isFocused = true
-            if matches[id]?.currentName == name, notice?.text.contains(matches[id]!.heading(length: 16)) == true { notice = nil }
+            if let match = matches[id], match.currentName == name, notice?.text == Self.notice(match) { notice = nil }
         }
         return nil
     }
@@ -254,7 +270,7 @@ public final class StoryScene: Scene {
             MenuKit.heading(graphics, "Story")
             MenuKit.paragraph(graphics, problem, at: Point(512, 260), width: 760, size: 18, color: MenuKit.errorColor, maxLines: 5)
             graphics.text("Start the service with:  snap story serve", at: Point(512, 400), size: 18, color: MenuKit.hintColor)
-            buttons.add(.back, Button("Back", center: Point(512, 680), width: 150))
+            buttons.add(.back, Button(Action.back.title, center: Point(512, 680), width: 150))
         } else if let viewed {
             drawMatch(viewed, graphics, app: app)
         } else {
@@ -282,13 +298,8 @@ public final class StoryScene: Scene {
     private func drawList(_ graphics: Graphics, app: App) {
         MenuKit.heading(graphics, "Story")
         graphics.text("Writing as \(name)", at: Point(512, 84), size: 15, color: MenuKit.hintColor)
-        let groups: [(String, [StoryMatch])] = [
-            ("Your turn", mine.filter { $0.currentName == name }),
-            ("Their turn", mine.filter { !$0.ended && $0.currentName != name }),
-            ("Ended", mine.filter(\.ended)),
-        ]
         var y = 116.0
-        for (label, group) in groups {
+        for (label, group) in Self.groups(mine, for: name) {
             MenuKit.label(graphics, "\(label)  (\(group.count))", at: Point(72, y))
             y += 28
             if group.isEmpty {
@@ -301,8 +312,7 @@ public final class StoryScene: Scene {
                 graphics.text(match.heading(length: 40), at: Point(86, y + 5), size: 17, bold: true, color: .white, align: .left)
                 let names = match.participants.map(Self.label).joined(separator: ", ")
                 graphics.text(names, at: Point(86, y + 28), size: 13, color: MenuKit.hintColor, align: .left)
-                var whose = match.ended ? "ended" : match.currentName == name ? "your turn" : "\(match.currentName!)'s turn"
-                if let left = timeLeft(match) { whose += " · \(left) left" }
+                let whose = Self.rowStatus(of: match, for: name, secondsLeft: secondsLeft(match))
                 graphics.text(whose, at: Point(936, y + 5), size: 15, bold: true, color: match.currentName == name ? .gold : .white, align: .right)
                 graphics.text(ago(match.lastTurnAt), at: Point(936, y + 28), size: 13, color: MenuKit.hintColor, align: .right)
                 rows.append((row, match.id))
@@ -314,11 +324,11 @@ public final class StoryScene: Scene {
             }
             y += 6
         }
-        buttons.add(.automatch, Button("Automatch", center: Point(168, 688), width: 190))
+        buttons.add(.automatch, Button(Action.automatch.title, center: Point(168, 688), width: 190))
         MenuKit.label(graphics, "Invite:", at: Point(282, 678))
         invite.draw(graphics, now: now)
-        buttons.add(.invite, Button("New Match", center: Point(788, 688), width: 170))
-        buttons.add(.back, Button("Back", center: Point(940, 688), width: 110))
+        buttons.add(.invite, Button(Action.invite.title, center: Point(788, 688), width: 170))
+        buttons.add(.back, Button(Action.back.title, center: Point(940, 688), width: 110))
         MenuKit.footer(graphics, "Click a match to read it     Esc  back")
     }
 
@@ -349,34 +359,51 @@ public final class StoryScene: Scene {
                       color: isMyTurn ? .gold : .white, align: .left)
         if isMyTurn {
             drawTurnField(graphics)
-            buttons.add(.endTurn, Button("End Turn", center: Point(620, 700), width: 180))
+            buttons.add(.endTurn, Button(Action.endTurn.title, center: Point(620, 700), width: 180))
         }
         if !match.ended, let me = match.participants.first(where: { $0.name == name }), !me.quit {
             // Before one's first turn, leaving is declining the invitation: the others see it.
             if me.wrote {
-                buttons.add(.quit, Button("Quit", center: Point(800, 700), width: 130))
+                buttons.add(.quit, Button(Action.quit.title, center: Point(800, 700), width: 130))
             } else {
-                buttons.add(.decline, Button("Decline", center: Point(800, 700), width: 150))
+                buttons.add(.decline, Button(Action.decline.title, center: Point(800, 700), width: 150))
             }
         }
         if match.ended, match.includes(name) {
-            buttons.add(.rematch, Button(match.rematch == nil ? "Rematch" : "Open Rematch", center: Point(760, 700), width: 210))
+            buttons.add(.rematch, Button(Self.rematchTitle(match), center: Point(760, 700), width: 210))
             buttons[.rematch].isEnabled = rematchFrom == nil
         }
-        buttons.add(.back, Button("Back", center: Point(940, 700), width: 110))
+        buttons.add(.back, Button(Action.back.title, center: Point(940, 700), width: 110))
         if isMyTurn { buttons[.endTurn].isEnabled = !field.text.isEmpty && sentText == nil }
         MenuKit.footer(graphics, isMyTurn ? "Enter  end turn     Esc  back to the list" : "Esc  back to the list")
     }
 
     /// What the view says under the story.
-    private func status(of match: StoryMatch) -> String {
+    private func status(of match: StoryMatch) -> String { Self.status(of: match, for: name, secondsLeft: secondsLeft(match)) }
+
+    /// The current writer's seconds left now; nil without a deadline.
+    private func secondsLeft(_ match: StoryMatch) -> UInt64? { match.secondsLeft(at: UInt64(max(0, time(nil)))) }
+
+    // MARK: - Words (pure: docs/STORY.md quotes them, and a test checks the quotes against these)
+
+    /// The list's groups, in order, with `name`'s matches in each.
+    static func groups(_ matches: [StoryMatch], for name: String) -> [(label: String, matches: [StoryMatch])] {
+        [("Your turn", matches.filter { $0.currentName == name }),
+         ("Their turn", matches.filter { !$0.ended && $0.currentName != name }),
+         ("Ended", matches.filter(\.ended))]
+    }
+
+    /// What the match view says under the story to `name`: whose turn and the time left
+    /// (`secondsLeft`, nil without a deadline), the letters left, who missed turns.
+    static func status(of match: StoryMatch, for name: String, secondsLeft: UInt64?) -> String {
+        let left = secondsLeft.map(StoryDuration.describe)
         var status: String
         if match.ended {
             status = match.textBytes > StoryRules.finishBytes ? "The story is finished" : "This match has ended"
         } else if match.currentName == name {
-            status = "Your turn" + (timeLeft(match).map { ": \($0) left" } ?? "")
+            status = "Your turn" + (left.map { ": \($0) left" } ?? "")
         } else {
-            status = "Waiting for \(match.currentName!)" + (timeLeft(match).map { ": \(match.currentName!) has \($0) left" } ?? "")
+            status = "Waiting for \(match.currentName!)" + (left.map { ": \(match.currentName!) has \($0) left" } ?? "")
         }
         if let left = match.lettersLeft { status += "  —  about \(left) letters left" }
         // Someone missing turns is news to everyone: the first of them in turn order is said.
@@ -386,10 +413,21 @@ public final class StoryScene: Scene {
         return status
     }
 
-    /// "5 h", the current writer's time left; nil without a deadline.
-    private func timeLeft(_ match: StoryMatch) -> String? {
-        match.secondsLeft(at: UInt64(max(0, time(nil)))).map(StoryDuration.describe)
+    /// A list row's whose-turn line: "your turn · 4 h 59 min left", "Bob's turn", "ended".
+    static func rowStatus(of match: StoryMatch, for name: String, secondsLeft: UInt64?) -> String {
+        var whose = match.ended ? "ended" : match.currentName == name ? "your turn" : "\(match.currentName!)'s turn"
+        if let left = secondsLeft.map(StoryDuration.describe) { whose += " · \(left) left" }
+        return whose
     }
+
+    /// The most characters of a title (or opening) a notice shows; a longer one is cut with "…".
+    static let noticeHeadingLength = 16
+
+    /// The notice that another match became yours: "Your turn in 'The dragon'".
+    static func notice(_ match: StoryMatch) -> String { "Your turn in '\(match.heading(length: noticeHeadingLength))'" }
+
+    /// The ended match's button: Rematch, or Open Rematch once there is one.
+    static func rematchTitle(_ match: StoryMatch) -> String { match.rematch == nil ? Action.rematch.title : "Open Rematch" }
 
     /// A participant's name as the view shows it, with why they no longer write.
     static func label(_ participant: StoryParticipant) -> String {

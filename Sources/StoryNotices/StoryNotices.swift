@@ -50,6 +50,16 @@ public struct StoryNotices: Sendable {
     /// The most characters of new text a notice quotes (its end: that is where the player
     /// goes on).
     public static let excerptCharacters = 120
+    /// Seconds a watcher waits on a quiet connection before it looks at the deadlines again
+    /// (and pings the service): `snap story notify`'s tick.
+    public static let checkSeconds = 15
+    /// Seconds before the first try to reach the service again; each wait doubles the last,
+    /// up to `longestRetryWait`.
+    public static let firstRetryWait = 1
+    public static let longestRetryWait = 60
+
+    /// The wait after `wait` between two tries to reach the service.
+    public static func retryWait(after wait: Int) -> Int { min(wait * 2, longestRetryWait) }
 
     /// The last view of each match.
     public private(set) var views: [StoryMatchID: StoryMatch] = [:]

@@ -363,6 +363,24 @@ public final class PostgresStoryStore: StoryStore {
 
     // MARK: Schema
 
+    /// The tables, sequence and indexes the first process creates (STORY.md names them).
+    static let schemaStatements = [
+        "CREATE TABLE IF NOT EXISTS story_meta (key text PRIMARY KEY, value text NOT NULL)",
+        "CREATE SEQUENCE IF NOT EXISTS story_match_ids AS integer",
+        """
+        CREATE TABLE IF NOT EXISTS story_matches (
+            id integer PRIMARY KEY, open boolean NOT NULL, due_at bigint NULL, body bytea NOT NULL)
+        """,
+        "CREATE INDEX IF NOT EXISTS story_matches_open ON story_matches (id) WHERE open",
+        "CREATE INDEX IF NOT EXISTS story_matches_due ON story_matches (due_at) WHERE due_at IS NOT NULL",
+        """
+        CREATE TABLE IF NOT EXISTS story_members (
+            name text NOT NULL, match_id integer NOT NULL REFERENCES story_matches (id),
+            PRIMARY KEY (name, match_id))
+        """,
+        "CREATE TABLE IF NOT EXISTS story_keys (name text PRIMARY KEY, kind smallint NOT NULL, bytes bytea NOT NULL)",
+    ]
+
     static func prepareSchema(on connection: PostgresConnection, where place: String, logger: Logger) async throws {
         try await connection.query("BEGIN", logger: logger)
         do {
@@ -372,22 +390,7 @@ public final class PostgresStoryStore: StoryStore {
             if let found, found > schemaVersion {
                 throw StoryStoreError.newerSchema(found: found, supported: schemaVersion, where: place)
             }
-            for statement in [
-                "CREATE TABLE IF NOT EXISTS story_meta (key text PRIMARY KEY, value text NOT NULL)",
-                "CREATE SEQUENCE IF NOT EXISTS story_match_ids AS integer",
-                """
-                CREATE TABLE IF NOT EXISTS story_matches (
-                    id integer PRIMARY KEY, open boolean NOT NULL, due_at bigint NULL, body bytea NOT NULL)
-                """,
-                "CREATE INDEX IF NOT EXISTS story_matches_open ON story_matches (id) WHERE open",
-                "CREATE INDEX IF NOT EXISTS story_matches_due ON story_matches (due_at) WHERE due_at IS NOT NULL",
-                """
-                CREATE TABLE IF NOT EXISTS story_members (
-                    name text NOT NULL, match_id integer NOT NULL REFERENCES story_matches (id),
-                    PRIMARY KEY (name, match_id))
-                """,
-                "CREATE TABLE IF NOT EXISTS story_keys (name text PRIMARY KEY, kind smallint NOT NULL, bytes bytea NOT NULL)",
-            ] {
+            for statement in Self.schemaStatements {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
             if found == nil {

@@ -50,6 +50,8 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
 
     /// 72 hours: the deadline of a turn unless the service or the match says otherwise.
     public static let defaultTurnSeconds = StoryDuration.defaultTurnSeconds
+    /// How often the matches out of time are looked for, unless a test says otherwise.
+    public static let defaultSweepInterval: TimeAmount = .seconds(1)
     /// What a request is answered when the store fails.
     public static let unavailableWords = "the story service cannot reach its database; try again"
 
@@ -94,7 +96,7 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
     /// `turnSeconds`: the deadline of matches that do not ask their own; every
     /// `sweepInterval` the matches out of time have their turn passed.
     public init(store: any StoryStore, loop: EventLoop, logger: Logger, checks: StoryKeyChecks = .live,
-                turnSeconds: UInt64 = StoryServer.defaultTurnSeconds, sweepInterval: TimeAmount = .seconds(1)) {
+                turnSeconds: UInt64 = StoryServer.defaultTurnSeconds, sweepInterval: TimeAmount = StoryServer.defaultSweepInterval) {
         self.store = store
         self.loop = loop
         self.logger = logger

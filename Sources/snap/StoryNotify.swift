@@ -16,8 +16,9 @@ struct StoryNotify: ParsableCommand {
             Signs in, watches your matches and posts each notice through the desktop's notification \
             service (org.freedesktop.Notifications on the session bus, DBUS_SESSION_BUS_ADDRESS); \
             each is also printed as "notice: …". Runs until stopped (Ctrl-C, SIGTERM: exit 0); when \
-            the story service goes away it says so and signs in again, waiting 1 s, 2 s … up to \
-            \(StoryNotify.longestWait) s between tries. On start it tells the turns that wait for you \
+            the story service goes away it says so and signs in again, waiting \
+            \(StoryNotices.firstRetryWait) s, \(StoryNotices.retryWait(after: StoryNotices.firstRetryWait)) s … up to \
+            \(StoryNotices.longestRetryWait) s between tries. On start it tells the turns that wait for you \
             now; after a reconnection only what changed meanwhile. docs/STORY.md shows how to run \
             it as a systemd user service.
             """)
@@ -27,10 +28,7 @@ struct StoryNotify: ParsableCommand {
 
     /// Seconds a read waits before the deadlines are looked at again and the service is
     /// pinged (also the sign-in's time limit); tests make it short.
-    @Option(help: .hidden) var tick = 15
-
-    /// The longest wait between two tries to reach the service, in seconds.
-    static let longestWait = 60
+    @Option(help: .hidden) var tick = StoryNotices.checkSeconds
 
     func validate() throws {
         guard (1...600).contains(tick) else { throw ValidationError("--tick is 1 to 600 seconds") }
@@ -69,7 +67,7 @@ struct StoryNotify: ParsableCommand {
             return
         }
 
-        var wait = 1
+        var wait = StoryNotices.firstRetryWait
         var nonce: UInt64 = 0
         while true {
             let client: StoryClient
@@ -80,7 +78,7 @@ struct StoryNotify: ParsableCommand {
                 let matches = try client.list()
                 // What was pushed while the list was on its way is in the list already.
                 _ = client.takeUpdates()
-                wait = 1
+                wait = StoryNotices.firstRetryWait
                 say("watching \(matches.count) match\(matches.count == 1 ? "" : "es") for \(name)")
                 poster.post(notices.listed(matches, at: now()))
             } catch let error as StoryClientError {
@@ -93,7 +91,7 @@ struct StoryNotify: ParsableCommand {
                     throw ExitCode(1)
                 }
                 sleep(UInt32(wait))
-                wait = min(wait * 2, Self.longestWait)
+                wait = StoryNotices.retryWait(after: wait)
                 continue
             } catch {
                 throw storyFailure(error)
@@ -119,7 +117,7 @@ struct StoryNotify: ParsableCommand {
                 warn("the story service went away (\(error)); signing in again in \(wait) s")
                 client.hangUp()
                 sleep(UInt32(wait))
-                wait = min(wait * 2, Self.longestWait)
+                wait = StoryNotices.retryWait(after: wait)
             }
         }
     }

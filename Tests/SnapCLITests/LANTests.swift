@@ -39,13 +39,25 @@ struct LANTests {
         let (host, address, code) = try tcpHost(["--rounds", "1", "--start-when", "1", "--bots", "1"], in: directory)
         let code6 = try #require(code)
         #expect(code6.count == 6 && code6.allSatisfy(JoinCode.alphabet.contains))
+        // The status LAN.md gives a refused code.
+        let refusedStatus = try #require(try Documents.numbers("LAN.md", "6-character join code shown in its lobby` and exits {N}."),
+                                         "LAN.md lacks the wrong code's exit status").map(Int32.init)[0]
+        // LAN.md's list of tests says the same.
+        #expect(try Documents.numbers("LAN.md", "(refused without or with a wrong code, exit {N} naming the code;") == [Int(refusedStatus)])
         let without = try bot("Eve", ["--connect", address], in: directory)
-        #expect(without.exitStatus(timeout: 10) == 1)
+        #expect(without.exitStatus(timeout: 10) == refusedStatus)
         #expect(without.output.contains("(wrongCode): this game needs its join code"))
         let wrong = try bot("Eve", ["--connect", address, "--code", code6 == "AAAAAA" ? "BBBBBB" : "AAAAAA"], in: directory)
-        #expect(wrong.exitStatus(timeout: 10) == 1)
+        #expect(wrong.exitStatus(timeout: 10) == refusedStatus)
         #expect(wrong.output.contains("(wrongCode): wrong join code"))
         #expect(host.line(startingWith: "wrong join code from 127.0.0.1 (2 in a row)", timeout: 5) != nil)
+        // LAN.md quotes both lines: what snap join prints, and the host's (ADDRESS, N).
+        let told = try #require(wrong.output.split(separator: "\n").first { $0.contains("(wrongCode)") }, "\(wrong.output)")
+        #expect(try Documents.quotes("LAN.md", "`snap join` prints `\(told)` and exits"), "LAN.md lacks: \(told)")
+        let counted = try #require(host.line(startingWith: "wrong join code from 127.0.0.1 (2 in a row)"))
+        let general = counted.replacingOccurrences(of: "127.0.0.1", with: "ADDRESS").replacingOccurrences(of: "(2 ", with: "(N ")
+        #expect(try Documents.quotes("LAN.md", "The host prints `\(general)`."), "LAN.md lacks: \(general)")
+        #expect(try Documents.quotes("LAN.md", "prints `join code: \(String(repeating: "X", count: code6.count))`"))
         // Typed in lower case with a dash, it is still the code.
         let typed = code6.lowercased().prefix(3) + "-" + code6.lowercased().dropFirst(3)
         let ann = try bot("Ann", ["--connect", address, "--code", String(typed)], in: directory)
@@ -75,6 +87,27 @@ struct LANTests {
             return
         }
         #expect(words.contains("TLS"))
+        // The modes §2 gives the socket directory, the socket and the TLS identity, as the host made them.
+        let modes = try #require(try Documents.numbers("PROTOCOL.md", "The directory is mode {N} and the socket {N}, so only the same user can connect"),
+                                 "PROTOCOL.md lacks the socket's modes").compactMap { Int(String($0), radix: 8) }
+        let identity = try #require(try Documents.numbers("PROTOCOL.md", "made on first use and keeps ({N}) in `$XDG_STATE_HOME/snap/tls/identity.pem`"),
+                                    "PROTOCOL.md lacks the identity's mode").compactMap { Int(String($0), radix: 8) }
+        #expect(try Documents.quotes("LAN.md", "(`$XDG_STATE_HOME/snap/tls/identity.pem`, \(String(identity[0], radix: 8).leftPadded(to: 4)))"))
+        func mode(_ path: String) -> Int? {
+            var status = stat()
+            return stat(path, &status) == 0 ? Int(status.st_mode & 0o777) : nil
+        }
+        #expect(modes.count == 2 && mode("\(directory)/snap") == modes[0] && mode("\(directory)/snap/Table.sock") == modes[1], "\(modes)")
+        #expect(mode("\(directory)/state/snap/tls/identity.pem") == identity[0])
+        // What the host prints of where to connect, and how snap list shows the game (LAN.md's examples).
+        let reachable = try #require(host.line(startingWith: "players can connect to: "))
+        #expect(try Documents.quotes("LAN.md", "(`\(reachable.replacingOccurrences(of: address, with: "192.168.1.20:7777, 127.0.0.1:7777"))`)"),
+                "LAN.md lacks \(reachable)")
+        let listed = try SnapProcess(["list"], runtimeDirectory: directory)
+        #expect(listed.exitStatus(timeout: 30) == 0)
+        let row = try #require(listed.lines.first { $0.hasPrefix("Table\t") }, "\(listed.output)")
+        #expect(try Documents.quotes("LAN.md", "(without `--lan` the lines are unchanged: `\(row.replacingOccurrences(of: directory + "/snap/", with: "/run/…/"))`)"),
+                "LAN.md lacks \(row)")
         let unix = try #require(RawSocket(unixPath: "\(directory)/snap/Table.sock"))
         unix.send(WireCodec.encode(ClientMessage.query, sequence: 0))
         let overUnix = try hostMessages(unix.readUntilClosed().bytes)
@@ -89,6 +122,9 @@ struct LANTests {
         let ann = try bot("Ann", ["--connect", address], in: directory)
         #expect(ann.exitStatus() == 0)
         #expect(host.exitStatus() == 0)
+        let usage = try #require(try Documents.numbers("LAN.md", "`--code XXXXXX` sets one (anything else is a usage error, exit {N})"),
+                                 "LAN.md lacks a bad code's exit status").map(Int32.init)[0]
+        #expect(try Documents.numbers("LAN.md", "`--open`; bad codes exit {N})") == [Int(usage)])
         for (arguments, message) in [
             (["host", "--headless", "--start-when", "2", "--listen", "127.0.0.1:0", "--code", "O0I1L5"], "--code: a join code is 6 characters"),
             (["host", "--headless", "--start-when", "2", "--listen", "127.0.0.1:0", "--code", "ABCDEF", "--open"], "--code and --open exclude each other"),
@@ -96,7 +132,7 @@ struct LANTests {
             (["join", "--bot", "--connect", "127.0.0.1:9", "--code", "toolongcode"], "--code: a join code is 6 characters"),
         ] {
             let process = try SnapProcess(arguments, runtimeDirectory: directory)
-            #expect(process.exitStatus(timeout: 10) == 64, "\(arguments)")
+            #expect(process.exitStatus(timeout: 10) == usage, "\(arguments)")
             #expect(process.errors.contains(message), "\(process.errors)")
         }
     }
@@ -380,4 +416,9 @@ struct ListDocumentationTests {
         let value = String(shown.split(separator: " ").last!.dropLast())
         #expect(try Documents.quotes("LAN.md", "listens for `--wait` seconds (default \(value))"), "help says \(value)")
     }
+}
+
+private extension String {
+    /// "600" as a mode is written: "0600".
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -2,6 +2,7 @@ import Foundation
 import SnapJournal
 import SnapNet
 import SnapProtocol
+import SnapTestSupport
 import StoryEngine
 import StoryService
 import Testing
@@ -28,6 +29,10 @@ struct StoryTests: StoryProcessTests {
         #expect(made.status == 0 && made.lines == ["match 1"], "\(made)")
         #expect(made.errors.contains("certificate of \(address) is new: \(fingerprint)"), "\(made.errors)")
         let known = try String(contentsOfFile: directory + "/state/snap/known_hosts", encoding: .utf8)
+        // PROTOCOL.md §2 gives known_hosts' mode.
+        let mode = try #require(try Documents.numbers("PROTOCOL.md", "(`$XDG_STATE_HOME/snap/known_hosts`, mode {N})"), "PROTOCOL.md lacks known_hosts' mode")
+        var status = stat()
+        #expect(stat(directory + "/state/snap/known_hosts", &status) == 0 && Int(status.st_mode & 0o777) == Int(String(mode[0]), radix: 8))
         #expect(known.contains("\(address) \(fingerprint)"))
         // Signed in again over TLS: the proof bound to the certificate holds.
         let listed = try story(["list", "--name", "Bob", "--connect", address, "--code", "ABCDEF"])

@@ -88,5 +88,17 @@ struct NetDocumentationTests {
         #expect(JoinCode.length == 6)
         try expect("LAN.md", quotes: "\(JoinCode.alphabet.count)⁶ ≈ 887 million codes")
         #expect(Int(pow(Double(JoinCode.alphabet.count), 6)) / 1_000_000 == 887)
+        // The announcement's checked fields, and the machine's name as shown.
+        try expect("LAN.md", quotes: "at most \(PlayerName.maxScalars) characters and \(PlayerName.maxBytes) bytes), `max` is "
+                   + "\(SnapService.playerCounts.lowerBound)–\(SnapService.playerCounts.upperBound)")
+        let long = SnapService.printableMachine(String(repeating: "m", count: 40))
+        #expect(long.hasSuffix("…"))
+        try expect("LAN.md", quotes: "shows as `\(SnapService.printableMachine("\t"))`, and it is cut to \(long.count) characters ending with `…`")
+        // mDNS's port: a one-shot querier is one from another port; Avahi shares it.
+        try expect("LAN.md", quotes: "A one-shot querier (source port other than \(SnapService.port))")
+        try expect("LAN.md", quotes: "`avahi-daemon` (sharing port \(SnapService.port))")
+        // What joining a listed game says when nobody listens, or nobody answers.
+        try expect("LAN.md", quotes: "A port nobody listens on fails at once (`\(plainErrno(ECONNREFUSED))`)")
+        try expect("LAN.md", quotes: "fails after the \(seconds(tcpConnectTimeout)) connect timeout (`\(plainErrno(ETIMEDOUT))`)")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SnapEngine
+import SnapTestSupport
 import Testing
 
 @testable import SnapProtocol
@@ -159,16 +160,76 @@ struct GoldenTests {
         #expect(document.contains("close reason \(values.min()!)–\(values.max()!)"))
     }
 
+    @Test("§14's enums row: seats, cards, piles, leave reasons, roles and close reasons as the code numbers them; the examples' byte counts")
+    func enumsAndExampleSizes() throws {
+        /// "min–max" of the bytes `decode` accepts.
+        func span(_ decode: (UInt8) -> Any?) -> String {
+            let accepted = (UInt8.min...UInt8.max).filter { decode($0) != nil }
+            return "\(accepted.min()!)–\(accepted.max()!)"
+        }
+        let cards = Card.fullDeck.map(\.id)
+        let closes = CloseReason.allCases.map(\.rawValue)
+        let row = "| enums | `seat` \(span { Seat(rawValue: $0) }), `card` \(cards.min()!)–\(cards.max()!) (`0xFF` only in `card?`), "
+            + "pile \(span { PileKind(rawValue: $0) }), `bool` 0–1, leave reason \(span { LeaveReason(rawValue: $0) }), "
+            + "close reason \(closes.min()!)–\(closes.max()!), role \(span { Hello.Role(rawValue: $0) }), snapshot phase 0–3 |"
+        #expect(try Documents.quotes("PROTOCOL.md", row), "§14 should read: \(row)")
+        // The examples' descriptions count their strings' bytes.
+        for (text, count) in [("`Zoë O'Neil` (", "Zoë O'Neil"), ("host `Zoë` (", "Zoë"),
+                              ("a protocol violation, \"sequence number 5 where 4 was expected\" (", "sequence number 5 where 4 was expected")] {
+            #expect(try Documents.quotes("PROTOCOL.md", text + "\(count.utf8.count) bytes"), "\(text)\(count.utf8.count) bytes")
+        }
+    }
+
+    @Test("§7's and §8's message headings carry their type bytes, §9's table its event tags")
+    func messageTypesAndTags() throws {
+        let document = try Documents.text("PROTOCOL.md")
+        func hex(_ byte: UInt8) -> String { "0x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true) }
+        var headings = 0
+        for value in UInt8.min...UInt8.max {
+            for name in [WireCodec.ClientType(rawValue: value).map { "\($0)" }, WireCodec.HostType(rawValue: value).map { "\($0)" }].compactMap({ $0 }) {
+                #expect(document.contains("### \(name) (\(hex(value)))"), "PROTOCOL.md lacks the heading \(name) (\(hex(value)))")
+                headings += 1
+            }
+        }
+        // And no heading for a type the code does not have (§16's story types are in tables).
+        #expect(document.matches(of: #/### [A-Za-z]+ \(0x[0-9A-F]{2}\)/#).count == headings, "\(headings) message types")
+        var tags: [UInt8] = []
+        for value in UInt8.min...UInt8.max {
+            guard let tag = WireCodec.EventTag(rawValue: value) else { continue }
+            #expect(document.contains("| \(value) | `\(tag)` |"), "§9 lacks tag \(value) \(tag)")
+            tags.append(value)
+        }
+        #expect(tags == Array(1...tags.max()!))
+        #expect(document.contains("Tags 0 and \(tags.max()! + 1)–255 are errors."), "§9's unknown tags")
+    }
+
+    @Test("the prose's numbers of close reasons and events (\"`full` (1: …\", \"`absent` (18)\") are the codes'")
+    func proseCodes() throws {
+        let document = try Documents.text("PROTOCOL.md")
+        let snap = try #require(document.range(of: "## 16. The story service")).lowerBound  // §16 has codes of its own
+        var codes: [String: UInt8] = [:]
+        for reason in CloseReason.allCases { codes["\(reason)"] = reason.rawValue }
+        for value in UInt8.min...UInt8.max { if let tag = WireCodec.EventTag(rawValue: value) { codes["\(tag)"] = value } }
+        var seen = 0
+        for match in String(document[..<snap]).matches(of: #/`([A-Za-z]+)` \(([0-9]+)/#) {
+            guard let code = codes[String(match.1)] else { continue }
+            #expect(UInt8(match.2) == code, "PROTOCOL.md: `\(match.1)` (\(match.2)…, the code's is \(code)")
+            seen += 1
+        }
+        #expect(seen >= 15, "\(seen) codes in the prose")
+    }
+
     @Test("the frame sizes quoted in PROTOCOL.md §14")
-    func documentedSizes() {
+    func documentedSizes() throws {
         let name = String(repeating: "\u{10400}", count: 16)  // 64 bytes
         let lobby = HostMessage.lobby((0..<4).map { LobbyPlayer(id: UInt8($0), name: name, ready: true) })
-        #expect(WireCodec.encode(lobby, sequence: 0).count == 282)
         let collected = HostMessage.events([.collected(cards: Card.fullDeck, from: .left, to: .top)])
-        #expect(WireCodec.encode(collected, sequence: 0).count == 71)
         var game = Game(seats: Seat.allCases)
-        let deal = try! game.apply(.deal(seed: 1)).map(\.seen)
-        #expect(WireCodec.encode(.events(deal), sequence: 0).count == 177)
+        let deal = try game.apply(.deal(seed: 1)).map(\.seen)
+        let sizes = [lobby, collected, .events(deal)].map { WireCodec.encode($0, sequence: 0).count }
+        let sentence = "a `lobby` of four 64-byte names is \(sizes[0]) bytes; an `events` message holding one `collected` of "
+            + "52 cards is \(sizes[1]) bytes; a whole deal (`roundStarted` and 52 `dealt`) is \(sizes[2]) bytes."
+        #expect(try Documents.quotes("PROTOCOL.md", sentence), "§14 should read: \(sentence)")
     }
 
     /// Run with SNAP_RECORD_FIXTURES=1 to (re)write the fixture files from the list above;

@@ -1,5 +1,6 @@
 import SnapEngine
 import SnapProtocol
+import SnapTestSupport
 import Testing
 @testable import SnapSession
 
@@ -53,6 +54,9 @@ struct JoinCodeTests {
         _ = host.handle(.connected(ConnectionID(1), local: false, remote: "192.0.2.7"), now: .zero)
         let actions = host.handle(.message(ConnectionID(1), hello), now: .zero)
         #expect(Self.closes(actions, ConnectionID(1))! == (.versionUnsupported, "this host speaks protocol 3–3; you offered 2–2"))
+        // §3 quotes this refusal whole.
+        let words = try #require(Self.closes(actions, ConnectionID(1))).1
+        #expect(try Documents.quotes("PROTOCOL.md", "offering 2–2 with `closing(versionUnsupported, \"\(words)\")`"), "\(words)")
     }
 
     @Test("a Unix-socket connection, or an open host, needs no code")
@@ -92,7 +96,7 @@ struct JoinCodeTests {
     }
 
     @Test("repeated wrong codes from one address: refused unheard for 1 s, then 2 s, 4 s…; other addresses unaffected")
-    func slowedDown() {
+    func slowedDown() throws {
         var host = Self.host()
         var next: UInt64 = 1
         func attempt(_ code: String, from address: String, at seconds: Double) -> (CloseReason, String)? {
@@ -106,7 +110,11 @@ struct JoinCodeTests {
         }
         for _ in 0..<3 { #expect(attempt("AAAAAA", from: "192.0.2.7", at: 0)?.1.hasPrefix("wrong join code") == true) }
         // The third wrong code started a 1 s pause: even the right code is refused unheard.
-        #expect(attempt("K7QX4M", from: "192.0.2.7", at: 0.5)?.1 == "too many wrong join codes from 192.0.2.7: try again in 1 s")
+        let unheard = try #require(attempt("K7QX4M", from: "192.0.2.7", at: 0.5)).1
+        #expect(unheard == "too many wrong join codes from 192.0.2.7: try again in 1 s")
+        // §10 quotes it with the address and the seconds as ADDRESS and N.
+        let general = unheard.replacingOccurrences(of: "192.0.2.7", with: "ADDRESS").replacingOccurrences(of: "in 1 s", with: "in N s")
+        #expect(try Documents.quotes("PROTOCOL.md", "refused unheard (`closing(wrongCode, \"\(general)\")`)"), "\(general)")
         #expect(attempt("K7QX4M", from: "192.0.2.8", at: 0.5) == nil)
         #expect(attempt("AAAAAA", from: "192.0.2.7", at: 1.0)?.1.hasPrefix("wrong join code") == true)  // 4th: 2 s
         #expect(attempt("K7QX4M", from: "192.0.2.7", at: 2.5)?.1 == "too many wrong join codes from 192.0.2.7: try again in 1 s")

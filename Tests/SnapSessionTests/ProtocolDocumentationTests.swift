@@ -41,6 +41,37 @@ struct ProtocolDocumentationTests {
                          + "of connecting, no `pong` echoing a `ping` for \(defaults.silenceLimit.secondsText),")
     }
 
+    @Test("the host's other closing words (§5, §7, §10), and what clients show of a deal (§6) and of an away seat (§8)")
+    func otherWords() throws {
+        try expectQuoted("that one gets `closing(timedOut, \"\(HostSession.replacedText)\")`")
+        let watcher = try #require(HostSession.watcherCannotPlayText.split(separator: ":").first)
+        try expectQuoted("`turn` or `snap` from a watcher is a protocol violation (\"\(watcher)\")")
+        try expectQuoted("it gets `closing(timedOut, \"\(HostSession.tooSlowText("…"))\")` and is closed")
+        let verified = DealVerdict.verified(round: 1).line
+        try expectQuoted("It then shows \"\(verified.dropFirst("round 1: ".count))\", or warns loudly")
+        #expect(verified == "round 1: deal verified")
+        try expectQuoted("show the seat's name as \"\(ClientSession.awayName("Ann"))\" meanwhile")
+        // §8's seatAway: how many turns the timer takes before a computer plays the seat, in words.
+        let words = [2: "two", 3: "three", 4: "four", 5: "five"]
+        let away = try #require(words[defaults.awayAfterMissedTurns], "\(defaults.awayAfterMissedTurns) turns")
+        try expectQuoted("took this seat's turn several times in a row (\(away), by default)")
+    }
+
+    @Test("the numbers §3, §4, §6, §7 and §8 give in their prose and tables, besides §14's summary")
+    func proseNumbers() throws {
+        try expectQuoted("- 1 to \(PlayerName.maxScalars) Unicode scalar values (code points), and at most \(PlayerName.maxBytes) bytes of UTF-8;")
+        #expect(throws: ProtocolError.self) { try PlayerName.validate("") }
+        try expectQuoted("is at least \(Frame.minBodyLength) and at most **\(Frame.maxBodyLength) bytes**, so a whole frame is at most "
+                         + "\(Frame.maxBodyLength + Frame.prefixLength) bytes with its length prefix")
+        try expectQuoted("treats a length below \(Frame.minBodyLength) or above \(Frame.maxBodyLength)")
+        try expectQuoted("This document is version **\(ProtocolVersion.current)**")
+        try expectQuoted("(`graceMillis` in `gameStarted`, \(defaults.grace.secondsText) by default)")
+        try expectQuoted("| `joinCode` | `string` | 0–\(JoinCode.maxWireBytes) bytes: the host's [join code](#join-codes) as the player "
+                         + "typed it, or empty for none. A length above \(JoinCode.maxWireBytes) is a decoding error")
+        try expectQuoted("(the window shows a countdown in the last \(ClientSession.turnCountdownWindow.secondsText))")
+        try expectQuoted("| `message` | `string` | for people: 0–\(CloseMessage.maxBytes) bytes of UTF-8 with no control characters")
+    }
+
     @Test("§14's connections, silence and grace, and §10's wrong join codes")
     func limits() throws {
         try expectQuoted("| connections | \(defaults.maxConnections) at once, \(defaults.maxSigningIn) of them not signed in; "
@@ -51,5 +82,7 @@ struct ProtocolDocumentationTests {
         try expectQuoted("doubling with each one up to **\(defaults.wrongCodeMaxPause.secondsText)**")
         try expectQuoted("\(defaults.wrongCodesAllowed) wrong codes from one address, then refused for 1 s doubling to "
                          + "\(defaults.wrongCodeMaxPause.secondsText)")
+        #expect(try Documents.quotes("LAN.md", "after \(defaults.wrongCodesAllowed), the address is refused unheard for 1 s, doubling "
+                                     + "with each further wrong code up to \(defaults.wrongCodeMaxPause.secondsText)."), "LAN.md's wrong codes")
     }
 }

@@ -1,6 +1,7 @@
 import SnapEngine
 import SnapProtocol
 import SnapSession
+import SnapTestSupport
 @testable import SnapTable
 import Testing
 
@@ -114,5 +115,15 @@ struct TableModelSessionTests {
         #expect(window.model.visual[open: .bottom] == [Card(.ace, .spades)])
         #expect(window.model.visual[closed: .bottom] == 25)
         #expect(window.model.visual.closed == TableModel.snapshot(table, cleared: false, status: "", tone: .normal).closed)
+    }
+}
+
+/// docs/PROTOCOL.md §7 quotes how a window counts down a dropped seat's grace.
+@Suite("PROTOCOL.md quotes the table")
+struct TableDocumentationTests {
+    @Test("a dropped seat under its name: \"Ann — reconnecting… 24 s\"")
+    func reconnecting() throws {
+        let name = TableModel.reconnectingName("Ann", seconds: 24)
+        #expect(try Documents.quotes("PROTOCOL.md", "(windows count it down under the seat: \"\(name)\")"), "PROTOCOL.md lacks \(name)")
     }
 }

@@ -638,5 +638,16 @@ struct JoinDocumentationTests {
     func welcomeTimeout() throws {
         #expect(try Documents.quotes("LAN.md", "the \(Int(JoinScene.welcomeTimeout)) s welcome timeout"))
     }
+
+    @Test("joining a listed game shows \"Connecting…\" with Cancel")
+    func connecting() throws {
+        #expect(try Documents.quotes("LAN.md", "(the Join screen shows \"\(JoinScene.connectingTitle)\" with \(JoinScene.cancelTitle))"))
+    }
+
+    @Test("the Join screen's list is refreshed from the LAN browser as often as LAN.md says")
+    func lanRefresh() throws {
+        let milliseconds = Int(HostScanner.lanRefresh / .milliseconds(1))
+        #expect(try Documents.quotes("LAN.md", "The Join screen refreshes its list every \(milliseconds) ms from the browser"))
+    }
 }
 #endif

@@ -28,6 +28,18 @@ struct StoryNoticesDocumentationTests {
         #expect(ann.deadlines(at: due - StoryNotices.deadlineWarning - 1).isEmpty)
     }
 
+    @Test("the deadlines looked at every 15 s; a lost service tried again after 1 s, 2 s, 4 s … up to 60 s")
+    func checksAndRetries() throws {
+        try expectQuoted("(once a turn, looked at every \(StoryNotices.checkSeconds) s;")
+        // The waits as notify takes them, from the first until they stop growing.
+        var waits = [StoryNotices.firstRetryWait]
+        while waits.count < 20, StoryNotices.retryWait(after: waits.last!) != waits.last! {
+            waits.append(StoryNotices.retryWait(after: waits.last!))
+        }
+        #expect(waits.count > 3 && waits.last == StoryNotices.longestRetryWait, "\(waits)")
+        try expectQuoted("waiting \(waits[0]) s, \(waits[1]) s, \(waits[2]) s … up to \(waits.last!) s between tries, for as long as it runs")
+    }
+
     @Test("a turn's notice quotes at most 120 characters; a finished match: \"'The dragon' is finished\"")
     func excerptAndFinished() throws {
         try expectQuoted("the end of what was added since they last looked (at most \(StoryNotices.excerptCharacters) characters, cut at a word)")

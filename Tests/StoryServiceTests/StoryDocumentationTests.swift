@@ -65,6 +65,21 @@ struct StoryDocumentationTests {
         #expect(document.contains("version, **\(StoryWire.version)**"))
     }
 
+    @Test("§16's message types: each in its table with its byte, the ranges the prose gives, the key and signature sizes")
+    func messageTypes() throws {
+        let document = try Documents.text("PROTOCOL.md")
+        func hex(_ byte: UInt8) -> String { "0x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true) }
+        let requests = StoryRequest.Kind.allCases.map(\.rawValue), replies = StoryReply.Kind.allCases.map(\.rawValue)
+        for kind in StoryRequest.Kind.allCases { #expect(document.contains("| `\(hex(kind.rawValue))` | \(kind) |"), "§16 lacks request \(kind)") }
+        for kind in StoryReply.Kind.allCases { #expect(document.contains("| `\(hex(kind.rawValue))` | \(kind) |"), "§16 lacks reply \(kind)") }
+        try StoryQuotesTests().expect("PROTOCOL.md", quotes: "requests `\(hex(requests.min()!))`–`\(hex(requests.max()!))`, replies "
+                                      + "`\(hex(replies.min()!))`–`\(hex(replies.max()!))`")
+        try StoryQuotesTests().expect("PROTOCOL.md", quotes: "the name, its \(StoryWire.publicKeyBytes)-byte public key")
+        try StoryQuotesTests().expect("PROTOCOL.md", quotes: "The service answers `challenge`: a \(StoryWire.nonceBytes)-byte nonce")
+        try StoryQuotesTests().expect("PROTOCOL.md", quotes: "The client sends `proof`: its \(StoryWire.signatureBytes)-byte Ed25519 signature")
+        #expect(Self.key.publicKey.count == StoryWire.publicKeyBytes && Self.signature.count == StoryWire.signatureBytes)
+    }
+
     @Test("§16's refusal reasons and budget are the service's")
     func documentedRefusals() throws {
         let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
@@ -72,6 +87,25 @@ struct StoryDocumentationTests {
         for reason in StoryRefusal.allCases {
             #expect(document.contains("| \(reason.rawValue) | `\(reason)` |"), "PROTOCOL.md lacks reason \(reason.rawValue) \(reason)")
         }
+        // The prose's "`matchOver` (3)" and "reason 8 (`badRequest`)" in §16, as the codes are.
+        let prose = try Documents.text("PROTOCOL.md")
+        let story = try #require(prose.range(of: "## 16. The story service")).lowerBound
+        let codes = Dictionary(uniqueKeysWithValues: StoryRefusal.allCases.map { ("\($0)", $0.rawValue) })
+        var seen = 0
+        for match in String(prose[story...]).matches(of: #/`([A-Za-z]+)` \(([0-9]+)/#) {
+            guard let code = codes[String(match.1)] else { continue }
+            #expect(Int(match.2) == Int(code), "PROTOCOL.md: `\(match.1)` (\(match.2)…, the service's is \(code)")
+            seen += 1
+        }
+        for match in String(prose[story...]).matches(of: #/`([A-Za-z]+)` \(reason ([0-9]+)\)/#) {
+            #expect(codes[String(match.1)].map(Int.init) == Int(match.2), "PROTOCOL.md: `\(match.1)` (reason \(match.2))")
+            seen += 1
+        }
+        for match in String(prose[story...]).matches(of: #/reason ([0-9]+) \(`([A-Za-z]+)`\)/#) {
+            #expect(codes[String(match.2)].map(Int.init) == Int(match.1), "PROTOCOL.md: reason \(match.1) (`\(match.2)`)")
+            seen += 1
+        }
+        #expect(seen >= 3, "\(seen) codes in §16's prose")
         let limits = StoryServer.Limits()
         #expect(document.contains("Budget: a burst of \(limits.burst) requests, then \(Int(limits.perSecond)) a second"))
         #expect(document.contains("\"over budget: more than \(limits.burst) requests at once, or \(Int(limits.perSecond)) a second\""))
@@ -127,13 +161,33 @@ struct StoryQuotesTests {
         #expect(PostgresStoryStore.schemaVersion == schema)
         let tooLong = StoryError.storyTooLong(bytes: 5000).description.replacingOccurrences(of: "5000", with: "N")
         try expect("STORY.md", quotes: "(\"\(tooLong)\")")
-        #expect(StoryError.notYourTurn(StoryMatchID(1), current: "Bob").description.hasPrefix("it is not your turn"))
+        // An older snap's key: what a seat token is, 16 bytes, and no other length.
+        let sixteen = Array(repeating: UInt8(1), count: 16)
+        #expect(SeatToken(bytes: sixteen) != nil && SeatToken(bytes: Array(sixteen.dropLast())) == nil && SeatToken(bytes: sixteen + [1]) == nil)
+        try expect("STORY.md", quotes: "a player's identity was a secret \(sixteen.count)-byte key")
+        // Two turns at once on PostgreSQL: "the other is told" the refusal's words up to its match.
+        let notYourTurn = StoryError.notYourTurn(StoryMatchID(1), current: "Bob").description
+        let told = try #require(notYourTurn.range(of: " in match 1").map { String(notYourTurn[..<$0.lowerBound]) }, "\(notYourTurn)")
+        try expect("STORY.md", quotes: "one is accepted and the other is told \"\(told)\", never both")
+        // Each second (the service's sweep) the matches out of time are looked for.
+        #expect(StoryServer.defaultSweepInterval == .seconds(1))
+        try expect("STORY.md", quotes: "Each second the service looks for matches whose current participant is out of time")
+        let waits = PostgresStoryStore.Waits()
+        try expect("STORY.md", quotes: "each request waits at most \(waits.connection.components.seconds) s for a connection")
+        try expect("STORY.md", quotes: "(a request that hangs on a connection for \(waits.request.components.seconds) s has that connection closed")
         try expect("STORY.md", quotes: "A match has \(StoryRules.participants.lowerBound)–\(StoryRules.participants.upperBound) participants")
         try expect("STORY.md", quotes: "add up to \(StoryRules.maxTurnScalars) characters")
         try expect("STORY.md", quotes: "The story is UTF-8, at most \(StoryRules.maxBytes) bytes. From \(StoryRules.warningBytes) bytes")
         try expect("STORY.md", quotes: "(N counts bytes to \(StoryRules.finishBytes)). A turn that takes the story past \(StoryRules.finishBytes) bytes")
         try expect("STORY.md", quotes: "open a new one (\(StoryRules.automatchPlaces) places)")
         try expect("STORY.md", quotes: "\(StoryServer.defaultTurnSeconds / 3600) h unless its operator says otherwise")
+        // --turn-deadline's default and examples, each a duration; a number without its unit is not.
+        let examples = ["2s", "30m", "72h", "3d"]
+        for example in examples { #expect((try? StoryDuration.parse(example).get()) != nil, "\(example)") }
+        #expect((try? StoryDuration.parse("72").get()) == nil)
+        #expect(try StoryDuration.parse("72h").get() == StoryServer.defaultTurnSeconds)
+        try expect("STORY.md", quotes: "`--turn-deadline DURATION` (default `72h`; a whole number with `s`, `m`, `h` or `d`, such as "
+                   + examples.map { "`\($0)`" }.joined(separator: ", ") + ")")
         #expect(StoryRules.missedTurnsToQuit == 3)
         try expect("STORY.md", quotes: "Whoever misses three of their turns in a row counts as having quit")
         try expect("PROTOCOL.md", quotes: "\(StoryServer.defaultTurnSeconds / 3600) h unless set")
@@ -141,6 +195,13 @@ struct StoryQuotesTests {
         try expect("PROTOCOL.md", quotes: "A story frame body may be up to **\(body / 1000),\(String(format: "%03d", body % 1000))** bytes")
         try expect("PROTOCOL.md", quotes: "string title (0–\(StoryRules.maxTitleScalars) scalars), u8 count (0–\(StoryRules.participants.upperBound - 1))")
         try expect("PROTOCOL.md", quotes: "(1–\(StoryRules.participants.upperBound)), then per participant")
+        try expect("PROTOCOL.md", quotes: "Rules (the \(StoryRules.maxTurnScalars)-scalar cap, the \(StoryRules.finishBytes)/\(StoryRules.maxBytes)-byte limits")
+        try expect("PROTOCOL.md", quotes: "| \(StoryRefusal.storyTooLong.rawValue) | `storyTooLong` | the story would pass \(StoryRules.maxBytes) bytes |")
+        try expect("PROTOCOL.md", quotes: "| `0xC4` | refused | u8 reason, string message (at most \(CloseMessage.maxBytes) bytes) |")
+        #expect(CloseMessage.fitted(String(repeating: "a", count: 300)).utf8.count == CloseMessage.maxBytes)
+        try expect("PROTOCOL.md", quotes: "The sign-in message is the \(StoryWire.signInContext.count) ASCII bytes `snap story sign-in v2`, "
+                   + "the nonce (\(StoryWire.nonceBytes) bytes), the name (u8 length, UTF-8) and the **channel binding** "
+                   + "(\(StoryChannelBinding.unbound.bytes.count) bytes)")
     }
 }
 

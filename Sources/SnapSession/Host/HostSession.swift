@@ -18,6 +18,12 @@ import SnapProtocol
 public struct HostSession: Sendable {
     public enum Phase: Hashable, Sendable { case lobby, playing, over }
 
+    /// The words of three cuts (docs/PROTOCOL.md quotes them): a client reading too slowly
+    /// (`why`: by how much), a watcher that plays, an old connection a rejoin replaces.
+    static func tooSlowText(_ why: String) -> String { "too slow: \(why)" }
+    static let watcherCannotPlayText = "a watcher cannot play: it only watches"
+    static let replacedText = "replaced by a new connection"
+
     public private(set) var configuration: HostConfiguration
     public internal(set) var phase: Phase = .lobby
     /// The match log: every accepted command with the events it caused, in order. The
@@ -139,7 +145,7 @@ public struct HostSession: Sendable {
         case .disconnected(let id):
             drop(id, reason: .dropped, now: now, &out)
         case .tooSlow(let id, let why):
-            cut(id, .timedOut, "too slow: \(why)", now: now, &out)
+            cut(id, .timedOut, Self.tooSlowText(why), now: now, &out)
         case .start:
             start(now: now, &out)
         case .nextRound:
@@ -161,7 +167,7 @@ public struct HostSession: Sendable {
         if connection.watcher {
             switch message {
             case .ready, .turn, .snap:
-                return cut(id, .protocolViolation, "a watcher cannot play: it only watches", now: now, &out)
+                return cut(id, .protocolViolation, Self.watcherCannotPlayText, now: now, &out)
             case .leave:
                 drop(id, reason: .quit, now: now, &out)
                 return out.append(.hangUp(id))
@@ -217,7 +223,7 @@ public struct HostSession: Sendable {
             case .cut(let id, let reason, let why):
                 cut(id, reason, why, now: now, &out)
             case .replace(let old):
-                out.append(.close(old, .timedOut, "replaced by a new connection"))
+                out.append(.close(old, .timedOut, Self.replacedText))
                 liveness.forget(old)
             case .signedIn(let id):
                 if let ping = liveness.signedIn(id, now: now) { out.append(ping) }
