@@ -38,7 +38,6 @@ public func probe(_ endpoint: Endpoint, loop: EventLoop, timeout: TimeAmount = .
         loop.execute { answer.fail(error) }
         throw error
     }
-    channel.writeAndFlush(channel.allocator.buffer(bytes: WireCodec.encode(ClientMessage.query, sequence: 0)), promise: nil)
     let timer = loop.scheduleTask(in: timeout) { answer.fail(NetError.noHost("no answer from \(endpoint)")) }
     defer {
         timer.cancel()
@@ -76,6 +75,27 @@ final class InfoHandler: ChannelInboundHandler {
 
     init(answer: Answer) {
         self.answer = answer
+    }
+
+    private var asked = false
+
+    /// Asks on the loop as soon as the connection is ready (a Unix socket once connected,
+    /// TCP once TLS is done, when this handler joins): the host's deadline for a first
+    /// message never waits on whoever awaits the answer.
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { ask(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        ask(context)
+        context.fireChannelActive()
+    }
+
+    private func ask(_ context: ChannelHandlerContext) {
+        guard !asked else { return }
+        asked = true
+        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: WireCodec.encode(ClientMessage.query, sequence: 0))),
+                              promise: nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
