@@ -12,6 +12,7 @@
 //   - a frame that decodes to a message re-encodes to exactly the frame's bytes;
 //   - once the decoder throws, it keeps throwing the same error.
 
+import SnapBytes
 import SnapEngine
 
 @_cdecl("LLVMFuzzerTestOneInput")

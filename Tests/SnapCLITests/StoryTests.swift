@@ -3,7 +3,10 @@ import SnapJournal
 import SnapNet
 import SnapProtocol
 import StoryEngine
+import StoryLink
+import StoryProtocol
 import StoryService
+import StoryStores
 import Testing
 
 /// `snap story` with real processes: the service, and one process per player command.

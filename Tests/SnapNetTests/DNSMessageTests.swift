@@ -1,5 +1,6 @@
 import Testing
 @testable import SnapNet
+@testable import SnapPlatform
 import SnapProtocol
 
 /// The multicast DNS messages of LAN discovery, without any socket.

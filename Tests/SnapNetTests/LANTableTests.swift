@@ -1,5 +1,6 @@
 import Testing
 @testable import SnapNet
+@testable import SnapPlatform
 import SnapProtocol
 
 /// A hostile local network, without sockets: what `LANGameTable` and

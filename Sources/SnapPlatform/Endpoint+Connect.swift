@@ -26,7 +26,7 @@ public enum Endpoint: Sendable, CustomStringConvertible {
 /// most 1 s apart) until `patience` has passed, then fails with `NetError.hostBusy`.
 /// Nothing else is retried: ECONNREFUSED on a Unix socket means a stale socket file, and
 /// on TCP that nobody listens (a full TCP queue drops the SYN and the kernel retries).
-func connect(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
+package func connect(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
              handler: @escaping @Sendable () -> ChannelHandler) throws -> Channel {
     try connectLater(to: endpoint, on: loop, patience: patience, trust: trust, handler: handler).wait()
 }
@@ -41,7 +41,7 @@ func connect(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .se
 /// How long a TCP connect may wait for an answer (LAN.md quotes it).
 package let tcpConnectTimeout: TimeAmount = .seconds(5)
 
-func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
+package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
                   handler: @escaping @Sendable () -> ChannelHandler) -> EventLoopFuture<Channel> {
     let promise = loop.makePromise(of: Channel.self)
     let deadline = NIODeadline.now() + .nanoseconds(Int64(patience.nanoseconds))
