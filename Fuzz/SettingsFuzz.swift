@@ -11,6 +11,7 @@
 //   - saving what was read and reading it back gives the same settings (a load/save
 //     cycle loses nothing the first load kept).
 
+import SnapBytes
 import SnapSettings
 
 @_cdecl("LLVMFuzzerTestOneInput")
