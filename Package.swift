@@ -86,11 +86,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // Snap! on the network: the host server, seats, bots, discovery, the LAN.
+        // Snap!'s games on the local network as DNS-SD records over multicast DNS: the pure
+        // codec and the records (the fuzzer builds it whole); SnapNet's LAN.swift sends them.
+        .target(name: "SnapLAN", dependencies: ["SnapProtocol", "SnapBytes"]),
+        // Snap! on the network: the host server, seats, bots, discovery, the LAN's sockets.
         .target(
             name: "SnapNet",
             dependencies: [
-                "SnapPlatform", "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
+                "SnapPlatform", "SnapLAN", "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -224,7 +227,7 @@ let package = Package(
         .testTarget(
             name: "SnapNetTests",
             dependencies: [
-                "SnapNet", "SnapPlatform", "SnapTestSupport", "SnapSession", "SnapProtocol",
+                "SnapNet", "SnapPlatform", "SnapLAN", "SnapTestSupport", "SnapSession", "SnapProtocol",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -23,6 +23,7 @@ struct ModuleBorderTests {
         ("SnapBytes", snapGame.union(["StoryEngine", "StoryProtocol"]), "the platform knows no game"),
         ("SnapPlatform", snapGame.union(["StoryEngine", "StoryProtocol"]), "the platform knows no game"),
         ("SnapSettings", snapGame, "the settings file's text needs no game"),
+        ("SnapLAN", ["SnapSession", "SnapNet", "NIOCore", "NIOPosix"], "the LAN's records are pure: the fuzzer builds them whole"),
     ]
 
     @Test("no module links what its layer forbids (swift package describe, transitively)")

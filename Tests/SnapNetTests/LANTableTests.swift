@@ -1,5 +1,6 @@
 import Testing
 @testable import SnapNet
+@testable import SnapLAN
 @testable import SnapPlatform
 import SnapProtocol
 

@@ -1,2 +1,0 @@
-// Snap! on the network is built on the platform: whoever imports SnapNet sees it too.
-@_exported import SnapPlatform
