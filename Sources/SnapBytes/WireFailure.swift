@@ -97,7 +97,7 @@ extension CloseMessageProblem: CustomStringConvertible {
 
 /// "U+0007", or "U+00E9 'é'" for a printable scalar: never a raw control character,
 /// because descriptions travel in `closing` messages and end up in logs.
-public func scalarName(_ scalar: Unicode.Scalar) -> String {
+func scalarName(_ scalar: Unicode.Scalar) -> String {
     let code = String(scalar.value, radix: 16, uppercase: true)
     let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
     let printable = scalar.properties.generalCategory != .control
