@@ -40,10 +40,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "SnapEngine"),
+        // Bytes from outside the process, knowing no game: frames, big-endian fields, player
+        // names, join codes, seat tokens and secret text, token buckets. Pure Swift, so the
+        // fuzzers build it whole; each protocol's error type says what went wrong (WireFailure).
+        .target(name: "SnapBytes"),
         // Story, the turn-based second game: its rules import nothing but Swift.
         .target(name: "StoryEngine"),
         .target(name: "SnapBots", dependencies: ["SnapEngine"]),
-        .target(name: "SnapProtocol", dependencies: ["SnapEngine"]),
+        .target(name: "SnapProtocol", dependencies: ["SnapEngine", "SnapBytes"]),
         // Append-only checksummed record files; knows no game.
         .target(name: "SnapJournal"),
         .systemLibrary(
@@ -67,10 +71,29 @@ let package = Package(
         // The table as a window shows it: events in, piles and card flights out; no SDL, so
         // it builds and is tested headless. SnapUI draws it; `snap replay` feeds it a journal.
         .target(name: "SnapTable", dependencies: ["SnapEngine", "SnapProtocol", "SnapSession"]),
+        // The network platform, knowing no game: TLS and trust, connecting, socket files and
+        // directories, secret files, a blocking stream for command-line clients.
+        .target(
+            name: "SnapPlatform",
+            dependencies: [
+                "SnapBytes",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Snap!'s games on the local network as DNS-SD records over multicast DNS: the pure
+        // codec and the records (the fuzzer builds it whole); SnapNet's LAN.swift sends them.
+        .target(name: "SnapLAN", dependencies: ["SnapProtocol", "SnapBytes"]),
+        // Snap! on the network: the host server, seats, bots, discovery, the LAN's sockets.
         .target(
             name: "SnapNet",
             dependencies: [
-                "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
+                "SnapPlatform", "SnapLAN", "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -82,21 +105,45 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The story service: its messages, journal records, server and client.
+        // Story's wire format, its journal records and the sign-in checks as values: pure
+        // (the fuzzer builds it whole), on StoryEngine and SnapBytes; never Snap!'s modules.
+        .target(name: "StoryProtocol", dependencies: ["StoryEngine", "SnapBytes", "SnapJournal"]),
+        // A client's side of the story service: the client, its key file, the socket path.
+        // The window's Story screen links this, not the service.
         .target(
-            name: "StoryService",
+            name: "StoryLink",
             dependencies: [
-                "StoryEngine", "SnapProtocol", "SnapJournal", "SnapNet",
+                "StoryProtocol", "StoryEngine", "SnapBytes", "SnapPlatform",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The story service's stores (SQLite, PostgreSQL): only the service links them.
+        .target(
+            name: "StoryStores",
+            dependencies: [
+                "StoryProtocol", "StoryLink", "StoryEngine", "SnapPlatform",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
+        // The story service: its server and the database it opens.
+        .target(
+            name: "StoryService",
+            dependencies: [
+                "StoryProtocol", "StoryLink", "StoryStores", "StoryEngine", "SnapJournal", "SnapPlatform", "SnapBytes",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The settings file's text; SnapUI's Settings reads and writes the file.
+        .target(name: "SnapSettings", dependencies: ["SnapBytes"]),
         .systemLibrary(
             name: "CSDL2",
             path: "CSDL2",
@@ -107,7 +154,8 @@ let package = Package(
         .target(
             name: "SnapUI",
             dependencies: [
-                "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "SnapTable", "StoryEngine", "StoryService",
+                "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "SnapTable", "SnapSettings",
+                "StoryEngine", "StoryProtocol", "StoryLink",
                 .target(name: "CSDL2", condition: gui),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -119,7 +167,7 @@ let package = Package(
             name: "SnapBench",
             dependencies: [
                 "SnapEngine", "SnapProtocol", "SnapSession", "SnapSimulation", "SnapNet", "SnapJournal",
-                "StoryEngine", "StoryService",
+                "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryService",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -131,9 +179,9 @@ let package = Package(
         .executableTarget(
             name: "snap",
             dependencies: [
-                "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal",
+                "SnapEngine", "SnapBots", "SnapSimulation", "SnapBytes", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal",
                 .target(name: "SnapTable", condition: gui),
-                "StoryEngine", "StoryService", "StoryNotices", "SnapDBus",
+                "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "StoryNotices", "SnapDBus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui),
@@ -150,7 +198,7 @@ let package = Package(
         .executableTarget(
             name: "snap-bench",
             dependencies: [
-                "SnapBench", "SnapEngine", "SnapSimulation", "SnapSession", "SnapNet", "StoryService",
+                "SnapBench", "SnapEngine", "SnapSimulation", "SnapSession", "SnapNet", "StoryLink", "StoryStores", "StoryService",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -166,7 +214,7 @@ let package = Package(
         .testTarget(
             name: "StoryServiceTests",
             dependencies: [
-                "StoryService", "StoryEngine", "SnapProtocol", "SnapJournal", "SnapNet", "SnapTestSupport",
+                "StoryService", "StoryStores", "StoryLink", "StoryProtocol", "StoryEngine", "SnapBytes", "SnapJournal", "SnapPlatform", "SnapTestSupport",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
@@ -181,14 +229,17 @@ let package = Package(
         .testTarget(
             name: "SnapNetTests",
             dependencies: [
-                "SnapNet", "SnapTestSupport", "SnapSession", "SnapProtocol",
+                "SnapNet", "SnapPlatform", "SnapLAN", "SnapTestSupport", "SnapSession", "SnapProtocol",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine", "SnapTestSupport"]),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService", "SnapDBus", "StoryEngine",
+        .testTarget(name: "SnapSettingsTests", dependencies: ["SnapSettings"]),
+        // Reads the package graph (`swift package describe`) and fails on an edge the layers forbid.
+        .testTarget(name: "ModuleBorderTests"),
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "SnapDBus", "StoryEngine",
                                                             .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation"]),
         .testTarget(

@@ -1,6 +1,6 @@
 // libFuzzer target for multicast DNS packets (scripts/fuzz --target dns): anyone on the
-// local network can send them to port 5353. Built with Sources/SnapNet/DNSMessage.swift
-// and SnapService.swift (the NIO-free part of LAN discovery) in one module.
+// local network can send them to port 5353. Built against the SnapLAN
+// module (DNSMessage, SnapService: the NIO-free part of LAN discovery), whole.
 //
 // Input: one UDP payload. Properties (a trap is a finding):
 //   - nothing traps, hangs or overflows; a packet over DNSMessage.maxSize is refused;
@@ -15,6 +15,7 @@
 //     and a host announcing that game gives exactly that game back; LANGameTable and
 //     asksForGames take the message too.
 
+import SnapLAN
 import SnapProtocol
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,6 +1,6 @@
-// libFuzzer entry point for the wire decoder. Built by scripts/fuzz into one module
-// (`SnapFuzz`) together with the SnapProtocol sources, against a separately compiled
-// SnapEngine; not part of the SwiftPM package.
+// libFuzzer entry point for the wire decoder. Built by scripts/fuzz against the
+// SnapEngine, SnapBytes and SnapProtocol modules, each compiled whole; not part of the
+// SwiftPM package.
 //
 // Checks use fatalError, not precondition, because -O drops precondition messages.
 //
@@ -12,6 +12,8 @@
 //   - a frame that decodes to a message re-encodes to exactly the frame's bytes;
 //   - once the decoder throws, it keeps throwing the same error.
 
+import SnapBytes
+import SnapProtocol
 import SnapEngine
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,6 +1,6 @@
 // libFuzzer target for journal files (scripts/fuzz --target journal): a journal is a file
-// a friend can hand you for `snap replay`. Built with Sources/SnapJournal/Journal.swift in
-// one module, against SnapProtocol (MatchRecordCodec) and SnapEngine.
+// a friend can hand you for `snap replay`. Built against the
+// SnapJournal module, SnapProtocol (MatchRecordCodec) and SnapEngine, each whole.
 //
 // Input: byte 0 chooses the mode. Even: bytes 1… are the file, as they are. Odd: the
 // file is a "snap-match" header and bytes 1… cut into records (u16 length, then that
@@ -24,6 +24,7 @@ import Glibc
 import Musl
 #endif
 import SnapEngine
+import SnapJournal
 import SnapProtocol
 
 private var inputCount = 0

@@ -1,7 +1,7 @@
 // libFuzzer target for secret files (scripts/fuzz --target secret): a seat's token
 // (SeatTokenStore) and a Story player's version 1 key (StoryKeyStore) are files that SecretFile.load
-// reads through SecretText (Sources/SnapNet/SecretText.swift), compiled here in one
-// module against SnapProtocol (SeatToken).
+// reads through SecretText, built against the SnapBytes module (SecretText, SeatToken),
+// whole.
 //
 // Input: the file's bytes. Properties (a trap is a finding):
 //   - nothing traps or overflows; parsing is deterministic and reads only the first
@@ -18,7 +18,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import SnapProtocol
+import SnapBytes
 
 private var inputCount = 0
 

@@ -1,6 +1,6 @@
 // libFuzzer target for the settings file (scripts/fuzz --target settings): its text is
-// read by SnapUI's Settings through SettingsText (Sources/SnapTable/SettingsText.swift),
-// compiled here in one module against SnapProtocol (PlayerName).
+// read by SnapUI's Settings through SettingsText (the SnapSettings module, built whole,
+// against SnapBytes for PlayerName).
 //
 // Input: the file's bytes (Settings reads at most 64 KiB, decoded as UTF-8 with
 // replacement; scripts/fuzz gives at most 4 KiB, for speed: the 64 KiB seeds are cut,
@@ -11,7 +11,8 @@
 //   - saving what was read and reading it back gives the same settings (a load/save
 //     cycle loses nothing the first load kept).
 
-import SnapProtocol
+import SnapBytes
+import SnapSettings
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

@@ -1,11 +1,11 @@
 // libFuzzer target for the story service's bytes (scripts/fuzz --target story): its
 // messages (StoryRequest, StoryReply, as a server and a client receive them) and its
-// journal records (StoryRecord, as `snap story` replays its journal). Built with
-// Sources/StoryService/StoryWire.swift, StoryRecord.swift and StoryHost.swift in one module.
+// journal records (StoryRecord, as `snap story` replays its journal). Built against
+// the StoryProtocol module (StoryWire, StoryRecord, StoryHost), whole.
 //
 // Input: byte 0 is a frame's type, bytes 1… its payload; the whole input is also one
 // journal record. Properties (a trap is a finding):
-//   - nothing traps, hangs or overflows, and every error is a ProtocolError;
+//   - nothing traps, hangs or overflows, and every error is a StoryWireError;
 //   - decoding is deterministic (same value or same error twice);
 //   - a decoded request, and a decoded record, re-encodes to exactly its bytes;
 //   - a journal of a few good records and the input (twice) replays (StoryHost.replay,
@@ -16,7 +16,8 @@
 //   - a decoded reply re-encodes to its bytes, except a refusal (whose code may be
 //     unknown and whose message is fitted), which is stable after one round trip.
 
-import SnapProtocol
+import SnapBytes
+import StoryProtocol
 import StoryEngine
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -61,12 +62,12 @@ private func checkSignIn(_ request: StoryRequest) {
     }
 }
 
-private func decodeRequest(_ frame: Frame) -> Result<StoryRequest, ProtocolError> {
-    Result { () throws(ProtocolError) in try StoryRequest.decode(frame) }
+private func decodeRequest(_ frame: Frame) -> Result<StoryRequest, StoryWireError> {
+    Result { () throws(StoryWireError) in try StoryRequest.decode(frame) }
 }
 
-private func decodeReply(_ frame: Frame) -> Result<StoryReply, ProtocolError> {
-    Result { () throws(ProtocolError) in try StoryReply.decode(frame) }
+private func decodeReply(_ frame: Frame) -> Result<StoryReply, StoryWireError> {
+    Result { () throws(StoryWireError) in try StoryReply.decode(frame) }
 }
 
 private func checkRequest(_ frame: Frame, _ bytes: [UInt8]) {
@@ -96,8 +97,8 @@ private func checkReply(_ frame: Frame, _ bytes: [UInt8]) {
 }
 
 private func checkRecord(_ bytes: [UInt8]) {
-    let first = Result { () throws(ProtocolError) in try StoryRecord(bytes) }
-    let second = Result { () throws(ProtocolError) in try StoryRecord(bytes) }
+    let first = Result { () throws(StoryWireError) in try StoryRecord(bytes) }
+    let second = Result { () throws(StoryWireError) in try StoryRecord(bytes) }
     if first != second { fail("StoryRecord decoding is not deterministic") }
     guard case .success(let record) = first else { return }
     if record.bytes != bytes { fail("record \(record) re-encodes differently") }

@@ -5,7 +5,10 @@ import SnapJournal
 import SnapProtocol
 import StoryEngine
 import SnapNet
+import StoryLink
+import StoryProtocol
 import StoryService
+import StoryStores
 
 /// `snap-bench story`: the story service as a separate process (`snap story serve`, the
 /// `snap` beside this executable), as players meet it.

@@ -1,3 +1,4 @@
+import SnapPlatform
 import Logging
 import NIOCore
 import SnapBots

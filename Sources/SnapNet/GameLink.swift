@@ -1,3 +1,4 @@
+import SnapPlatform
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix

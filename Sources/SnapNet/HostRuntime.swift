@@ -1,3 +1,4 @@
+import SnapPlatform
 import ServiceLifecycle
 
 /// Where and how a host runs its game, beside the game's own configuration.

@@ -1,3 +1,4 @@
+import SnapPlatform
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -298,6 +299,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
 
     // MARK: - Inputs (on the loop)
 
+    package typealias Failure = ProtocolError
     package var maxFrameBody: Int { Frame.maxBodyLength }
 
     package func decode(_ frame: Frame) throws -> ClientMessage { try WireCodec.decodeClientMessage(frame) }
@@ -510,12 +512,6 @@ public struct OutboundLimits: Sendable {
 struct Outbound {
     var pending = 0
     var congestedSince: Duration?
-}
-
-extension Duration {
-    var nanoseconds: Int64 {
-        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
-    }
 }
 
 /// A bound TCP address.

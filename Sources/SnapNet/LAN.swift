@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SnapPlatform
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore

@@ -1,3 +1,4 @@
+import SnapPlatform
 import SnapProtocol
 
 /// How many packets a multicast DNS socket reads from each sender address: every

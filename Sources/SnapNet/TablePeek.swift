@@ -1,3 +1,4 @@
+import SnapPlatform
 import NIOCore
 import NIOPosix
 import SnapEngine

@@ -1,3 +1,4 @@
+import SnapBytes
 import SnapEngine
 
 /// One entry of a match's log, as the host keeps it and the journal stores it
@@ -142,7 +143,7 @@ public enum MatchRecordCodec {
     }
 
     public static func decode(_ bytes: [UInt8]) throws(ProtocolError) -> MatchRecord {
-        var reader = ByteReader(bytes, type: 0)
+        var reader = ByteReader<ProtocolError>(bytes, type: 0)
         let rawKind = try reader.u8()
         guard let kind = Kind(rawValue: rawKind) else { throw .unknownMessageType(rawKind) }
         let sequence = try reader.u64()

@@ -1,3 +1,4 @@
+import SnapBytes
 import SnapEngine
 
 /// Everything that can be wrong with bytes received from a peer. Decoding never traps
@@ -62,8 +63,6 @@ public enum ProtocolError: Error, Hashable, Sendable {
     case yourSeatNotPlaying(Seat)
     /// An `info` counting more players than its table takes.
     case tooManyPlayers(players: UInt8, maxPlayers: UInt8)
-    /// A story `proof` whose old key is neither absent (0 bytes) nor 16 bytes.
-    case storyOldKeyLength(Int)
 
     // MARK: Text
 
@@ -82,51 +81,29 @@ public enum ProtocolError: Error, Hashable, Sendable {
         case collectedCards = "collected card count"
         case maxPlayers = "table size"
         case joinCodeBytes = "join code length in bytes"
-        // The story service (docs/PROTOCOL.md, "The story service").
-        case storyParticipants = "story participant count"
-        case storyTextBytes = "story text length in bytes"
     }
 
-    /// Why a player name was refused (see `PlayerName`).
-    public enum NameProblem: Hashable, Sendable {
-        case empty
-        /// More than `PlayerName.maxScalars` Unicode scalars.
-        case tooManyCharacters(Int)
-        /// More than `PlayerName.maxBytes` bytes of UTF-8.
-        case tooManyBytes(Int)
-        /// Whitespace (of any kind) at the start or end.
-        case leadingOrTrailingWhitespace
-        /// Two spaces in a row.
-        case consecutiveSpaces
-        /// A scalar that is not a letter, a digit, a space or one of `-_.'`.
-        case forbiddenCharacter(Unicode.Scalar)
-    }
-
-    /// Why the text of a `closing` message was refused (see `CloseMessage`).
-    public enum CloseMessageProblem: Hashable, Sendable {
-        /// More than `CloseMessage.maxBytes` bytes of UTF-8.
-        case tooLong(bytes: Int)
-        case controlCharacter(Unicode.Scalar)
-    }
+    /// Why a player name or a closing text was refused: SnapBytes' types, by their old names.
+    public typealias NameProblem = SnapBytes.NameProblem
+    public typealias CloseMessageProblem = SnapBytes.CloseMessageProblem
 }
+
+/// Frames, fields and names (SnapBytes) throw these cases of Snap!'s error.
+extension ProtocolError: WireFailure {}
 
 extension ProtocolError: CustomStringConvertible {
     public var description: String {
         switch self {
-        case .frameTooLong(let length):
-            "frame length \(length) is over the limit of \(Frame.maxBodyLength) bytes"
-        case .frameTooShort(let length):
-            "frame length \(length) is under the minimum of \(Frame.minBodyLength) bytes"
-        case .badMagic: "frame does not start with SNAP"
-        case .sequenceGap(let expected, let got):
-            "sequence number \(got) where \(expected) was expected"
-        case .unknownMessageType(let type): "unknown message type \(hex(type))"
-        case .truncatedPayload(let type): "message type \(hex(type)) is truncated"
-        case .trailingBytes(let type, let count):
-            "message type \(hex(type)) has \(count) unexpected trailing byte\(count == 1 ? "" : "s")"
+        case .frameTooLong(let length): WireText.frameTooLong(length)
+        case .frameTooShort(let length): WireText.frameTooShort(length)
+        case .badMagic: WireText.badMagic
+        case .sequenceGap(let expected, let got): WireText.sequenceGap(expected: expected, got: got)
+        case .unknownMessageType(let type): WireText.unknownMessageType(type)
+        case .truncatedPayload(let type): WireText.truncatedPayload(type: type)
+        case .trailingBytes(let type, let count): WireText.trailingBytes(type: type, count: count)
         case .unknownEventTag(let tag): "unknown event tag \(tag)"
         case .countOutOfRange(let what, let count, let allowed):
-            "\(what.rawValue) \(count) is outside \(allowed.lowerBound)–\(allowed.upperBound)"
+            WireText.countOutOfRange(what.rawValue, count: count, allowed: allowed)
         case .badSeat(let value): "seat \(value) is not 0–3"
         case .badCard(let value): "card \(value) is not 0–51"
         case .hiddenCardNotAllowed(let tag): "event tag \(tag) cannot carry a face-down card"
@@ -144,54 +121,9 @@ extension ProtocolError: CustomStringConvertible {
         case .yourSeatNotPlaying(let seat): "your seat \(seat.rawValue) is not among the players"
         case .tooManyPlayers(let players, let maxPlayers):
             "\(players) players at a table for at most \(maxPlayers)"
-        case .storyOldKeyLength(let count): "an old key of \(count) bytes: it is 0 (none) or 16"
-        case .invalidUTF8: "text is not valid UTF-8"
-        case .badName(let problem): "bad player name: \(problem)"
-        case .badCloseMessage(let problem): "bad closing message: \(problem)"
+        case .invalidUTF8: WireText.invalidUTF8
+        case .badName(let problem): WireText.badName(problem)
+        case .badCloseMessage(let problem): WireText.badCloseMessage(problem)
         }
     }
-}
-
-extension ProtocolError.NameProblem: CustomStringConvertible {
-    public var description: String {
-        switch self {
-        case .empty: "it is empty"
-        case .tooManyCharacters(let count): "\(count) characters, at most \(PlayerName.maxScalars) allowed"
-        case .tooManyBytes(let count): "\(count) bytes of UTF-8, at most \(PlayerName.maxBytes) allowed"
-        case .leadingOrTrailingWhitespace: "it starts or ends with a space"
-        case .consecutiveSpaces: "it has two spaces in a row"
-        case .forbiddenCharacter(let scalar):
-            "\(scalarName(scalar)) is not allowed (letters, digits, spaces and - _ . ' only)"
-        }
-    }
-}
-
-extension ProtocolError.CloseMessageProblem: CustomStringConvertible {
-    public var description: String {
-        switch self {
-        case .tooLong(let bytes): "\(bytes) bytes, at most \(CloseMessage.maxBytes) allowed"
-        case .controlCharacter(let scalar): "control character \(scalarName(scalar))"
-        }
-    }
-}
-
-private func hex(_ byte: UInt8) -> String {
-    let digits = Array("0123456789abcdef")
-    return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
-}
-
-/// "U+0007", or "U+00E9 'é'" for a printable scalar: never a raw control character,
-/// because descriptions travel in `closing` messages and end up in logs.
-func scalarName(_ scalar: Unicode.Scalar) -> String {
-    let code = String(scalar.value, radix: 16, uppercase: true)
-    let padded = String(repeating: "0", count: max(0, 4 - code.count)) + code
-    let printable = scalar.properties.generalCategory != .control
-        && scalar.properties.generalCategory != .format
-        && !scalar.properties.isWhitespace
-        && scalar.properties.generalCategory != .unassigned
-        && scalar.properties.generalCategory != .surrogate
-        && scalar.properties.generalCategory != .privateUse
-        && scalar.properties.generalCategory != .lineSeparator
-        && scalar.properties.generalCategory != .paragraphSeparator
-    return printable ? "U+\(padded) '\(Character(scalar))'" : "U+\(padded)"
 }

@@ -1,3 +1,4 @@
+import SnapBytes
 import SnapEngine
 
 extension WireCodec {
@@ -124,7 +125,7 @@ extension WireCodec {
 
     // MARK: - Decoding
 
-    static func readEvent(_ reader: inout ByteReader) throws(ProtocolError) -> SeatEvent {
+    static func readEvent(_ reader: inout ByteReader<ProtocolError>) throws(ProtocolError) -> SeatEvent {
         let raw = try reader.u8()
         guard let tag = EventTag(rawValue: raw) else { throw .unknownEventTag(raw) }
         switch tag {

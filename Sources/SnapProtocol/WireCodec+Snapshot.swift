@@ -1,3 +1,4 @@
+import SnapBytes
 import SnapEngine
 
 /// `snapshot` (docs/PROTOCOL.md): the table as every player may see it.
@@ -36,7 +37,7 @@ extension WireCodec {
         }
     }
 
-    static func readSnapshot(_ reader: inout ByteReader) throws(ProtocolError) -> TableSnapshot {
+    static func readSnapshot(_ reader: inout ByteReader<ProtocolError>) throws(ProtocolError) -> TableSnapshot {
         let round = Int(try reader.u32())
         let rawPhase = try reader.u8()
         let rawWinner = try reader.u8()

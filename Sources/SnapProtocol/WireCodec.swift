@@ -1,3 +1,4 @@
+import SnapBytes
 import SnapEngine
 
 /// The binary encoding of every message, exactly as docs/PROTOCOL.md specifies it.
@@ -210,7 +211,7 @@ public enum WireCodec {
 
     public static func decodeClientMessage(_ frame: Frame) throws(ProtocolError) -> ClientMessage {
         guard let type = ClientType(rawValue: frame.type) else { throw .unknownMessageType(frame.type) }
-        var reader = ByteReader(frame.payload, type: frame.type)
+        var reader = ByteReader<ProtocolError>(frame.payload, type: frame.type)
         let message: ClientMessage
         switch type {
         case .hello:
@@ -248,7 +249,7 @@ public enum WireCodec {
 
     public static func decodeHostMessage(_ frame: Frame) throws(ProtocolError) -> HostMessage {
         guard let type = HostType(rawValue: frame.type) else { throw .unknownMessageType(frame.type) }
-        var reader = ByteReader(frame.payload, type: frame.type)
+        var reader = ByteReader<ProtocolError>(frame.payload, type: frame.type)
         let message: HostMessage
         switch type {
         case .welcome:
@@ -357,13 +358,13 @@ public enum WireCodec {
     /// How many players a table takes at most (`info.maxPlayers`).
     static let tableSizeRange = 2...4
 
-    static func readSeat(_ reader: inout ByteReader) throws(ProtocolError) -> Seat {
+    static func readSeat(_ reader: inout ByteReader<ProtocolError>) throws(ProtocolError) -> Seat {
         let raw = try reader.u8()
         guard let seat = Seat(rawValue: raw) else { throw .badSeat(raw) }
         return seat
     }
 
-    static func readBool(_ reader: inout ByteReader) throws(ProtocolError) -> Bool {
+    static func readBool(_ reader: inout ByteReader<ProtocolError>) throws(ProtocolError) -> Bool {
         switch try reader.u8() {
         case 0: return false
         case 1: return true
@@ -372,7 +373,7 @@ public enum WireCodec {
     }
 
     /// A face-up card: 0–51, never 0xFF.
-    static func readCard(_ reader: inout ByteReader, tag: EventTag) throws(ProtocolError) -> Card {
+    static func readCard(_ reader: inout ByteReader<ProtocolError>, tag: EventTag) throws(ProtocolError) -> Card {
         let raw = try reader.u8()
         if raw == hiddenCard { throw .hiddenCardNotAllowed(eventTag: tag.rawValue) }
         guard let card = Card(id: raw) else { throw .badCard(raw) }
@@ -380,7 +381,7 @@ public enum WireCodec {
     }
 
     /// A card that may be face down: 0–51, or 0xFF for nil.
-    static func readOptionalCard(_ reader: inout ByteReader) throws(ProtocolError) -> Card? {
+    static func readOptionalCard(_ reader: inout ByteReader<ProtocolError>) throws(ProtocolError) -> Card? {
         let raw = try reader.u8()
         if raw == hiddenCard { return nil }
         guard let card = Card(id: raw) else { throw .badCard(raw) }

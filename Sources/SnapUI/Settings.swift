@@ -1,4 +1,5 @@
 #if GUI
+import SnapSettings
 import SnapTable
 import Glibc
 import SnapProtocol

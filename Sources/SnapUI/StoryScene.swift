@@ -5,7 +5,8 @@ import SnapNet
 import SnapProtocol
 import SnapTable
 import StoryEngine
-import StoryService
+import StoryLink
+import StoryProtocol
 
 /// The story service as the window sees it: one signed-in, watching connection whose
 /// messages a reader thread collects; the scene drains them every frame (woken by

@@ -7,8 +7,11 @@ import Logging
 import NIOCore
 import NIOPosix
 import SnapJournal
-import SnapNet
+import SnapPlatform
 import StoryEngine
+import StoryLink
+import StoryProtocol
+import StoryStores
 
 /// The store `snap story serve --database VALUE` names: an SQLite file path (default
 /// `$XDG_STATE_HOME/snap/story/story.sqlite`) or a `postgres://` URL.

@@ -8,9 +8,12 @@ import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
-import SnapNet
-import SnapProtocol
+import SnapPlatform
+import SnapBytes
 import StoryEngine
+import StoryLink
+import StoryProtocol
+import StoryStores
 
 /// The story service on the network: one event loop for the sockets, and a `StoryStore`
 /// (a database) for the matches and keys. Nothing of a match is kept in memory: each
@@ -442,6 +445,7 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
 /// One listener's connections: they reach the server with the channel binding their
 /// sign-ins are checked against.
 final class StoryListener: FrameServer {
+    typealias Failure = StoryWireError
     let server: StoryServer
     let channelBinding: StoryChannelBinding
 

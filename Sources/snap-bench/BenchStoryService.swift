@@ -3,7 +3,9 @@ import Dispatch
 import Foundation
 import NIOPosix
 import SnapNet
+import StoryLink
 import StoryService
+import StoryStores
 
 /// `snap-bench story-service`: the story service `snap-bench story` times over TCP, with TLS
 /// and without (the baseline), both in this one executable so that the two differ in TLS

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SnapBots
+import SnapBytes
 import SnapEngine
 import SnapNet
 

@@ -7,7 +7,10 @@ import NIOPosix
 import SnapNet
 import SnapProtocol
 import StoryEngine
+import StoryLink
+import StoryProtocol
 import StoryService
+import StoryStores
 #if GUI
 import SnapUI
 #endif

@@ -5,7 +5,10 @@ import SnapDBus
 import SnapProtocol
 import StoryEngine
 import StoryNotices
+import StoryLink
+import StoryProtocol
 import StoryService
+import StoryStores
 
 /// `snap story notify`: desktop notifications for a player's matches while no window is open.
 struct StoryNotify: ParsableCommand {

@@ -8,7 +8,10 @@ import SnapNet
 import SnapProtocol
 import StoryEngine
 import ServiceLifecycle
+import StoryLink
+import StoryProtocol
 import StoryService
+import StoryStores
 
 struct StoryServe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,10 @@
 import Foundation
 import SnapDBus
 import SnapTestSupport
+import StoryLink
+import StoryProtocol
 import StoryService
+import StoryStores
 import Testing
 
 /// A real org.freedesktop.Notifications on the test's bus, answering on its own thread.

@@ -1,7 +1,10 @@
 import Foundation
 import SnapTestSupport
 import StoryEngine
+import StoryLink
+import StoryProtocol
 import StoryService
+import StoryStores
 import Testing
 
 /// Two `snap story serve --database postgres://…` processes on one real PostgreSQL

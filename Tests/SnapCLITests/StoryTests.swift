@@ -4,7 +4,10 @@ import SnapNet
 import SnapProtocol
 import SnapTestSupport
 import StoryEngine
+import StoryLink
+import StoryProtocol
 import StoryService
+import StoryStores
 import Testing
 
 /// `snap story` with real processes: the service, and one process per player command.

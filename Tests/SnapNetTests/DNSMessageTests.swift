@@ -1,5 +1,7 @@
 import Testing
 @testable import SnapNet
+@testable import SnapLAN
+@testable import SnapPlatform
 import SnapProtocol
 
 /// The multicast DNS messages of LAN discovery, without any socket.

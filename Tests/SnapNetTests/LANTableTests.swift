@@ -1,5 +1,7 @@
 import Testing
 @testable import SnapNet
+@testable import SnapLAN
+@testable import SnapPlatform
 import SnapProtocol
 
 /// A hostile local network, without sockets: what `LANGameTable` and

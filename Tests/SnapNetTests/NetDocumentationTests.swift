@@ -2,6 +2,8 @@ import Foundation
 import NIOCore
 import NIOSSL
 @testable import SnapNet
+@testable import SnapLAN
+@testable import SnapPlatform
 import SnapProtocol
 import SnapSession
 import SnapTestSupport

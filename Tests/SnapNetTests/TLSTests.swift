@@ -9,6 +9,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 @testable import SnapNet
+@testable import SnapPlatform
 import SnapProtocol
 import SnapSession
 import SnapTestSupport

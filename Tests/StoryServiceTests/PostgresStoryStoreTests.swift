@@ -4,7 +4,10 @@ import SnapTestSupport
 import StoryEngine
 import Synchronization
 import Testing
+@testable import StoryLink
+@testable import StoryProtocol
 @testable import StoryService
+@testable import StoryStores
 
 /// `PostgresURL`: the forms `snap story serve --database` takes, and plain refusals.
 @Suite("PostgreSQL URLs")

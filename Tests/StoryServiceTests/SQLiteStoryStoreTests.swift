@@ -5,7 +5,10 @@ import SnapTestSupport
 import SQLiteNIO
 import StoryEngine
 import Testing
+@testable import StoryLink
+@testable import StoryProtocol
 @testable import StoryService
+@testable import StoryStores
 
 /// The SQLite store on real files: every command through `apply` (the rules'
 /// dispatcher), refusals that change nothing, a reopen, and the faults it names.

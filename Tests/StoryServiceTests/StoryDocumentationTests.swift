@@ -1,10 +1,13 @@
 import Foundation
 import NIOCore
-import SnapProtocol
+import SnapBytes
 import StoryEngine
 import SnapTestSupport
 import Testing
+@testable import StoryLink
+@testable import StoryProtocol
 @testable import StoryService
+@testable import StoryStores
 
 /// The byte examples in docs/PROTOCOL.md's story section are these messages, byte for byte.
 /// (They are fenced as `story`, not `text`: the `text` blocks are Snap!'s fixtures.)

@@ -4,12 +4,15 @@ import Logging
 import NIOCore
 import NIOPosix
 import SnapJournal
-import SnapNet
-import SnapProtocol
+import SnapPlatform
+import SnapBytes
 import StoryEngine
 import SnapTestSupport
 import Testing
+@testable import StoryLink
+@testable import StoryProtocol
 @testable import StoryService
+@testable import StoryStores
 
 /// The service over a real Unix socket, in this process.
 @Suite("Story service over a socket", .serialized)
@@ -136,7 +139,7 @@ struct StoryServerTests {
         var buffer = [UInt8](repeating: 0, count: 4096)
         var decoder = FrameDecoder(maxBodyLength: StoryWire.maxBodyLength)
         while true {
-            if let frame = try decoder.nextFrame() { return try StoryReply.decode(frame) }
+            if let frame = try decoder.nextFrame(failing: StoryWireError.self) { return try StoryReply.decode(frame) }
             let count = recv(descriptor, &buffer, buffer.count, 0)
             if count <= 0 { return nil }
             decoder.append(buffer[0..<count])
@@ -416,7 +419,7 @@ struct StoryServerTests {
                 }
                 var decoder = FrameDecoder(maxBodyLength: StoryWire.maxBodyLength)
                 decoder.append(received)
-                guard let frame = try decoder.nextFrame(), case .refused = try StoryReply.decode(frame) else {
+                guard let frame = try decoder.nextFrame(failing: StoryWireError.self), case .refused = try StoryReply.decode(frame) else {
                     Issue.record("no refusal before the cut for \(bytes.prefix(9))"); continue
                 }
             }
@@ -465,7 +468,7 @@ final class RawStory {
     func next() throws -> StoryReply? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            if let frame = try decoder.nextFrame() { return try StoryReply.decode(frame) }
+            if let frame = try decoder.nextFrame(failing: StoryWireError.self) { return try StoryReply.decode(frame) }
             let count = recv(descriptor, &buffer, buffer.count, 0)
             if count <= 0 { return nil }
             decoder.append(buffer[0..<count])

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+@testable import StoryLink
+@testable import StoryProtocol
 @testable import StoryService
+@testable import StoryStores
 
 /// How docs/STORY.md writes a PostgreSQL store's name, as PostgresURL shows it (the service
 /// prints "store: postgres " and this; the SQLite line is checked on the real binary in

@@ -2,11 +2,14 @@ import Foundation
 import Glibc
 import Logging
 import NIOPosix
-import SnapNet
-import SnapProtocol
+import SnapPlatform
+import SnapBytes
 import SnapTestSupport
 import Testing
+@testable import StoryLink
+@testable import StoryProtocol
 @testable import StoryService
+@testable import StoryStores
 
 /// What a client the story service will not serve over TCP reads (docs/PROTOCOL.md §2, §16):
 /// real sockets on 127.0.0.1, real handshakes.
@@ -36,7 +39,7 @@ struct StoryTLSRefusalTests {
             _ = hello.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
             var decoder = FrameDecoder(maxBodyLength: StoryWire.maxBodyLength)
             decoder.append(readUntilClosed(socket))
-            let reply = try StoryReply.decode(try #require(try decoder.nextFrame()))
+            let reply = try StoryReply.decode(try #require(try decoder.nextFrame(failing: StoryWireError.self)))
             #expect(reply == StoryServer.plainRefusalReply)
             guard case .refused(let why, let words) = reply else { return }
             #expect(why == .signIn && words.contains("speaks TLS on TCP"))

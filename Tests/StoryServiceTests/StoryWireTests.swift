@@ -1,10 +1,13 @@
 import Foundation
 import SnapJournal
-import SnapProtocol
+import SnapBytes
 import StoryEngine
 import SnapTestSupport
 import Testing
+@testable import StoryLink
+@testable import StoryProtocol
 @testable import StoryService
+@testable import StoryStores
 
 @Suite("Story service messages and host")
 struct StoryWireTests {
@@ -17,7 +20,7 @@ struct StoryWireTests {
         var decoder = FrameDecoder(maxBodyLength: StoryWire.maxBodyLength)
         decoder.append(bytes)
         var frames: [Frame] = []
-        while let frame = try decoder.nextFrame() { frames.append(frame) }
+        while let frame = try decoder.nextFrame(failing: StoryWireError.self) { frames.append(frame) }
         return frames
     }
 
@@ -62,8 +65,8 @@ struct StoryWireTests {
         #expect(StoryHost.versionRefusal(2).contains("upgrade snap"))
         #expect(StoryHost.versionRefusal(4).contains("older than your snap"))
         let short: [UInt8] = [0, 3, 3, 0x41, 0x6E, 0x6E] + Array(repeating: 1, count: 31)
-        #expect(throws: ProtocolError.truncatedPayload(type: 0x80)) { try StoryRequest.decode(Frame(type: 0x80, sequence: 0, payload: short)) }
-        #expect(throws: ProtocolError.truncatedPayload(type: 0x80)) { try StoryRequest.decode(Frame(type: 0x80, sequence: 0, payload: [0])) }
+        #expect(throws: StoryWireError.truncatedPayload(type: 0x80)) { try StoryRequest.decode(Frame(type: 0x80, sequence: 0, payload: short)) }
+        #expect(throws: StoryWireError.truncatedPayload(type: 0x80)) { try StoryRequest.decode(Frame(type: 0x80, sequence: 0, payload: [0])) }
         // What cannot be sent is refused before it is sent.
         #expect(StoryRequest.hello(name: "Ann", publicKey: [1, 2], joinCode: "").problem?.refusal == .signIn)
     }
@@ -75,40 +78,40 @@ struct StoryWireTests {
         #expect(try StoryRequest.decode(Frame(type: 0x89, sequence: 0, payload: signature + [16] + oldKey.bytes))
                 == .proof(signature: signature, oldKey: oldKey.bytes))
         for length: UInt8 in [1, 5, 15, 17, 32, 255] {
-            #expect(throws: ProtocolError.storyOldKeyLength(Int(length))) {
+            #expect(throws: StoryWireError.oldKeyLength(Int(length))) {
                 try StoryRequest.decode(Frame(type: 0x89, sequence: 0, payload: signature + [length] + Array(repeating: 1, count: Int(length))))
             }
         }
-        #expect(throws: ProtocolError.truncatedPayload(type: 0x89)) { try StoryRequest.decode(Frame(type: 0x89, sequence: 0, payload: Array(signature.prefix(63)))) }
-        #expect(throws: ProtocolError.truncatedPayload(type: 0x89)) { try StoryRequest.decode(Frame(type: 0x89, sequence: 0, payload: signature)) }
-        #expect(throws: ProtocolError.truncatedPayload(type: 0x89)) {
+        #expect(throws: StoryWireError.truncatedPayload(type: 0x89)) { try StoryRequest.decode(Frame(type: 0x89, sequence: 0, payload: Array(signature.prefix(63)))) }
+        #expect(throws: StoryWireError.truncatedPayload(type: 0x89)) { try StoryRequest.decode(Frame(type: 0x89, sequence: 0, payload: signature)) }
+        #expect(throws: StoryWireError.truncatedPayload(type: 0x89)) {
             try StoryRequest.decode(Frame(type: 0x89, sequence: 0, payload: signature + [16] + Array(oldKey.bytes.prefix(15))))
         }
-        #expect(throws: ProtocolError.trailingBytes(type: 0x89, count: 1)) { try StoryRequest.decode(Frame(type: 0x89, sequence: 0, payload: signature + [0, 0])) }
-        #expect(throws: ProtocolError.truncatedPayload(type: 0xC6)) { try StoryReply.decode(Frame(type: 0xC6, sequence: 0, payload: Array(nonce.prefix(31)))) }
-        #expect(throws: ProtocolError.trailingBytes(type: 0xC6, count: 1)) { try StoryReply.decode(Frame(type: 0xC6, sequence: 0, payload: nonce + [1])) }
+        #expect(throws: StoryWireError.trailingBytes(type: 0x89, count: 1)) { try StoryRequest.decode(Frame(type: 0x89, sequence: 0, payload: signature + [0, 0])) }
+        #expect(throws: StoryWireError.truncatedPayload(type: 0xC6)) { try StoryReply.decode(Frame(type: 0xC6, sequence: 0, payload: Array(nonce.prefix(31)))) }
+        #expect(throws: StoryWireError.trailingBytes(type: 0xC6, count: 1)) { try StoryReply.decode(Frame(type: 0xC6, sequence: 0, payload: nonce + [1])) }
         #expect(StoryRequest.proof(signature: Array(signature.prefix(10)), oldKey: []).problem?.refusal == .signIn)
         #expect(StoryRequest.proof(signature: signature, oldKey: [1, 2, 3]).problem?.refusal == .signIn)
     }
 
     @Test("malformed requests are errors, never traps: unknown type, truncated, oversized text, trailing bytes")
     func malformed() throws {
-        #expect(throws: ProtocolError.unknownMessageType(0x01)) { try StoryRequest.decode(Frame(type: 0x01, sequence: 0)) }
-        #expect(throws: ProtocolError.unknownMessageType(0x8C)) { try StoryRequest.decode(Frame(type: 0x8C, sequence: 0)) }
-        #expect(throws: ProtocolError.unknownMessageType(0xC7)) { try StoryReply.decode(Frame(type: 0xC7, sequence: 0)) }
-        #expect(throws: ProtocolError.truncatedPayload(type: 0x85)) { try StoryRequest.decode(Frame(type: 0x85, sequence: 0, payload: [0, 0])) }
+        #expect(throws: StoryWireError.unknownMessageType(0x01)) { try StoryRequest.decode(Frame(type: 0x01, sequence: 0)) }
+        #expect(throws: StoryWireError.unknownMessageType(0x8C)) { try StoryRequest.decode(Frame(type: 0x8C, sequence: 0)) }
+        #expect(throws: StoryWireError.unknownMessageType(0xC7)) { try StoryReply.decode(Frame(type: 0xC7, sequence: 0)) }
+        #expect(throws: StoryWireError.truncatedPayload(type: 0x85)) { try StoryRequest.decode(Frame(type: 0x85, sequence: 0, payload: [0, 0])) }
         let long: [UInt8] = [0, 0, 0, 1, 0x03, 0xE9] + Array(repeating: 0x61, count: 1001)
-        #expect(throws: ProtocolError.countOutOfRange(.storyTextBytes, count: 1001, allowed: 0...1000)) {
+        #expect(throws: StoryWireError.countOutOfRange(.textBytes, count: 1001, allowed: 0...1000)) {
             try StoryRequest.decode(Frame(type: 0x85, sequence: 0, payload: long))
         }
-        #expect(throws: ProtocolError.trailingBytes(type: 0x82, count: 1)) { try StoryRequest.decode(Frame(type: 0x82, sequence: 0, payload: [1])) }
-        #expect(throws: ProtocolError.invalidUTF8) {
+        #expect(throws: StoryWireError.trailingBytes(type: 0x82, count: 1)) { try StoryRequest.decode(Frame(type: 0x82, sequence: 0, payload: [1])) }
+        #expect(throws: StoryWireError.invalidUTF8) {
             try StoryRequest.decode(Frame(type: 0x85, sequence: 0, payload: [0, 0, 0, 1, 0, 2, 0xC3, 0x28]))
         }
         // Story frames may be longer than Snap!'s 4096, but not without limit.
         var decoder = FrameDecoder(maxBodyLength: StoryWire.maxBodyLength)
         decoder.append([0, 0, 0x40, 0x01])
-        #expect(throws: ProtocolError.frameTooLong(length: 16_385)) { try decoder.nextFrame() }
+        #expect(throws: StoryWireError.frameTooLong(length: 16_385)) { try decoder.nextFrame(failing: StoryWireError.self) }
     }
 
     /// `key`'s proof for `name` over `nonce` and `binding`, as the host checks it.

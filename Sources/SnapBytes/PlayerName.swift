@@ -11,31 +11,38 @@ public enum PlayerName {
     /// The punctuation allowed besides letters, digits and spaces.
     public static let punctuation: Set<Unicode.Scalar> = ["-", "_", ".", "'"]
 
-    /// Returns `name` unchanged if it is a valid player name.
+    /// Returns `name` unchanged if it is a valid player name, else throws the caller's
+    /// protocol's `badName` (Snap!'s `validate(_:)` is SnapProtocol's).
     @discardableResult
-    public static func validate(_ name: String) throws(ProtocolError) -> String {
+    public static func validate<Failure: WireFailure>(_ name: String, failing: Failure.Type) throws(Failure) -> String {
+        if let problem = problem(name) { throw Failure.badName(problem) }
+        return name
+    }
+
+    /// Why `name` is not a valid player name, or nil if it is.
+    public static func problem(_ name: String) -> NameProblem? {
         let scalars = name.unicodeScalars
-        guard let first = scalars.first, let last = scalars.last else { throw .badName(.empty) }
+        guard let first = scalars.first, let last = scalars.last else { return .empty }
         let scalarCount = scalars.count
-        guard scalarCount <= maxScalars else { throw .badName(.tooManyCharacters(scalarCount)) }
+        guard scalarCount <= maxScalars else { return .tooManyCharacters(scalarCount) }
         let byteCount = name.utf8.count
-        guard byteCount <= maxBytes else { throw .badName(.tooManyBytes(byteCount)) }
+        guard byteCount <= maxBytes else { return .tooManyBytes(byteCount) }
         guard !first.properties.isWhitespace, !last.properties.isWhitespace else {
-            throw .badName(.leadingOrTrailingWhitespace)
+            return .leadingOrTrailingWhitespace
         }
         var previousWasSpace = false
         for scalar in scalars {
-            guard isAllowed(scalar) else { throw .badName(.forbiddenCharacter(scalar)) }
+            guard isAllowed(scalar) else { return .forbiddenCharacter(scalar) }
             let isSpace = scalar == " "
-            if isSpace && previousWasSpace { throw .badName(.consecutiveSpaces) }
+            if isSpace && previousWasSpace { return .consecutiveSpaces }
             previousWasSpace = isSpace
         }
-        return name
+        return nil
     }
 
     /// True if `name` is a valid player name.
     public static func isValid(_ name: String) -> Bool {
-        (try? validate(name)) != nil
+        problem(name) == nil
     }
 
     static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
@@ -56,13 +63,14 @@ public enum PlayerName {
 public enum CloseMessage {
     public static let maxBytes = 200
 
-    /// Returns `text` unchanged if it may be sent in a `closing` message.
+    /// Returns `text` unchanged if it may be sent in a `closing` message, else throws the
+    /// caller's protocol's `badCloseMessage` (Snap!'s `validate(_:)` is SnapProtocol's).
     @discardableResult
-    public static func validate(_ text: String) throws(ProtocolError) -> String {
+    public static func validate<Failure: WireFailure>(_ text: String, failing: Failure.Type) throws(Failure) -> String {
         let byteCount = text.utf8.count
-        guard byteCount <= maxBytes else { throw .badCloseMessage(.tooLong(bytes: byteCount)) }
+        guard byteCount <= maxBytes else { throw Failure.badCloseMessage(.tooLong(bytes: byteCount)) }
         if let control = text.unicodeScalars.first(where: isControl) {
-            throw .badCloseMessage(.controlCharacter(control))
+            throw Failure.badCloseMessage(.controlCharacter(control))
         }
         return text
     }

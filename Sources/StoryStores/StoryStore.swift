@@ -1,4 +1,5 @@
 import StoryEngine
+import StoryProtocol
 
 /// Where the story service keeps its matches and its players' keys: a database, so that
 /// memory follows connections rather than matches, and several service processes can share

@@ -3,8 +3,8 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import SnapNet
-import SnapProtocol
+import SnapPlatform
+import SnapBytes
 
 /// A player's identity across days: their name and an Ed25519 key pair whose private key
 /// is kept in `$XDG_STATE_HOME/snap/story/keys/NAME.ed25519` (directory 0700, file 0600)

@@ -1,4 +1,4 @@
-import SnapProtocol
+import SnapBytes
 import StoryEngine
 
 /// The two checks a sign-in needs, as values: StoryHost stays free of any crypto library
@@ -73,7 +73,7 @@ public struct StoryHost: Sendable {
 
     /// The same, with `known` the key a store holds for the name (the service's path).
     public static func checkHello(name: String, publicKey: [UInt8], known: StoryRegisteredKey?) -> StoryRequestError? {
-        do { _ = try PlayerName.validate(name) } catch {
+        do { _ = try PlayerName.validate(name, failing: StoryWireError.self) } catch {
             return .init(.signIn, "not a usable name: \(error)")
         }
         if case .publicKey(let registered) = known, registered != publicKey { return .init(.wrongKey, Self.taken(name)) }
@@ -154,7 +154,7 @@ public struct StoryHost: Sendable {
         switch request {
         case .create(let others, let title, let asked):
             for other in others {
-                do { _ = try PlayerName.validate(other) } catch {
+                do { _ = try PlayerName.validate(other, failing: StoryWireError.self) } catch {
                     return .failure(.init(.badRequest, "not a usable name \"\(other)\": \(error)"))
                 }
             }

@@ -4,6 +4,7 @@ import NIOCore
 import NIOSSL
 import PostgresNIO
 import StoryEngine
+import StoryProtocol
 import Synchronization
 
 /// The story store in PostgreSQL, for a service of several `snap story serve` processes

@@ -1,4 +1,4 @@
-import SnapProtocol
+import SnapBytes
 import StoryEngine
 
 /// The story service's messages (docs/PROTOCOL.md, "The story service"). They travel in
@@ -46,8 +46,8 @@ public enum StoryWire {
     }
 
     /// A match from `bytes(of:)`; every length and flag is checked, and nothing may follow.
-    public static func match(from bytes: [UInt8]) throws(ProtocolError) -> StoryMatch {
-        var reader = ByteReader(bytes, type: StoryReply.Kind.match.rawValue)
+    public static func match(from bytes: [UInt8]) throws(StoryWireError) -> StoryMatch {
+        var reader = ByteReader<StoryWireError>(bytes, type: StoryReply.Kind.match.rawValue)
         let match = try StoryReply.readMatch(&reader)
         try reader.finish()
         return match
@@ -198,9 +198,9 @@ public enum StoryRequest: Hashable, Sendable {
     }
 
     /// Decodes one frame's request; every length is checked before it is trusted.
-    public static func decode(_ frame: Frame) throws(ProtocolError) -> StoryRequest {
+    public static func decode(_ frame: Frame) throws(StoryWireError) -> StoryRequest {
         guard let kind = Kind(rawValue: frame.type) else { throw .unknownMessageType(frame.type) }
-        var reader = ByteReader(frame.payload, type: frame.type)
+        var reader = ByteReader<StoryWireError>(frame.payload, type: frame.type)
         let request: StoryRequest
         switch kind {
         case .hello:
@@ -214,11 +214,11 @@ public enum StoryRequest: Hashable, Sendable {
         case .proof:
             let signature = try reader.bytes(StoryWire.signatureBytes)
             let length = Int(try reader.u8())
-            guard length == 0 || length == StoryWire.oldKeyBytes else { throw .storyOldKeyLength(length) }
+            guard length == 0 || length == StoryWire.oldKeyBytes else { throw .oldKeyLength(length) }
             request = .proof(signature: signature, oldKey: try reader.bytes(length))
         case .create:
             let title = try reader.string()
-            let count = try reader.count8(.storyParticipants, in: 0...(StoryRules.participants.upperBound - 1))
+            let count = try reader.count8(.participants, in: 0...(StoryRules.participants.upperBound - 1))
             var others: [String] = []
             for _ in 0..<count { others.append(try reader.string()) }
             request = .create(others: others, title: title, turnSeconds: try reader.u64())
@@ -231,7 +231,7 @@ public enum StoryRequest: Hashable, Sendable {
         case .rematch: request = .rematch(StoryMatchID(try reader.u32()))
         case .turn:
             let id = StoryMatchID(try reader.u32())
-            let length = try reader.count16(.storyTextBytes, in: 0...StoryWire.maxTurnBytes)
+            let length = try reader.count16(.textBytes, in: 0...StoryWire.maxTurnBytes)
             guard let text = String(validating: try reader.bytes(length), as: UTF8.self) else { throw .invalidUTF8 }
             request = .turn(id, text: text)
         case .ping: request = .ping(try reader.u64())
@@ -340,9 +340,9 @@ public enum StoryReply: Hashable, Sendable {
         writer.bytes(match.text.utf8)
     }
 
-    public static func decode(_ frame: Frame) throws(ProtocolError) -> StoryReply {
+    public static func decode(_ frame: Frame) throws(StoryWireError) -> StoryReply {
         guard let kind = Kind(rawValue: frame.type) else { throw .unknownMessageType(frame.type) }
-        var reader = ByteReader(frame.payload, type: frame.type)
+        var reader = ByteReader<StoryWireError>(frame.payload, type: frame.type)
         let reply: StoryReply
         switch kind {
         case .challenge: reply = .challenge(nonce: try reader.bytes(StoryWire.nonceBytes))
@@ -360,11 +360,11 @@ public enum StoryReply: Hashable, Sendable {
         return reply
     }
 
-    static func readMatch(_ reader: inout ByteReader) throws(ProtocolError) -> StoryMatch {
+    static func readMatch(_ reader: inout ByteReader<StoryWireError>) throws(StoryWireError) -> StoryMatch {
         let id = StoryMatchID(try reader.u32())
         let title = try reader.string()
         let places = Int(try reader.u8())
-        let count = try reader.count8(.storyParticipants, in: 1...StoryRules.participants.upperBound)
+        let count = try reader.count8(.participants, in: 1...StoryRules.participants.upperBound)
         var participants: [StoryParticipant] = []
         for _ in 0..<count {
             let name = try reader.string()
@@ -383,7 +383,7 @@ public enum StoryReply: Hashable, Sendable {
         let turnSeconds = try reader.u64()
         let dueAt = try reader.u64()
         let rematch = try reader.u32()
-        let length = try reader.count16(.storyTextBytes, in: 0...StoryRules.maxBytes)
+        let length = try reader.count16(.textBytes, in: 0...StoryRules.maxBytes)
         guard let text = String(validating: try reader.bytes(length), as: UTF8.self) else { throw .invalidUTF8 }
         return StoryMatch(id: id, title: title, participants: participants, places: places,
                           current: current == 0xFF ? nil : Int(current), text: text, createdAt: createdAt,

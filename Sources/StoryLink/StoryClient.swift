@@ -3,9 +3,10 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import SnapNet
-import SnapProtocol
+import SnapPlatform
+import SnapBytes
 import StoryEngine
+import StoryProtocol
 
 public enum StoryClientError: Error, CustomStringConvertible, Equatable {
     case cannotConnect(String, String)
@@ -115,8 +116,8 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
     public func next() throws -> StoryReply {
         while true {
             do {
-                if let frame = try decoder.nextFrame() {
-                    try inSequence.check(frame.sequence)
+                if let frame = try decoder.nextFrame(failing: StoryWireError.self) {
+                    try inSequence.check(frame.sequence, failing: StoryWireError.self)
                     return try StoryReply.decode(frame)
                 }
             } catch {

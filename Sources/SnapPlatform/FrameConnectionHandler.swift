@@ -1,11 +1,13 @@
 import NIOCore
-import SnapProtocol
+import SnapBytes
 
 /// A server that takes framed messages from its connections: Snap!'s host and Story's
 /// service. Every method runs on the connection's event loop.
 package protocol FrameServer: AnyObject {
     associatedtype ConnectionKey
     associatedtype Inbound
+    /// The protocol's error, which framing and sequence faults are thrown as.
+    associatedtype Failure: WireFailure
 
     /// The largest frame body a peer may send.
     var maxFrameBody: Int { get }
@@ -44,8 +46,8 @@ package final class FrameConnectionHandler<Server: FrameServer>: ChannelInboundH
         guard let key, !broken else { return }
         decoder.append(unwrapInboundIn(data).readableBytesView)
         do {
-            while let frame = try decoder.nextFrame() {
-                try sequence.check(frame.sequence)
+            while let frame = try decoder.nextFrame(failing: Server.Failure.self) {
+                try sequence.check(frame.sequence, failing: Server.Failure.self)
                 // A cut connection's remaining bytes are not worth decoding.
                 guard server.received(try server.decode(frame), from: key) else {
                     broken = true

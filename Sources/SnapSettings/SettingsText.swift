@@ -1,4 +1,4 @@
-import SnapProtocol
+import SnapBytes
 
 /// The settings file's text (`key=value` lines, `#` comments), without the file: SnapUI's
 /// `Settings` reads and writes the file, this says what its text means. Kept free of SDL

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import SnapBytes
 import NIOCore
 import NIOPosix
 import NIOSSL

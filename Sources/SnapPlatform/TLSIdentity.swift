@@ -10,6 +10,7 @@ import Foundation
 #endif
 import Crypto
 import NIOSSL
+import SnapBytes
 import X509
 
 extension CertificateFingerprint {

@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import NIOSSL
+import SnapBytes
 import X509
 
 /// The certificates this player has seen, by address: `$XDG_STATE_HOME/snap/known_hosts`,

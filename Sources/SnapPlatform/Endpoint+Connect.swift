@@ -36,7 +36,7 @@ package let tcpConnectTimeout: TimeAmount = .seconds(5)
 /// default the player's known hosts) accepts the server's certificate and the handshake
 /// is done, and `handler` joins the pipeline only then, so nothing it writes can go out
 /// to a server that was not trusted. A refusal fails with `NetError.untrusted`.
-func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
+package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
                   handler: @escaping @Sendable () -> ChannelHandler) -> EventLoopFuture<Channel> {
     let promise = loop.makePromise(of: Channel.self)
     let deadline = NIODeadline.now() + .nanoseconds(Int64(patience.nanoseconds))

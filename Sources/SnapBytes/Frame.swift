@@ -62,7 +62,7 @@ public struct FrameDecoder: Sendable {
     private var buffer: [UInt8] = []
     /// Where the next unread frame starts in `buffer`.
     private var readIndex = 0
-    private var failure: ProtocolError?
+    private var failure: Fault?
 
     /// Compact once this many consumed bytes sit at the front (and they are at least
     /// half the buffer), so the amortized cost per byte stays constant.
@@ -94,26 +94,40 @@ public struct FrameDecoder: Sendable {
     }
 
     /// The next complete frame, nil if more bytes are needed, or an error if the bytes
-    /// buffered so far cannot be the start of a valid frame.
-    public mutating func nextFrame() throws(ProtocolError) -> Frame? {
-        if let failure { throw failure }
+    /// buffered so far cannot be the start of a valid frame (thrown as the caller's
+    /// protocol's error: Snap!'s `nextFrame()` is SnapProtocol's).
+    public mutating func nextFrame<Failure: WireFailure>(failing: Failure.Type) throws(Failure) -> Frame? {
+        if let failure { throw failure.thrown(as: Failure.self) }
         do {
             return try decodeFrame()
         } catch {
             failure = error
             buffer = []
             readIndex = 0
-            throw error
+            throw error.thrown(as: Failure.self)
         }
     }
 
-    private mutating func decodeFrame() throws(ProtocolError) -> Frame? {
+    /// What was wrong with the bytes, kept so that every later call throws it again.
+    private enum Fault: Error, Sendable {
+        case tooLong(UInt32), tooShort(UInt32), badMagic
+
+        func thrown<Failure: WireFailure>(as: Failure.Type) -> Failure {
+            switch self {
+            case .tooLong(let length): .frameTooLong(length: length)
+            case .tooShort(let length): .frameTooShort(length: length)
+            case .badMagic: .badMagic
+            }
+        }
+    }
+
+    private mutating func decodeFrame() throws(Fault) -> Frame? {
         let available = buffer.count - readIndex
         guard available >= Frame.prefixLength else { return nil }
         let length = UInt32(buffer[readIndex]) << 24 | UInt32(buffer[readIndex + 1]) << 16
             | UInt32(buffer[readIndex + 2]) << 8 | UInt32(buffer[readIndex + 3])
-        guard length <= UInt32(maxBodyLength) else { throw .frameTooLong(length: length) }
-        guard length >= UInt32(Frame.minBodyLength) else { throw .frameTooShort(length: length) }
+        guard length <= UInt32(maxBodyLength) else { throw .tooLong(length) }
+        guard length >= UInt32(Frame.minBodyLength) else { throw .tooShort(length) }
 
         let bodyStart = readIndex + Frame.prefixLength
         let magicAvailable = min(Frame.magic.count, buffer.count - bodyStart)
@@ -140,8 +154,8 @@ public struct SequenceChecker: Hashable, Sendable {
 
     public init() {}
 
-    public mutating func check(_ sequence: UInt32) throws(ProtocolError) {
-        guard sequence == expected else { throw .sequenceGap(expected: expected, got: sequence) }
+    public mutating func check<Failure: WireFailure>(_ sequence: UInt32, failing: Failure.Type) throws(Failure) {
+        guard sequence == expected else { throw Failure.sequenceGap(expected: expected, got: sequence) }
         expected &+= 1
     }
 }

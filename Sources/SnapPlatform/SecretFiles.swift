@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import SnapProtocol
+import SnapBytes
 
 /// `$XDG_STATE_HOME/snap` (else `~/.local/state/snap`): where Snap! keeps what outlives a
 /// run (seat tokens, match journals, Story's keys and journal).

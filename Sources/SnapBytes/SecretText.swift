@@ -1,5 +1,3 @@
-import SnapProtocol
-
 /// What a secret file's bytes mean, without the file (`SecretFile.load` reads it; the
 /// fuzzer, Fuzz/SecretFuzz.swift, feeds this any bytes): the secret is the file's first
 /// line, 32 hex digits, read as at most `lineLimit` bytes and cut at a newline or a NUL.

@@ -83,7 +83,7 @@ public struct BufferWriter: ByteSink {
 /// Reads big-endian fields from one message payload. Every read checks the bytes are
 /// there first and throws `.truncatedPayload` otherwise, so no claimed length is
 /// trusted before it is checked against what actually arrived.
-public struct ByteReader {  // public for the story service's messages
+public struct ByteReader<Failure: WireFailure> {  // throws each protocol's own error
     private let bytes: [UInt8]
     private var index = 0
     /// The message type, for error messages.
@@ -96,62 +96,62 @@ public struct ByteReader {  // public for the story service's messages
 
     public var remaining: Int { bytes.count - index }
 
-    public mutating func bytes(_ count: Int) throws(ProtocolError) -> [UInt8] { Array(try take(count)) }
+    public mutating func bytes(_ count: Int) throws(Failure) -> [UInt8] { Array(try take(count)) }
 
-    private mutating func take(_ count: Int) throws(ProtocolError) -> ArraySlice<UInt8> {
-        guard count <= remaining else { throw .truncatedPayload(type: type) }
+    private mutating func take(_ count: Int) throws(Failure) -> ArraySlice<UInt8> {
+        guard count <= remaining else { throw Failure.truncatedPayload(type: type) }
         defer { index += count }
         return bytes[index..<(index + count)]
     }
 
-    public mutating func u8() throws(ProtocolError) -> UInt8 {
-        guard remaining >= 1 else { throw .truncatedPayload(type: type) }
+    public mutating func u8() throws(Failure) -> UInt8 {
+        guard remaining >= 1 else { throw Failure.truncatedPayload(type: type) }
         defer { index += 1 }
         return bytes[index]
     }
 
-    public mutating func u16() throws(ProtocolError) -> UInt16 {
+    public mutating func u16() throws(Failure) -> UInt16 {
         try take(2).reduce(0) { $0 << 8 | UInt16($1) }
     }
 
-    public mutating func u32() throws(ProtocolError) -> UInt32 {
+    public mutating func u32() throws(Failure) -> UInt32 {
         try take(4).reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    public mutating func u64() throws(ProtocolError) -> UInt64 {
+    public mutating func u64() throws(Failure) -> UInt64 {
         try take(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// u8 byte length, then that many bytes of valid UTF-8.
-    public mutating func string() throws(ProtocolError) -> String {
+    public mutating func string() throws(Failure) -> String {
         let length = Int(try u8())
         let utf8 = try take(length)
-        guard let text = String(validating: utf8, as: UTF8.self) else { throw .invalidUTF8 }
+        guard let text = String(validating: utf8, as: UTF8.self) else { throw Failure.invalidUTF8 }
         return text
     }
 
     /// A string whose byte length is checked against `allowed` before its bytes are read.
-    public mutating func string(_ what: ProtocolError.Counted, in allowed: ClosedRange<Int>) throws(ProtocolError) -> String {
+    public mutating func string(_ what: Failure.Counted, in allowed: ClosedRange<Int>) throws(Failure) -> String {
         let length = try count8(what, in: allowed)
-        guard let text = String(validating: try take(length), as: UTF8.self) else { throw .invalidUTF8 }
+        guard let text = String(validating: try take(length), as: UTF8.self) else { throw Failure.invalidUTF8 }
         return text
     }
 
     /// A count byte (or two) checked against its range before anything is read for it.
-    public mutating func count8(_ what: ProtocolError.Counted, in allowed: ClosedRange<Int>) throws(ProtocolError) -> Int {
+    public mutating func count8(_ what: Failure.Counted, in allowed: ClosedRange<Int>) throws(Failure) -> Int {
         let count = Int(try u8())
-        guard allowed.contains(count) else { throw .countOutOfRange(what, count: count, allowed: allowed) }
+        guard allowed.contains(count) else { throw Failure.countOutOfRange(what, count: count, allowed: allowed) }
         return count
     }
 
-    public mutating func count16(_ what: ProtocolError.Counted, in allowed: ClosedRange<Int>) throws(ProtocolError) -> Int {
+    public mutating func count16(_ what: Failure.Counted, in allowed: ClosedRange<Int>) throws(Failure) -> Int {
         let count = Int(try u16())
-        guard allowed.contains(count) else { throw .countOutOfRange(what, count: count, allowed: allowed) }
+        guard allowed.contains(count) else { throw Failure.countOutOfRange(what, count: count, allowed: allowed) }
         return count
     }
 
     /// Throws `.trailingBytes` unless the whole payload has been read.
-    public func finish() throws(ProtocolError) {
-        guard remaining == 0 else { throw .trailingBytes(type: type, count: remaining) }
+    public func finish() throws(Failure) {
+        guard remaining == 0 else { throw Failure.trailingBytes(type: type, count: remaining) }
     }
 }

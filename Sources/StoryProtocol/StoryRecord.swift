@@ -1,5 +1,5 @@
 import SnapJournal
-import SnapProtocol
+import SnapBytes
 import StoryEngine
 
 /// One journal record of the story service: a name's key registered, or a command that
@@ -94,8 +94,8 @@ public enum StoryRecord: Hashable, Sendable {
         return writer.bytes
     }
 
-    public init(_ bytes: [UInt8]) throws(ProtocolError) {
-        var reader = ByteReader(bytes, type: 0)
+    public init(_ bytes: [UInt8]) throws(StoryWireError) {
+        var reader = ByteReader<StoryWireError>(bytes, type: 0)
         switch try reader.u8() {
         case 1:
             let name = try reader.string()
@@ -105,7 +105,7 @@ public enum StoryRecord: Hashable, Sendable {
             let at = try reader.u64()
             let starter = try reader.string()
             let title = try reader.string()
-            let count = try reader.count8(.storyParticipants, in: 0...StoryRules.participants.upperBound)
+            let count = try reader.count8(.participants, in: 0...StoryRules.participants.upperBound)
             var others: [String] = []
             for _ in 0..<count { others.append(try reader.string()) }
             self = .command(.create(starter: starter, others: others, title: title, at: at, turnSeconds: try Self.turnSeconds(&reader)))
@@ -117,7 +117,7 @@ public enum StoryRecord: Hashable, Sendable {
             let at = try reader.u64()
             let id = StoryMatchID(try reader.u32())
             let name = try reader.string()
-            let length = try reader.count16(.storyTextBytes, in: 0...StoryWire.maxTurnBytes)
+            let length = try reader.count16(.textBytes, in: 0...StoryWire.maxTurnBytes)
             guard let text = String(validating: try reader.bytes(length), as: UTF8.self) else { throw .invalidUTF8 }
             self = .command(.turn(id, name: name, text: text, at: at))
         case 5:
@@ -148,7 +148,7 @@ public enum StoryRecord: Hashable, Sendable {
     }
 
     /// A create's or automatch's optional last field: nothing (no deadline) or a nonzero u64.
-    private static func turnSeconds(_ reader: inout ByteReader) throws(ProtocolError) -> UInt64 {
+    private static func turnSeconds(_ reader: inout ByteReader<StoryWireError>) throws(StoryWireError) -> UInt64 {
         guard reader.remaining > 0 else { return 0 }
         let seconds = try reader.u64()
         guard seconds > 0 else { throw .truncatedPayload(type: 0) }  // 0 is written as nothing

@@ -1,5 +1,6 @@
 import Crypto
-import SnapProtocol
+import SnapBytes
+import StoryProtocol
 
 /// A Story player's Ed25519 key pair. The private key never leaves the player's machine
 /// (StoryKeyStore keeps it); the service sees the public key and signatures only.

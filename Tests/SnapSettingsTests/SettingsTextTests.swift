@@ -1,4 +1,4 @@
-import SnapTable
+import SnapSettings
 import Testing
 
 @Suite("The settings file's text")

@@ -8,9 +8,11 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import SnapNet
+import SnapPlatform
 import SQLiteNIO
+import StoryLink
 import StoryEngine
+import StoryProtocol
 
 /// The story service's default store: one SQLite file (sqlite-nio, which bundles SQLite's
 /// amalgamation), in WAL mode with `synchronous=FULL`, so a transaction that returned is on
