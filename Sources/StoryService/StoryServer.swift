@@ -122,14 +122,22 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
 
     /// Listens on a Unix socket. `channelBinding`: what its sign-ins are bound to
     /// (`StoryChannelBinding`; `.unbound` here).
-    public func listen(unixPath path: String, channelBinding: StoryChannelBinding = .unbound) throws {
-        try claimSocketPath(path)
-        do {
-            let channel = try withRestrictiveUmask { try bootstrap(channelBinding, tls: nil).bind(unixDomainSocketPath: path).wait() }
-            chmod(path, 0o600)
-            listeners.append(channel)
-            socketPaths.append(path)
-        } catch {
+    public func listen(unixPath path: String, channelBinding: StoryChannelBinding = .unbound) async throws {
+        try await listenLater(unixPath: path, channelBinding: channelBinding).get()
+    }
+
+    /// `listen(unixPath:)` as a future (NIO's own terms; tests and benchmarks wait on it).
+    /// Bound on the loop, the listener kept there (everything here is the loop's), with a
+    /// restrictive umask so the socket is never open to others, not even briefly.
+    public func listenLater(unixPath path: String, channelBinding: StoryChannelBinding = .unbound) -> EventLoopFuture<Void> {
+        do { try claimSocketPath(path) } catch { return loop.makeFailedFuture(error) }
+        return loop.flatSubmit {
+            bindWithRestrictiveUmask { self.bootstrap(channelBinding, tls: nil).bind(unixDomainSocketPath: path) }.map { channel in
+                chmod(path, 0o600)
+                self.listeners.append(channel)
+                self.socketPaths.append(path)
+            }
+        }.flatMapErrorThrowing { error in
             throw NetError.cannotListen(path, plainReason(error, listening: true, unix: true))
         }
     }
@@ -137,22 +145,32 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
     /// Listens on TCP, every connection in TLS shown `identity`; returns the port bound.
     /// Sign-ins on it are bound to the certificate's fingerprint (`StoryChannelBinding`),
     /// which a client passes as the fingerprint it verified.
-    public func listen(host: String, port: Int, identity: TLSIdentity) throws -> Int {
+    public func listen(host: String, port: Int, identity: TLSIdentity) async throws -> Int {
+        try await listenLater(host: host, port: port, identity: identity).get()
+    }
+
+    /// `listen(host:port:identity:)` as a future.
+    public func listenLater(host: String, port: Int, identity: TLSIdentity) -> EventLoopFuture<Int> {
         let binding = StoryChannelBinding.tlsCertificate(sha256: identity.fingerprint.digest) ?? .unbound
-        return try listen(host: host, port: port, binding: binding, tls: try identity.serverContext())
+        do {
+            return listenLater(host: host, port: port, binding: binding, tls: try identity.serverContext())
+        } catch {
+            return loop.makeFailedFuture(error)
+        }
     }
 
     /// TCP without TLS (`tls` nil) is for benchmarks only: the baseline TLS is measured against.
-    package func listen(host: String, port: Int, tls: NIOSSLContext?) throws -> Int {
-        try listen(host: host, port: port, binding: .unbound, tls: tls)
+    package func listenLater(host: String, port: Int, tls: NIOSSLContext?) -> EventLoopFuture<Int> {
+        listenLater(host: host, port: port, binding: .unbound, tls: tls)
     }
 
-    private func listen(host: String, port: Int, binding: StoryChannelBinding, tls: NIOSSLContext?) throws -> Int {
-        do {
-            let channel = try bootstrap(binding, tls: tls).bind(host: host, port: port).wait()
-            listeners.append(channel)
-            return channel.localAddress?.port ?? port
-        } catch {
+    private func listenLater(host: String, port: Int, binding: StoryChannelBinding, tls: NIOSSLContext?) -> EventLoopFuture<Int> {
+        loop.flatSubmit {
+            self.bootstrap(binding, tls: tls).bind(host: host, port: port).map { channel in
+                self.listeners.append(channel)
+                return channel.localAddress?.port ?? port
+            }
+        }.flatMapErrorThrowing { error in
             throw NetError.cannotListen(formatHostPort(host, port), plainReason(error, listening: true, unix: false))
         }
     }
@@ -181,9 +199,14 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
 
     /// Stops listening and sweeping, removes the socket files. The store stays open (its
     /// opener closes it).
-    public func shutdown() {
+    public func shutdown() async {
+        try? await shutdownLater().get()
+    }
+
+    /// `shutdown()` as a future: done once the socket files are gone.
+    public func shutdownLater() -> EventLoopFuture<Void> {
         changesTask?.cancel()
-        try? loop.submit {
+        return loop.submit {
             self.sweeper?.cancel()
             self.sweeper = nil
             for listener in self.listeners { listener.close(promise: nil) }
@@ -191,7 +214,7 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
             for connection in self.connections.values { connection.channel.close(promise: nil) }
             self.listeners = []
             self.socketPaths = []
-        }.wait()
+        }
     }
 
     // MARK: - Connections (on the loop)

@@ -43,20 +43,20 @@ struct BenchStoryService: ParsableCommand {
         }
         defer { stops.forEach { $0.cancel() } }
         do {
-            try server.listen(unixPath: socket)
+            try server.listenLater(unixPath: socket).wait()
             say("listening on unix:\(socket)")
             let (host, port) = try parseHostPort(listen, for: .listen)
             server.joinCode = nil
-            let bound = plainTcp ? try server.listen(host: host, port: port, tls: nil)
-                : try server.listen(host: host, port: port, identity: try TLSIdentity.selfMade())
+            let bound = plainTcp ? try server.listenLater(host: host, port: port, tls: nil).wait()
+                : try server.listenLater(host: host, port: port, identity: try TLSIdentity.selfMade()).wait()
             say("listening on tcp:" + formatHostPort(host, bound))
         } catch {
             say("error: \(error)")
-            server.shutdown()
+            _ = try? server.shutdownLater().wait()
             throw ExitCode(3)
         }
         stopped.wait()
-        server.shutdown()
+        _ = try? server.shutdownLater().wait()
         try? StoryExecutor.wait { () async throws -> Void in await store.close() }
         say("stopped")
     }

@@ -84,14 +84,14 @@ struct StoryServe: AsyncParsableCommand {
         let tls = self.tls
         let service = StoryServing(server: server, store: store) {
             let socketPath = try socket ?? defaultStorySocketPath(create: true)
-            do { try server.listen(unixPath: socketPath) } catch NetError.hostNameTaken {
+            do { try await server.listen(unixPath: socketPath) } catch NetError.hostNameTaken {
                 throw NetError.noHost("a story service is already running at \(socketPath)")
             }
             say("listening on unix:\(socketPath)")
             if let listen {
                 let address = try validAddress(listen, option: "--listen", use: .listen)
                 server.joinCode = open ? nil : code.flatMap(JoinCode.normalized) ?? JoinCode.random()
-                let port = try server.listen(host: address.host, port: address.port, identity: try tls.identity())
+                let port = try await server.listen(host: address.host, port: address.port, identity: try tls.identity())
                 say("listening on tcp:" + formatHostPort(address.host, port))
                 say(server.joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone who can reach the port may play)")
             }
@@ -107,18 +107,18 @@ struct StoryServe: AsyncParsableCommand {
 struct StoryServing: Service {
     let server: StoryServer
     let store: any StoryStore
-    let listen: @Sendable () throws -> Void
+    let listen: @Sendable () async throws -> Void
 
     func run() async throws {
         do {
-            try listen()
+            try await listen()
         } catch {
-            server.shutdown()
+            await server.shutdown()
             await store.close()
             throw storyFailure(error)
         }
         try? await gracefulShutdown()
-        server.shutdown()
+        await server.shutdown()
         await store.close()
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import SnapDBus
 import SnapTestSupport
 import StoryEngine
+import StoryLink
 import StoryService
 import Testing
 

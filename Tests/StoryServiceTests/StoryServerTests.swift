@@ -34,8 +34,8 @@ struct StoryServerTests {
         let server = StoryServer(store: store, loop: group.next(), logger: Logger(label: "test"), turnSeconds: turnSeconds,
                                  sweepInterval: sweepInterval)
         server.limits = limits
-        try server.listen(unixPath: directory + "/story.socket", channelBinding: channelBinding)
-        defer { server.shutdown() }
+        try server.listenLater(unixPath: directory + "/story.socket", channelBinding: channelBinding).wait()
+        defer { _ = try? server.shutdownLater().wait() }
         try body(directory + "/story.socket", server)
     }
 
@@ -314,7 +314,7 @@ struct StoryServerTests {
                 #expect(count == 1)
             }
             let server = StoryServer(store: store, loop: group.next(), logger: Logger(label: "test"))
-            try server.listen(unixPath: directory + "/story.socket")
+            try server.listenLater(unixPath: directory + "/story.socket").wait()
             if round == 0 {
                 _ = try client(directory + "/story.socket", "Ann", key(1), oldKey: annOld)
             } else {
@@ -322,7 +322,7 @@ struct StoryServerTests {
                 #expect(refusal({ _ = try client(directory + "/story.socket", "Ann", key(2), oldKey: annOld) })?.0 == .wrongKey)
                 try client(directory + "/story.socket", "Ann", key(1)).ping(1)
             }
-            server.shutdown()
+            _ = try? server.shutdownLater().wait()
             try StoryExecutor.wait { await store.close() }
         }
         // Nothing was taken from the journal: it is as it was.

@@ -23,8 +23,8 @@ struct StoryTLSRefusalTests {
         defer { try? StoryExecutor.wait { await store.close() } }
         let server = StoryServer(store: store, loop: group.next(), logger: Logger(label: "test"))
         server.limits.connections = connections
-        let port = try server.listen(host: "127.0.0.1", port: 0, identity: try TLSIdentity.selfMade(in: directory + "/tls"))
-        defer { server.shutdown() }
+        let port = try server.listenLater(host: "127.0.0.1", port: 0, identity: try TLSIdentity.selfMade(in: directory + "/tls")).wait()
+        defer { _ = try? server.shutdownLater().wait() }
         try body(port)
     }
 
