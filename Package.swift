@@ -81,6 +81,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The index of the match journals (SQLite, beside them): what `snap history`, `snap
+        // stats` and a host's won counts read. The journals stay the truth; it is rebuilt from them.
+        .target(
+            name: "SnapHistory",
+            dependencies: [
+                "SnapEngine", "SnapProtocol", "SnapSession", "SnapJournal", "SnapNet",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The story service: its messages, journal records, server and client.
         .target(
             name: "StoryService",
@@ -107,6 +119,7 @@ let package = Package(
             name: "SnapUI",
             dependencies: [
                 "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "SnapTable", "StoryEngine", "StoryService",
+                "SnapHistory",
                 .target(name: "CSDL2", condition: gui),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -117,7 +130,7 @@ let package = Package(
         .target(
             name: "SnapBench",
             dependencies: [
-                "SnapEngine", "SnapProtocol", "SnapSession", "SnapSimulation", "SnapNet", "SnapJournal",
+                "SnapEngine", "SnapProtocol", "SnapSession", "SnapSimulation", "SnapNet", "SnapJournal", "SnapHistory",
                 "StoryEngine", "StoryService",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -130,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "snap",
             dependencies: [
-                "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal",
+                "SnapEngine", "SnapBots", "SnapSimulation", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal", "SnapHistory",
                 .target(name: "SnapTable", condition: gui),
                 "StoryEngine", "StoryService", "StoryNotices", "SnapDBus",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -179,14 +192,18 @@ let package = Package(
         .testTarget(
             name: "SnapNetTests",
             dependencies: [
-                "SnapNet", "SnapTestSupport", "SnapSession", "SnapProtocol",
+                "SnapNet", "SnapHistory", "SnapTestSupport", "SnapSession", "SnapProtocol",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .testTarget(
+            name: "SnapHistoryTests",
+            dependencies: ["SnapHistory", "SnapNet", "SnapJournal", "SnapProtocol", "SnapSession", "SnapEngine", "SnapSimulation", "SnapTestSupport"]
+        ),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine"]),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapProtocol", "StoryService", "SnapDBus", "StoryEngine",
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapSession", "SnapEngine", "SnapProtocol", "StoryService", "SnapDBus", "StoryEngine",
                                                             .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation"]),
         .testTarget(

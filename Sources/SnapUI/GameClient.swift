@@ -5,6 +5,7 @@ import Logging
 import NIOPosix
 import SnapBots
 import SnapEngine
+import SnapHistory
 import SnapNet
 import SnapProtocol
 import SnapSession
@@ -185,7 +186,7 @@ public final class GameClient {
         var configuration = configuration
         if placement.listen == nil { configuration.joinCode = nil }
         let name = configuration.hostName
-        let server = HostServer(configuration, loop: group.next(), logger: logger)
+        let server = HostServer(configuration, loop: group.next(), logger: logger, history: IndexedHistory { logger.warning("\($0)") })
         let path: String
         if let socket = placement.socket { path = socket } else {
             let directory = try directories.hostSockets()
@@ -258,7 +259,7 @@ public final class GameClient {
                             logger: Logger) -> GameClient {
         let server = HostServer(configuration(name: name, bots: opponents, level: level, speed: speed, rules: rules,
                                               seed: seed, maxClients: 0),
-                                loop: group.next(), logger: logger)
+                                loop: group.next(), logger: logger, history: IndexedHistory { logger.warning("\($0)") })
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: nil,
                                 directories: directories)
         client.isSolo = true
