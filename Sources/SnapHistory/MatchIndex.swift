@@ -46,6 +46,21 @@ public final class MatchIndex: @unchecked Sendable {  // the connection is Senda
     /// why); one that cannot be written (a read-only directory) is kept in memory for this call.
     public static func using<T: Sendable>(directory: String, onWarning: @Sendable (String) -> Void = { _ in },
                                           _ body: (MatchIndex) async throws -> T) async throws -> T {
+        // One use of a directory's index at a time in this process: two connections of one
+        // process would only wait for each other's locks.
+        await IndexGate.shared.enter(directory)
+        do {
+            let result = try await usingAlone(directory: directory, onWarning: onWarning, body)
+            await IndexGate.shared.leave(directory)
+            return result
+        } catch {
+            await IndexGate.shared.leave(directory)
+            throw error
+        }
+    }
+
+    private static func usingAlone<T: Sendable>(directory: String, onWarning: @Sendable (String) -> Void,
+                                                _ body: (MatchIndex) async throws -> T) async throws -> T {
         let file = path(in: directory)
         do {
             return try await attempt(directory, .file(path: file), body)
@@ -65,7 +80,7 @@ public final class MatchIndex: @unchecked Sendable {  // the connection is Senda
                                    _ body: (MatchIndex) async throws -> T) async throws -> T {
         var logger = Logger(label: "snap.history.sqlite")
         logger.logLevel = .warning
-        let connection = try await SQLiteConnection.open(storage: storage, threadPool: .singleton, logger: logger,
+        let connection = try await SQLiteConnection.open(storage: storage, threadPool: sqliteThreads, logger: logger,
                                                           on: MultiThreadedEventLoopGroup.singleton.any())
         let index = MatchIndex(directory: directory, connection: connection)
         do {
@@ -78,6 +93,14 @@ public final class MatchIndex: @unchecked Sendable {  // the connection is Senda
             throw error
         }
     }
+
+    /// The statements' threads: their own, so that a statement waiting for another process's
+    /// lock never holds a thread that a journal's fold (on NIO's pool) needs, nor the reverse.
+    private static let sqliteThreads: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 2)
+        pool.start()
+        return pool
+    }()
 
     private static func isBusy(_ error: SQLiteError) -> Bool {
         let reason = "\(error.reason)"
@@ -389,7 +412,7 @@ public struct IndexedRound: Sendable, Equatable {
 }
 
 /// The index as a host's `MatchHistory`: won counts from it (after indexing what it lacks),
-/// and this match's rows written again when a round ends.
+/// and this match's rows written again when a round ends; on `HistoryExecutor`'s threads.
 public struct IndexedHistory: MatchHistory {
     private let onWarning: @Sendable (String) -> Void
 
@@ -397,22 +420,83 @@ public struct IndexedHistory: MatchHistory {
         self.onWarning = onWarning
     }
 
-    public func roundsWon(in directory: String, excluding: String) async throws -> [String: Int] {
-        try await MatchIndex.using(directory: directory, onWarning: onWarning) { index in
-            try await index.refresh(excluding: excluding)
-            return try await index.roundsWon(excluding: excluding)
+    public func roundsWon(in directory: String, excluding: String,
+                          then: @escaping @Sendable (Result<[String: Int], any Error>) -> Void) {
+        let onWarning = self.onWarning
+        Task(executorPreference: HistoryExecutor.shared) {
+            do {
+                then(.success(try await MatchIndex.using(directory: directory, onWarning: onWarning) { index in
+                    try await index.refresh(excluding: excluding)
+                    return try await index.roundsWon(excluding: excluding)
+                }))
+            } catch {
+                then(.failure(error))
+            }
         }
     }
 
-    public func journalGrew(_ path: String) async {
+    public func journalGrew(_ path: String, flush: @escaping @Sendable () -> Void) {
+        let onWarning = self.onWarning
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        do {
-            try await MatchIndex.using(directory: directory.isEmpty ? "." : directory, onWarning: onWarning) { index in
-                try await index.update(path)
+        Task(executorPreference: HistoryExecutor.shared) {
+            flush()  // on the executor's queue, which may block
+            do {
+                try await MatchIndex.using(directory: directory.isEmpty ? "." : directory, onWarning: onWarning) { index in
+                    try await index.update(path)
+                }
+            } catch {
+                onWarning("the match index was not updated (\(error)); the next read indexes the journal")
             }
-        } catch {
-            onWarning("the match index was not updated (\(error)); the next read indexes the journal")
         }
+    }
+}
+
+/// The index's tasks run here: a concurrent queue's threads, which may block (a journal's
+/// flush, a statement waiting for another process's lock), apart from Swift's cooperative
+/// pool, which a blocked caller (a test, a command waiting) could otherwise starve.
+public final class HistoryExecutor: TaskExecutor, @unchecked Sendable {  // a queue is thread-safe
+    public static let shared = HistoryExecutor()
+    private let queue = DispatchQueue(label: "snap.history", attributes: .concurrent)
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
+
+    /// Runs `body` to its end from a thread that may wait (a command's, a test's, a
+    /// benchmark's; never an event loop's).
+    public static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: Result<T, any Error>?
+        Task(executorPreference: shared) {
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        return try result!.get()
+    }
+}
+
+/// Turns at a directory's index, in the order asked: a turn ends by handing it to the next.
+private actor IndexGate {
+    static let shared = IndexGate()
+    private var taken: Set<String> = []
+    private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+
+    func enter(_ key: String) async {
+        if taken.insert(key).inserted { return }
+        await withCheckedContinuation { waiting[key, default: []].append($0) }
+    }
+
+    func leave(_ key: String) {
+        guard var queue = waiting[key], !queue.isEmpty else {
+            taken.remove(key)
+            return
+        }
+        let next = queue.removeFirst()
+        waiting[key] = queue.isEmpty ? nil : queue
+        next.resume()
     }
 }
 

@@ -156,26 +156,23 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
 
     /// The won counts the table shows come from the matches journaled before this one, as
     /// `history` has them (indexing any journal it lacks first). That is never done on the
-    /// caller's thread (a window's) nor on the loop: a task asks, and the loop takes the
+    /// caller's thread (a window's) nor on the loop: the history's threads do it, and the loop takes the
     /// counts when they are ready. A game that starts before then shows this match's wins only.
     private func countEarlierWins(in directory: String, excluding path: String) {
         guard let history else { return }
         let promise = loop.makePromise(of: [String: Int].self)
-        promise.completeWithTask { try await history.roundsWon(in: directory, excluding: path) }
+        history.roundsWon(in: directory, excluding: path) { promise.completeWith($0) }
         let counted = promise.futureResult
         counted.whenSuccess { [self] wins in session.setEarlierWins(wins) }  // on the loop
         counted.whenFailure { [logger] error in logger.warning("the won counts of earlier matches could not be read: \(error)") }
         winsCounted.withLockedValue { $0 = counted }
     }
 
-    /// A round ended (its records are appended): once the journal has them on disk, off the
-    /// loop, `history` indexes this match's rows.
+    /// A round ended (its records are appended): `history` flushes the journal and indexes
+    /// this match's rows, on its own threads.
     private func journalRoundEnded() {
         guard let history, let writer = journal else { return }
-        Task.detached {
-            _ = try? await NIOThreadPool.singleton.runIfActive { writer.flush() }
-            await history.journalGrew(writer.path)
-        }
+        history.journalGrew(writer.path) { writer.flush() }
     }
 
     /// The counts of `countEarlierWins` once the session has them (tests wait for it).

@@ -99,13 +99,16 @@ public enum MatchJournal {
 
 /// What a host keeps of the matches journaled before: the won counts its table shows,
 /// and this match's rounds as they end. SnapHistory's index is the one; SnapNet knows no
-/// database, so the host is handed it.
+/// database, so the host is handed it. Both calls return at once and do their work on the
+/// history's own threads (never the caller's, never the cooperative pool a blocked thread
+/// could starve).
 public protocol MatchHistory: Sendable {
     /// Rounds won by each player name in the matches journaled in `directory`, except the
-    /// journal at `excluding` (a name with none is absent).
-    func roundsWon(in directory: String, excluding: String) async throws -> [String: Int]
-    /// The journal at `path` has grown by a round; called off the host's loop.
-    func journalGrew(_ path: String) async
+    /// journal at `excluding` (a name with none is absent), handed to `then`.
+    func roundsWon(in directory: String, excluding: String, then: @escaping @Sendable (Result<[String: Int], any Error>) -> Void)
+    /// The journal at `path` has grown by a round: once `flush` (which may block) has put
+    /// it on disk, the history reads it.
+    func journalGrew(_ path: String, flush: @escaping @Sendable () -> Void)
 }
 
 /// A journal that is damaged, not merely torn: refused unless the caller chose to go on

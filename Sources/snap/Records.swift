@@ -155,7 +155,7 @@ struct History: ParsableCommand {
 func indexedEntries(in folder: String, reindex: Bool) throws -> [MatchIndex.Entry] {
     guard access(folder, F_OK) == 0 else { return [] }
     do {
-        return try blocking {
+        return try HistoryExecutor.wait {
             try await MatchIndex.using(directory: folder, onWarning: { printError("warning: \($0)") }) { index in
                 let refresh = try await (reindex ? index.rebuild() : index.refresh())
                 if reindex { printError("reindexed \(refresh.indexed) journals in \(folder)") }
