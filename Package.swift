@@ -161,7 +161,7 @@ let package = Package(
         .executableTarget(
             name: "snap-bench",
             dependencies: [
-                "SnapBench", "SnapEngine", "SnapSimulation", "SnapSession", "SnapNet", "StoryService",
+                "SnapBench", "SnapEngine", "SnapSimulation", "SnapSession", "SnapNet", "SnapHistory", "StoryService",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -148,3 +148,19 @@ struct StatsCommandTests {
         #expect(reindexed.errors.contains("reindexed 2 journals"), "\(reindexed.errors)")
     }
 }
+
+@Suite("snap-bench history")
+struct HistoryBenchTests {
+    @Test("run small: every copied journal is listed by snap history and counted, against none", .timeLimit(.minutes(5)))
+    func historyBench() throws {
+        let bench = try SnapProcess(["history", "--matches", "3,5", "--repeats", "1"], runtimeDirectory: makeRuntimeDirectory(),
+                                    binary: snapBinary(named: "snap-bench"))
+        #expect(bench.exitStatus(timeout: 240) == 0, "\(bench.errors)")
+        let lines = bench.lines.filter { $0.contains(" past matches: snap history ") }
+        #expect(lines.count == 3, "\(bench.output)")
+        #expect(lines.first?.hasPrefix("0 past matches: snap history ") == true && lines.first?.contains("(1 lines;") == true)
+        #expect(lines.dropFirst().first?.hasPrefix("3 past matches: ") == true && lines.dropFirst().first?.contains("(4 lines;") == true)
+        #expect(lines.last?.hasPrefix("5 past matches: ") == true && lines.last?.contains("(6 lines;") == true)
+        #expect(lines.allSatisfy { $0.contains("won count ") && $0.contains("index built from the journals in ") })
+    }
+}
