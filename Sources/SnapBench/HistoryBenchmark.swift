@@ -12,7 +12,8 @@ import SnapSimulation
 /// virtual time, its log written by the journal writer) is copied into a directory N
 /// times; then, against the same steps on an empty directory in the same run:
 /// - the index built from the N journals (the first read after an upgrade),
-/// - `snap history` as a process, the index up to date (what a player waits for),
+/// - `snap history` as a process, the index up to date (what a player waits for), the
+///   directory's last change 3 s or more before (as a player's past journals are),
 /// - a host's won count (`IndexedHistory.roundsWon`: the index checked against the
 ///   directory, then counted), as a host start does it off the window's thread.
 public struct HistoryBenchmark: Sendable {
@@ -66,6 +67,10 @@ public struct HistoryBenchmark: Sendable {
                 close(descriptor)
             }
             let copySeconds = seconds(since: copyStart)
+            // A player's past journals were written long before: the index trusts a directory
+            // whose time is settled (2 s old) to have gained no journal since it last looked.
+            let settledAt = copyStart + .seconds(3) + .milliseconds(Int64(copySeconds * 1_000))
+            if ContinuousClock.now < settledAt { try await Task.sleep(until: settledAt) }
             log("indexing \(count) journals")
             let buildStart = ContinuousClock.now
             let built = try await MatchIndex.using(directory: directory) { try await $0.refresh() }

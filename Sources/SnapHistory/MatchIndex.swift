@@ -11,7 +11,7 @@ import SnapNet
 import SQLiteNIO
 
 /// The index of a directory of match journals: one SQLite file beside them
-/// (`index.sqlite`), what `snap history`, `snap stats` and a host's won counts read instead
+/// (`index/index.sqlite`), what `snap history`, `snap stats` and a host's won counts read instead
 /// of replaying every journal. The journals stay the truth: `refresh()` reads any journal
 /// the index lacks or holds at another size or time (copied in, written by an older snap,
 /// grown since), and forgets removed ones; a file that is not a usable index is deleted and
@@ -19,7 +19,8 @@ import SQLiteNIO
 /// and journals are folded on NIO's, never on the caller's thread.
 ///
 /// Schema (version 1; another version is dropped and rebuilt):
-/// - `meta(key PRIMARY KEY, value)`: `schema_version`.
+/// - `meta(key PRIMARY KEY, value)`: `schema_version`; `directory_modified`, the journals'
+///   directory's modification time at the last full look (ns), once it is 2 s old.
 /// - `journals(name PRIMARY KEY, size, modified, readable, started_at, host, players,
 ///   winners, ended, broken, damage_offset, damage_record)`: one row a match (players and
 ///   winners joined by U+001F, which no player name holds).
@@ -28,7 +29,9 @@ import SQLiteNIO
 ///   row a player and round; `reactions` the correct calls' reaction times in µs, comma-separated.
 public final class MatchIndex: @unchecked Sendable {  // the connection is Sendable; one caller at a time
     public static let schemaVersion = 2
-    public static let fileName = "index.sqlite"
+    /// In a directory of its own: SQLite's files come and go there, never in the journals'
+    /// directory, whose modification time says whether a journal was added or removed.
+    public static let fileName = "index/index.sqlite"
     public let directory: String
     private let connection: SQLiteConnection
     private static let separator: Character = "\u{1F}"
@@ -62,6 +65,7 @@ public final class MatchIndex: @unchecked Sendable {  // the connection is Senda
     private static func usingAlone<T: Sendable>(directory: String, onWarning: @Sendable (String) -> Void,
                                                 _ body: (MatchIndex) async throws -> T) async throws -> T {
         let file = path(in: directory)
+        mkdir(directory + "/index", 0o700)  // exists already, or SQLite says why it cannot open
         do {
             return try await attempt(directory, .file(path: file), body)
         } catch let error as SQLiteError where isBusy(error) {
@@ -124,6 +128,7 @@ public final class MatchIndex: @unchecked Sendable {  // the connection is Senda
             if found != Self.schemaVersion {
                 for statement in [
                     "DROP TABLE IF EXISTS journals", "DROP TABLE IF EXISTS rounds", "DROP TABLE IF EXISTS calls",
+                    "DELETE FROM meta WHERE key = 'directory_modified'",
                     """
                     CREATE TABLE journals(name TEXT PRIMARY KEY, size INTEGER NOT NULL, modified INTEGER NOT NULL,
                         readable INTEGER NOT NULL, started_at INTEGER, host TEXT, players TEXT, winners TEXT,
@@ -169,21 +174,35 @@ public final class MatchIndex: @unchecked Sendable {  // the connection is Senda
     /// now (a host's own), left for its host to index.
     @discardableResult
     public func refresh(excluding: String? = nil) async throws -> Refresh {
+        // Taken before the directory is read: a journal added meanwhile makes it differ next time.
+        let directoryModified = Self.fileStat(directory).modified
+        let stored = try await connection.query("SELECT value FROM meta WHERE key = 'directory_modified'").first?.column("value")?.integer
+        // No journal added, removed or renamed since the last full look: only the journals
+        // with no end can have grown (a host appends until its match ends), so only they are
+        // looked at. A finished journal changed in place is seen by `rebuild()`.
+        let unchangedNames = stored.map { Int($0) } == directoryModified && directoryModified >= 0
         var known: [String: (size: Int, modified: Int)] = [:]
-        for row in try await connection.query("SELECT name, size, modified FROM journals") {
+        for row in try await connection.query("SELECT name, size, modified FROM journals" + (unchangedNames ? " WHERE ended IS NULL" : "")) {
             guard let name = row.column("name")?.string else { continue }
             known[name] = (Int(row.column("size")?.integer ?? -1), Int(row.column("modified")?.integer ?? -1))
         }
         var stale: [(path: String, name: String, size: Int, modified: Int)] = []
         var present = Set<String>()
-        for path in MatchJournal.files(in: directory) where path != excluding {
+        let paths = unchangedNames ? known.keys.sorted().map { directory + "/" + $0 } : MatchJournal.files(in: directory)
+        for path in paths where path != excluding {
             let name = Self.name(of: path)
-            present.insert(name)
             let (size, modified) = Self.fileStat(path)
+            if size < 0, unchangedNames { continue }  // gone after all: forgotten below
+            present.insert(name)
             if let row = known[name], row.size == size, row.modified == modified { continue }
             stale.append((path, name, size, modified))
         }
         let gone = known.keys.filter { !present.contains($0) && directory + "/" + $0 != excluding }
+        // A directory changed within the last 2 s may change again within its clock's tick.
+        let settled = directoryModified >= 0 && directoryModified < (Int(time(nil)) - 2) * 1_000_000_000
+        _ = try await connection.query(settled
+            ? "INSERT OR REPLACE INTO meta(key, value) VALUES('directory_modified', \(directoryModified))"
+            : "DELETE FROM meta WHERE key = 'directory_modified'")
         var result = Refresh(indexed: 0, removed: gone.count)
         if !gone.isEmpty {
             try await transaction {
@@ -227,6 +246,7 @@ public final class MatchIndex: @unchecked Sendable {  // the connection is Senda
     public func rebuild() async throws -> Refresh {
         try await transaction {
             for table in ["journals", "rounds", "calls"] { _ = try await self.connection.query("DELETE FROM \(table)") }
+            _ = try await self.connection.query("DELETE FROM meta WHERE key = 'directory_modified'")
         }
         return try await refresh()
     }

@@ -105,7 +105,7 @@ struct History: ParsableCommand {
         abstract: "List the matches hosted on this machine, newest last, and each player's rounds won.",
         discussion: """
             One line a match: date (UTC), table, players, round winners, and how it ended. Read from \
-            the match index beside the journals (index.sqlite), which first reads any journal it \
+            the match index beside the journals (index/index.sqlite), which first reads any journal it \
             lacks or that changed; --reindex builds it again from every journal.
             """)
 

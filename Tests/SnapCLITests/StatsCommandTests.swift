@@ -130,7 +130,7 @@ struct StatsCommandTests {
         #expect(first.lines.count == 2 && first.lines[0].contains("\tTable\t") && first.lines[0].contains("Ann")
                 && first.lines[0].contains("Bob") && first.lines[0].hasSuffix("all 1 rounds played"), "\(first.output)")
         let matches = String(path[..<path.lastIndex(of: "/")!])
-        let index = matches + "/index.sqlite"
+        let index = matches + "/index/index.sqlite"
         #expect(FileManager.default.fileExists(atPath: index))
 
         // A copy of the journal, and an index file overwritten with junk.

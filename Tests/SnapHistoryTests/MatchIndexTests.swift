@@ -132,6 +132,39 @@ struct MatchIndexTests {
         #expect(afterRemoval == (try Matches.wins(logs)))
     }
 
+    @Test("a directory unchanged since the last look: only unfinished journals are looked at, and one that grew is read again")
+    func unchangedDirectory() async throws {
+        let (directory, logs) = try Matches.directory("unchanged")
+        // An unfinished match: the first half of one, as a host writing it leaves the file.
+        let growing = directory + "/2026-01-04T000000-Simulation.snapjournal"
+        let half = logs[1].count / 2
+        try Matches.write(Array(logs[1].prefix(half)), to: growing)
+        let first = try await MatchIndex.using(directory: directory) { try await $0.refresh() }
+        #expect(first.indexed == 4)
+        // The directory last changed an hour ago: the index may trust that nothing was added.
+        var times = [timespec(tv_sec: time(nil) - 3_600, tv_nsec: 0), timespec(tv_sec: time(nil) - 3_600, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, directory, &times, 0) == 0)
+        let quiet = try await MatchIndex.using(directory: directory) { try await $0.refresh() }
+        #expect(quiet == MatchIndex.Refresh(indexed: 0, removed: 0))
+        // Proof that it trusts it: a journal slipped in with the directory's time put back is
+        // not looked for; `rebuild` (snap history --reindex) finds it.
+        try Matches.write(logs[0], to: directory + "/2026-01-05T000000-Simulation.snapjournal")
+        #expect(utimensat(AT_FDCWD, directory, &times, 0) == 0)
+        // The host appends the rest of its match in place: the directory does not change.
+        let length = try MatchJournal.read(path: growing).intactLength
+        let writer = try JournalWriter(continuing: growing, intactLength: length, onError: { _ in })
+        for record in logs[1].dropFirst(half) { writer.append(MatchRecordCodec.encode(record)) }
+        writer.close()
+        #expect(utimensat(AT_FDCWD, directory, &times, 0) == 0)
+        let (grown, entries) = try await MatchIndex.using(directory: directory) { (try await $0.refresh(), try await $0.entries()) }
+        #expect(grown == MatchIndex.Refresh(indexed: 1, removed: 0))
+        #expect(entries.last?.match?.winners == (try MatchReplay.fold(logs[1]).winners))
+        #expect(entries.last?.match?.ended != nil)
+        #expect(entries.count == 4)
+        let rebuilt = try await MatchIndex.using(directory: directory) { try await $0.rebuild() }
+        #expect(rebuilt == MatchIndex.Refresh(indexed: 5, removed: 0))
+    }
+
     @Test("an index file that is no database is built again from the journals, with a warning")
     func damagedIndex() async throws {
         let (directory, logs) = try Matches.directory("damaged-index")
