@@ -43,6 +43,8 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     private var observerOnLoop: (@Sendable (HostAction) -> Void)?
     /// How far behind a connection may fall before it is cut as too slow.
     public var outboundLimits = OutboundLimits()
+    /// Past matches' won counts, and this match's rounds as they end (nil: none).
+    private let history: (any MatchHistory)?
     /// Where the match log is written as it grows (nil: not at all).
     public private(set) var journal: JournalWriter?
     private let done: EventLoopPromise<String>
@@ -52,9 +54,12 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     public var tcpListeners: [HostPort] { get async { await onLoop { self.tcpAddresses } } }
     private var tcpAddresses: [HostPort] = []
 
-    public init(_ configuration: HostConfiguration, loop: EventLoop, logger: Logger) {
+    /// `history`: where the won counts of earlier matches come from and where this match's
+    /// rounds go as they end (SnapHistory's index); nil: neither (this match's wins only).
+    public init(_ configuration: HostConfiguration, loop: EventLoop, logger: Logger, history: (any MatchHistory)? = nil) {
         self.loop = loop
         self.logger = logger
+        self.history = history
         var configuration = configuration
         if configuration.startedAt == 0 { configuration.startedAt = UInt64(max(0, time(nil))) }
         joinCode = configuration.joinCode
@@ -68,9 +73,11 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     /// tail is cut with a warning; a damaged journal is refused (`JournalDamaged`) unless
     /// `fromLastGoodRecord`, and then the whole damaged file is first kept beside it.
     public init(resuming path: String, _ configuration: HostConfiguration, loop: EventLoop, logger: Logger,
-                fromLastGoodRecord: Bool = false, onWarning: @escaping @Sendable (String) -> Void) throws {
+                fromLastGoodRecord: Bool = false, history: (any MatchHistory)? = nil,
+                onWarning: @escaping @Sendable (String) -> Void) throws {
         self.loop = loop
         self.logger = logger
+        self.history = history
         let journal = try MatchJournal.read(path: path)
         if let fault = journal.fault {
             if fault.isDamage {
@@ -150,17 +157,25 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         }
     }
 
-    /// The won counts the table shows come from the matches journaled before this one.
-    /// Reading them takes time in proportion to a player's whole history, so it is never
-    /// done on the caller's thread (a window's) nor on the loop: NIO's thread pool reads
-    /// them, and the loop takes the counts when they are ready. A game that starts before
-    /// then shows this match's wins only.
+    /// The won counts the table shows come from the matches journaled before this one, as
+    /// `history` has them (indexing any journal it lacks first). That is never done on the
+    /// caller's thread (a window's) nor on the loop: the history's threads do it, and the loop takes the
+    /// counts when they are ready. A game that starts before then shows this match's wins only.
     private func countEarlierWins(in directory: String, excluding path: String) {
-        let counted = NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
-            MatchJournal.roundsWon(in: directory, excluding: path)
-        }
+        guard let history else { return }
+        let promise = loop.makePromise(of: [String: Int].self)
+        history.roundsWon(in: directory, excluding: path) { promise.completeWith($0) }
+        let counted = promise.futureResult
         counted.whenSuccess { [self] wins in session.setEarlierWins(wins) }  // on the loop
+        counted.whenFailure { [logger] error in logger.warning("the won counts of earlier matches could not be read: \(error)") }
         winsCounted.withLockedValue { $0 = counted }
+    }
+
+    /// A round ended (its records are appended): `history` flushes the journal and indexes
+    /// this match's rows, on its own threads.
+    private func journalRoundEnded() {
+        guard let history, let writer = journal else { return }
+        history.journalGrew(writer.path) { writer.flush() }
     }
 
     /// The counts of `countEarlierWins` once the session has them (tests wait for it).
@@ -375,6 +390,8 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     }
 
     private func perform(_ actions: [HostAction]) {
+        var roundEnded = false
+        defer { if roundEnded { journalRoundEnded() } }  // after the batch: the reveal and any end are appended
         for action in actions {
             observerOnLoop?(action)
             switch action {
@@ -389,6 +406,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
                 logger.info("\(line)")
             case .roundWon(let round, let winner):
                 logger.info("round \(round) won by \(winner)")
+                roundEnded = true
             case .announce(let line):
                 logger.info("\(line)")
             case .record(let record):

@@ -57,48 +57,6 @@ public enum MatchJournal {
         return names.sorted()
     }
 
-    /// One journal in a directory, folded as far as it replays: what `snap history` lists
-    /// and what players' won counts are summed from.
-    public struct Summary: Sendable {
-        public var path: String
-        public var replay: MatchReplay
-        /// Why the fold stopped early (the journal differs from the engine), if it did.
-        public var broken: String?
-        /// A torn tail or damage in the file: the summary covers the part before it.
-        public var fault: JournalFault?
-    }
-
-    /// Every readable journal in `directory`, oldest first, folded; `unreadable` hears
-    /// the path of each file that is not a match journal.
-    public static func summaries(in directory: String, excluding excluded: String? = nil,
-                                 unreadable: (String) -> Void = { _ in }) -> [Summary] {
-        files(in: directory).filter { $0 != excluded }.compactMap { path in
-            guard let journal = try? read(path: path) else {
-                unreadable(path)
-                return nil
-            }
-            var replay = MatchReplay()
-            var broken: String?
-            for record in journal.records {
-                do { try replay.apply(record) } catch {
-                    broken = "\(error)"
-                    break
-                }
-            }
-            return Summary(path: path, replay: replay, broken: broken, fault: journal.fault)
-        }
-    }
-
-    /// Rounds won by each player name across the journals in `directory` (a name with
-    /// none is absent): the won counts a table shows beside each player.
-    public static func roundsWon(in directory: String, excluding excluded: String? = nil) -> [String: Int] {
-        var wins: [String: Int] = [:]
-        for summary in summaries(in: directory, excluding: excluded) {
-            for winner in summary.replay.winners { wins[winner, default: 0] += 1 }
-        }
-        return wins
-    }
-
     /// A match journal as read: the records up to the first that cannot be used, and why.
     public struct Contents: Sendable {
         public var records: [MatchRecord]
@@ -138,6 +96,20 @@ public enum MatchJournal {
     }
 
     private static func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+}
+
+/// What a host keeps of the matches journaled before: the won counts its table shows,
+/// and this match's rounds as they end. SnapHistory's index is the one; SnapNet knows no
+/// database, so the host is handed it. Both calls return at once and do their work on the
+/// history's own threads (never the caller's, never the cooperative pool a blocked thread
+/// could starve).
+public protocol MatchHistory: Sendable {
+    /// Rounds won by each player name in the matches journaled in `directory`, except the
+    /// journal at `excluding` (a name with none is absent), handed to `then`.
+    func roundsWon(in directory: String, excluding: String, then: @escaping @Sendable (Result<[String: Int], any Error>) -> Void)
+    /// The journal at `path` has grown by a round: once `flush` (which may block) has put
+    /// it on disk, the history reads it.
+    func journalGrew(_ path: String, flush: @escaping @Sendable () -> Void)
 }
 
 /// A journal that is damaged, not merely torn: refused unless the caller chose to go on

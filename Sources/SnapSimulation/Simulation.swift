@@ -62,6 +62,8 @@ public struct Simulation {
     public let options: SimulationOptions
     /// Every command applied, per round, for replay (benchmarks) when asked for.
     public private(set) var recordedRounds: [[Command]] = []
+    /// The host's whole match log, as a journal holds it, when recording.
+    public private(set) var records: [MatchRecord] = []
     private let recording: Bool
 
     public init(_ options: SimulationOptions, recording: Bool = false) {
@@ -101,6 +103,7 @@ public struct Simulation {
                 case .log(let line) where line.hasPrefix("refused "):
                     report.refusedIntents += 1
                 case .record(let record):
+                    if recording { records.append(record) }
                     if options.checks {
                         do {
                             try replay.apply(record)

@@ -5,6 +5,7 @@ import Logging
 import NIOPosix
 import SnapBots
 import SnapEngine
+import SnapHistory
 import SnapNet
 import SnapProtocol
 import SnapSession
@@ -172,7 +173,7 @@ public final class GameClient {
         if placement.listen == nil { placed.joinCode = nil }
         let configuration = placed
         let name = configuration.hostName
-        let server = HostServer(configuration, loop: group.next(), logger: logger)
+        let server = HostServer(configuration, loop: group.next(), logger: logger, history: IndexedHistory { logger.warning("\($0)") })
         let runtime = HostRuntime(server: server, placement: placement) { report in
             if case .warning(let warning) = report { logger.warning("\(warning)") }
         }
@@ -226,7 +227,7 @@ public final class GameClient {
                             logger: Logger) -> GameClient {
         let server = HostServer(configuration(name: name, bots: opponents, level: level, speed: speed, rules: rules,
                                               seed: seed, maxClients: 0),
-                                loop: group.next(), logger: logger)
+                                loop: group.next(), logger: logger, history: IndexedHistory { logger.warning("\($0)") })
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: nil,
                                 directories: directories)
         client.isSolo = true

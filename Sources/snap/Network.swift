@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import SnapBots
 import SnapEngine
+import SnapHistory
 import SnapJournal
 import SnapNet
 import SnapProtocol
@@ -217,7 +218,7 @@ struct Host: AsyncParsableCommand {
             }
             do {
                 server = try HostServer(resuming: path, configuration, loop: group.next(), logger: logger,
-                                        fromLastGoodRecord: fromLastGoodRecord, onWarning: warn)
+                                        fromLastGoodRecord: fromLastGoodRecord, history: IndexedHistory(onWarning: warn), onWarning: warn)
             } catch let damaged as JournalDamaged {
                 say("error: cannot resume \(path): it is \(damaged.fault).")
                 say("To go on from its last good record (record \(damaged.fault.record - 1)), run this again with "
@@ -229,7 +230,7 @@ struct Host: AsyncParsableCommand {
             }
             resumedFrom = path
         } else {
-            server = HostServer(configuration, loop: group.next(), logger: logger)
+            server = HostServer(configuration, loop: group.next(), logger: logger, history: IndexedHistory(onWarning: warn))
         }
         server.startWhen(startWhen ?? 1)
         server.observe { action in

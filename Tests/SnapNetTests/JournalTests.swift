@@ -5,6 +5,7 @@ import NIOPosix
 import Logging
 import SnapEngine
 import SnapJournal
+import SnapHistory
 import SnapNet
 import SnapProtocol
 import SnapSession
@@ -392,7 +393,16 @@ struct EarlierWinsTests {
         configuration.rounds = 1
         configuration.rules = Rules(turnLimit: 60)
         configuration.turnTimeout = .milliseconds(20)  // the local player never turns: the host turns for it
-        return HostServer(configuration, loop: group.next(), logger: Logger(label: "test"))
+        return HostServer(configuration, loop: group.next(), logger: Logger(label: "test"), history: IndexedHistory())
+    }
+
+    /// Rounds won by name in the journals of `directory`, each replayed here (not by the index).
+    static func replayedWins(in directory: String) throws -> [String: Int] {
+        var wins: [String: Int] = [:]
+        for path in MatchJournal.files(in: directory) {
+            for winner in try MatchReplay.fold(MatchJournal.read(path: path).records).winners { wins[winner, default: 0] += 1 }
+        }
+        return wins
     }
 
     /// One solo match of one round, journaled in `directory`; the link's messages.
@@ -405,6 +415,38 @@ struct EarlierWinsTests {
         return link.drain()
     }
 
+    @Test("a host writes its match's rows into the index when its round ends: nothing is left for the next read to index",
+          .timeLimit(.minutes(2)))
+    func hostIndexesItsRounds() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let directory = scratchDirectory("host-indexes")
+        let server = Self.soloHost(group)
+        let path = try server.startJournalLater(in: directory, onWarning: { _ in }).wait()
+        _ = try Self.play(server)
+        let expected = try MatchReplay.fold(MatchJournal.read(path: path).records).winners
+        #expect(expected.count == 1)
+        // Only what the host wrote (no refresh): it writes in a task once its journal is flushed.
+        let found = NIOLockedValueBox<(winners: [String]?, refresh: MatchIndex.Refresh?)>((nil, nil))
+        let done = DispatchSemaphore(value: 0)
+        Task(executorPreference: HistoryExecutor.shared) {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                let winners = try? await MatchIndex.using(directory: directory) { try await $0.entries().first?.match?.winners }
+                found.withLockedValue { $0.winners = winners ?? nil }
+                if winners == expected { break }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            let refresh = try? await MatchIndex.using(directory: directory) { try await $0.refresh() }
+            found.withLockedValue { $0.refresh = refresh }
+            done.signal()
+        }
+        done.wait()
+        #expect(found.withLockedValue { $0.winners } == expected)
+        #expect(found.withLockedValue { $0.refresh } == MatchIndex.Refresh(indexed: 0, removed: 0),
+                "the host's rows cover its whole journal")
+    }
+
     @Test("a host's journal starts without reading past matches on the caller's thread; the counts reach the table",
           .timeLimit(.minutes(5)))
     func countedInTheBackground() throws {
@@ -414,7 +456,7 @@ struct EarlierWinsTests {
         let first = Self.soloHost(group)
         _ = try first.startJournalLater(in: directory, onWarning: { _ in }).wait()
         _ = try Self.play(first)
-        let expected = MatchJournal.roundsWon(in: directory)
+        let expected = try Self.replayedWins(in: directory)
         #expect(expected.values.reduce(0, +) == 1, "\(expected)")
 
         // A "journal" that blocks whoever opens it to read: a FIFO with no writer yet.
