@@ -483,19 +483,6 @@ public final class HistoryExecutor: TaskExecutor, @unchecked Sendable {  // a qu
         let executor = asUnownedTaskExecutor()
         queue.async { job.runSynchronously(on: executor) }
     }
-
-    /// Runs `body` to its end from a thread that may wait (a command's, a test's, a
-    /// benchmark's; never an event loop's).
-    public static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: Result<T, any Error>?
-        Task(executorPreference: shared) {
-            do { result = .success(try await body()) } catch { result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        return try result!.get()
-    }
 }
 
 /// Turns at a directory's index, in the order asked: a turn ends by handing it to the next.

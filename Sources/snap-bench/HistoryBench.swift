@@ -28,7 +28,7 @@ struct HistoryBench: ParsableCommand {
         print("warning: a debug build; measure with `swift build -c release`")
         #endif
         let benchmark = HistoryBenchmark(matchCounts: counts!, repeats: repeats) { FileHandle.standardError.write(Data("snap bench history: \($0)\n".utf8)) }
-        let figures = try HistoryExecutor.wait { try await benchmark.run() }
+        let figures = try blockingAwait { try await benchmark.run() }
         print("snap bench history: one 3-player, 3-round match's journal (turn limit 100, \(figures.first?.journalBytes ?? 0) bytes) copied N times; "
             + "medians of \(repeats) runs")
         let none = figures.first!

@@ -118,7 +118,7 @@ extension Replay: WindowCommand {
 }
 #endif
 
-struct History: ParsableCommand {
+struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the matches hosted on this machine, newest last, and each player's rounds won.",
         discussion: """
@@ -130,9 +130,9 @@ struct History: ParsableCommand {
     @Option(help: "Read journals from this directory instead of $XDG_STATE_HOME/snap/matches.") var directory: String?
     @Flag(help: "Build the match index again from every journal first.") var reindex = false
 
-    func run() throws {
+    func run() async throws {
         let folder = directory ?? MatchJournal.directory()
-        let entries = try indexedEntries(in: folder, reindex: reindex)
+        let entries = try await indexedEntries(in: folder, reindex: reindex)
         var wins: [String: Int] = [:]
         var shown = 0
         // Lines gathered and written 64 KiB at a time: one `write` a line cost ~2 µs a match.
@@ -189,15 +189,13 @@ struct History: ParsableCommand {
 
 /// The journals of `folder` as its match index has them, after it read any it lacked (or
 /// all of them again, `reindex`). No directory: no matches, and no index made.
-func indexedEntries(in folder: String, reindex: Bool) throws -> [MatchIndex.Entry] {
+func indexedEntries(in folder: String, reindex: Bool) async throws -> [MatchIndex.Entry] {
     guard access(folder, F_OK) == 0 else { return [] }
     do {
-        return try HistoryExecutor.wait {
-            try await MatchIndex.using(directory: folder, onWarning: { printError("warning: \($0)") }) { index in
-                let refresh = try await (reindex ? index.rebuild() : index.refresh())
-                if reindex { printError("reindexed \(refresh.indexed) journals in \(folder)") }
-                return try await index.entries()
-            }
+        return try await MatchIndex.using(directory: folder, onWarning: { printError("warning: \($0)") }) { index in
+            let refresh = try await (reindex ? index.rebuild() : index.refresh())
+            if reindex { printError("reindexed \(refresh.indexed) journals in \(folder)") }
+            return try await index.entries()
         }
     } catch {
         printError("error: the match index of \(folder) could not be read: \(error)")

@@ -3,7 +3,7 @@ import Foundation
 import SnapHistory
 import SnapNet
 
-struct Stats: ParsableCommand {
+struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Each player's record over the matches hosted on this machine: wins, streaks, opponents, reaction times.",
         discussion: """
@@ -24,9 +24,9 @@ struct Stats: ParsableCommand {
         if last < 1 { throw ValidationError("--last must be 1 or more matches") }
     }
 
-    func run() throws {
+    func run() async throws {
         let folder = directory ?? MatchJournal.directory()
-        let entries = try indexedEntries(in: folder, reindex: false)
+        let entries = try await indexedEntries(in: folder, reindex: false)
         let known = PlayerStatistics.players(in: entries)
         if let player, !known.contains(player) {
             printError(known.isEmpty
@@ -41,8 +41,8 @@ struct Stats: ParsableCommand {
         let (player, last) = (self.player, self.last)
         let rounds: [IndexedRound]
         do {
-            rounds = try HistoryExecutor.wait {
-                try await MatchIndex.using(directory: folder, onWarning: { printError("warning: \($0)") }) { try await $0.rounds(of: player) }
+            rounds = try await MatchIndex.using(directory: folder, onWarning: { printError("warning: \($0)") }) {
+                try await $0.rounds(of: player)
             }
         } catch {
             printError("error: the match index of \(folder) could not be read: \(error)")
