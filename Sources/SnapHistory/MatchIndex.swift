@@ -432,7 +432,7 @@ public struct IndexedRound: Sendable, Equatable {
 }
 
 /// The index as a host's `MatchHistory`: won counts from it (after indexing what it lacks),
-/// and this match's rows written again when a round ends; on `HistoryExecutor`'s threads.
+/// and this match's rows written again when a round ends; on `OffPoolExecutor`'s threads.
 public struct IndexedHistory: MatchHistory {
     private let onWarning: @Sendable (String) -> Void
 
@@ -443,7 +443,7 @@ public struct IndexedHistory: MatchHistory {
     public func roundsWon(in directory: String, excluding: String,
                           then: @escaping @Sendable (Result<[String: Int], any Error>) -> Void) {
         let onWarning = self.onWarning
-        Task(executorPreference: HistoryExecutor.shared) {
+        Task(executorPreference: OffPoolExecutor.shared) {
             do {
                 then(.success(try await MatchIndex.using(directory: directory, onWarning: onWarning) { index in
                     try await index.refresh(excluding: excluding)
@@ -458,7 +458,7 @@ public struct IndexedHistory: MatchHistory {
     public func journalGrew(_ path: String, flush: @escaping @Sendable () -> Void) {
         let onWarning = self.onWarning
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        Task(executorPreference: HistoryExecutor.shared) {
+        Task(executorPreference: OffPoolExecutor.shared) {
             flush()  // on the executor's queue, which may block
             do {
                 try await MatchIndex.using(directory: directory.isEmpty ? "." : directory, onWarning: onWarning) { index in
@@ -468,20 +468,6 @@ public struct IndexedHistory: MatchHistory {
                 onWarning("the match index was not updated (\(error)); the next read indexes the journal")
             }
         }
-    }
-}
-
-/// The index's tasks run here: a concurrent queue's threads, which may block (a journal's
-/// flush, a statement waiting for another process's lock), apart from Swift's cooperative
-/// pool, which a blocked caller (a test, a command waiting) could otherwise starve.
-public final class HistoryExecutor: TaskExecutor, @unchecked Sendable {  // a queue is thread-safe
-    public static let shared = HistoryExecutor()
-    private let queue = DispatchQueue(label: "snap.history", attributes: .concurrent)
-
-    public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        queue.async { job.runSynchronously(on: executor) }
     }
 }
 

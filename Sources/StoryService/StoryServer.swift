@@ -109,7 +109,7 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
             self?.sweep()
         }
         let changes = store.changes()
-        changesTask = Task(executorPreference: StoryExecutor.shared) { [weak self, store] in
+        changesTask = Task(executorPreference: OffPoolExecutor.shared) { [weak self, store] in
             for await id in changes {
                 guard let match = try? await store.match(id) else { continue }
                 guard let server = self else { return }
@@ -280,7 +280,7 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
             let request = connections[id]!.queue.removeFirst()
             guard let work = handle(request, connection, id) else { continue }
             connections[id]!.busy = true
-            Task(executorPreference: StoryExecutor.shared) { [self] in
+            Task(executorPreference: OffPoolExecutor.shared) { [self] in
                 let finish = await work()
                 loop.execute { [self] in
                     finish()
@@ -368,7 +368,7 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
         guard !sweeping else { return }
         sweeping = true
         let now = self.now, store = self.store
-        Task(executorPreference: StoryExecutor.shared) { [self] in
+        Task(executorPreference: OffPoolExecutor.shared) { [self] in
             do {
                 for id in try await store.due(at: now, limit: 256) {
                     do {
@@ -461,7 +461,7 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
     /// What the store knows of a name's key (tests; blocks, so never call it on the loop).
     public func registeredKey(of name: String) -> StoryRegisteredKey? {
         let store = self.store
-        return (try? StoryExecutor.wait { try await store.registeredKey(of: name) }) ?? nil
+        return (try? OffPoolExecutor.wait { try await store.registeredKey(of: name) }) ?? nil
     }
 }
 

@@ -380,7 +380,7 @@ private func plain(_ error: any Error) -> String {
 
 /// One task at a time, in the order they came: an async lock (an actor alone would let a
 /// second transaction start while the first awaits). A lock, not an actor, so that no
-/// hop leaves the caller's executor (`StoryExecutor`).
+/// hop leaves the caller's executor (`OffPoolExecutor`).
 final class StoreGate: @unchecked Sendable {  // its state is guarded by `lock`
     private let lock = NIOLock()
     private var busy = false
@@ -409,32 +409,5 @@ final class StoreGate: @unchecked Sendable {  // its state is guarded by `lock`
             return waiting.removeFirst()
         }
         next?.resume()
-    }
-}
-
-/// Where the story service's store calls run: threads of their own, never Swift's
-/// cooperative pool (which a blocking caller, a test or a command, may be holding: a
-/// store call waiting for a pool thread would then wait for ever) nor an event loop.
-public final class StoryExecutor: TaskExecutor, @unchecked Sendable {  // a queue is thread-safe
-    public static let shared = StoryExecutor()
-    private let queue = DispatchQueue(label: "snap.story.store", attributes: .concurrent)
-
-    public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
-        queue.async { job.runSynchronously(on: executor) }
-    }
-
-    /// Runs `body` to its end from a thread that may wait (a command's or a test's, never an
-    /// event loop's).
-    public static func wait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: Result<T, any Error>?
-        Task(executorPreference: shared) {
-            do { result = .success(try await body()) } catch { result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        return try result!.get()
     }
 }

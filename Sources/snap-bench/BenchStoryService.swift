@@ -30,7 +30,7 @@ struct BenchStoryService: ParsableCommand {
     func run() throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let database = self.database
-        let store = try StoryExecutor.wait { try await openStoryStore(database) }
+        let store = try OffPoolExecutor.wait { try await openStoryStore(database) }
         let server = StoryServer(store: store, loop: group.next(), logger: makeLogger("snap-bench.story", verbose: false))
         // SIGTERM (the bench's stop) or SIGINT: stop listening, close the store, end.
         let stopped = DispatchSemaphore(value: 0)
@@ -57,7 +57,7 @@ struct BenchStoryService: ParsableCommand {
         }
         stopped.wait()
         _ = try? server.shutdownLater().wait()
-        try? StoryExecutor.wait { () async throws -> Void in await store.close() }
+        try? OffPoolExecutor.wait { () async throws -> Void in await store.close() }
         say("stopped")
     }
 }

@@ -429,7 +429,7 @@ struct EarlierWinsTests {
         // Only what the host wrote (no refresh): it writes in a task once its journal is flushed.
         let found = NIOLockedValueBox<(winners: [String]?, refresh: MatchIndex.Refresh?)>((nil, nil))
         let done = DispatchSemaphore(value: 0)
-        Task(executorPreference: HistoryExecutor.shared) {
+        Task(executorPreference: OffPoolExecutor.shared) {
             let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
                 let winners = try? await MatchIndex.using(directory: directory) { try await $0.entries().first?.match?.winners }

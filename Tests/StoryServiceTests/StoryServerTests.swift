@@ -25,11 +25,11 @@ struct StoryServerTests {
         let directory = scratchDirectory("story")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
-        let store = try StoryExecutor.wait { try await SQLiteStoryStore.open(path: directory + "/story.sqlite") }
-        defer { try? StoryExecutor.wait { await store.close() } }
+        let store = try OffPoolExecutor.wait { try await SQLiteStoryStore.open(path: directory + "/story.sqlite") }
+        defer { try? OffPoolExecutor.wait { await store.close() } }
         if let journal {
             #expect(FileManager.default.createFile(atPath: directory + "/story.journal", contents: Data(journal)))
-            _ = try StoryExecutor.wait { try await StoryJournalImport.run(path: directory + "/story.journal", into: store, turnSeconds: 0, now: 0) }
+            _ = try OffPoolExecutor.wait { try await StoryJournalImport.run(path: directory + "/story.journal", into: store, turnSeconds: 0, now: 0) }
         }
         let server = StoryServer(store: store, loop: group.next(), logger: Logger(label: "test"), turnSeconds: turnSeconds,
                                  sweepInterval: sweepInterval)
@@ -304,11 +304,11 @@ struct StoryServerTests {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         for round in 0..<2 {
-            let store = try StoryExecutor.wait { try await SQLiteStoryStore.open(path: directory + "/story.sqlite") }
-            let wanted = try StoryExecutor.wait { try await StoryJournalImport.wanted(by: store) }
+            let store = try OffPoolExecutor.wait { try await SQLiteStoryStore.open(path: directory + "/story.sqlite") }
+            let wanted = try OffPoolExecutor.wait { try await StoryJournalImport.wanted(by: store) }
             #expect(wanted == (round == 0), "imported twice")
             if wanted {
-                let (count, _) = try StoryExecutor.wait {
+                let (count, _) = try OffPoolExecutor.wait {
                     try await StoryJournalImport.run(path: directory + "/story.journal", into: store, turnSeconds: 0, now: 0)
                 }
                 #expect(count == 1)
@@ -323,7 +323,7 @@ struct StoryServerTests {
                 try client(directory + "/story.socket", "Ann", key(1)).ping(1)
             }
             _ = try? server.shutdownLater().wait()
-            try StoryExecutor.wait { await store.close() }
+            try OffPoolExecutor.wait { await store.close() }
         }
         // Nothing was taken from the journal: it is as it was.
         let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/story.journal")))
@@ -351,7 +351,7 @@ struct StoryServerTests {
         try withServer { socket, server in
             let ann = try client(socket, "Ann", key(1))
             let match = try ann.match(.create(others: ["Bob"], title: ""))
-            try StoryExecutor.wait { await server.store.close() }
+            try OffPoolExecutor.wait { await server.store.close() }
             try ann.send(.turn(match.id, text: "Lost?"))
             guard case .refused(let why, let words) = try ann.next() else { Issue.record("no refusal"); return }
             #expect(why == .unavailable && words == "the story service cannot reach its database; try again", "\(words)")
