@@ -385,7 +385,7 @@ struct LateJournalTests {
 
 @Suite("The matches before this one: counted off the caller's thread")
 struct EarlierWinsTests {
-    static func soloHost(_ group: MultiThreadedEventLoopGroup) -> HostServer {
+    static func soloHost() -> HostServer {
         var configuration = HostConfiguration(hostName: "Solo")
         configuration.bots = 3
         configuration.maxClients = 0
@@ -393,7 +393,8 @@ struct EarlierWinsTests {
         configuration.rounds = 1
         configuration.rules = Rules(turnLimit: 60)
         configuration.turnTimeout = .milliseconds(20)  // the local player never turns: the host turns for it
-        return HostServer(configuration, loop: group.next(), logger: Logger(label: "test"), history: IndexedHistory())
+        return HostServer(configuration, loop: MultiThreadedEventLoopGroup.singleton.next(), logger: Logger(label: "test"),
+                          history: IndexedHistory())
     }
 
     /// Rounds won by name in the journals of `directory`, each replayed here (not by the index).
@@ -406,63 +407,51 @@ struct EarlierWinsTests {
     }
 
     /// One solo match of one round, journaled in `directory`; the link's messages.
-    static func play(_ server: HostServer) throws -> [HostMessage] {
+    static func play(_ server: HostServer) async throws -> [HostMessage] {
         server.startWhen(1)
         let link = server.connectLocal()
         link.send(.hello(Hello(name: "Solo")))
-        _ = try server.finished.wait()
+        _ = try await server.finished.get()
         defer { link.close() }
         return link.drain()
     }
 
     @Test("a host writes its match's rows into the index when its round ends: nothing is left for the next read to index",
           .timeLimit(.minutes(2)))
-    func hostIndexesItsRounds() throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
+    func hostIndexesItsRounds() async throws {
         let directory = scratchDirectory("host-indexes")
-        let server = Self.soloHost(group)
-        let path = try server.startJournalLater(in: directory, onWarning: { _ in }).wait()
-        _ = try Self.play(server)
+        let server = Self.soloHost()
+        let path = try await server.startJournal(in: directory, onWarning: { _ in })
+        _ = try await Self.play(server)
         let expected = try MatchReplay.fold(MatchJournal.read(path: path).records).winners
         #expect(expected.count == 1)
         // Only what the host wrote (no refresh): it writes in a task once its journal is flushed.
-        let found = NIOLockedValueBox<(winners: [String]?, refresh: MatchIndex.Refresh?)>((nil, nil))
-        let done = DispatchSemaphore(value: 0)
-        Task(executorPreference: OffPoolExecutor.shared) {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline {
-                let winners = try? await MatchIndex.using(directory: directory) { try await $0.entries().first?.match?.winners }
-                found.withLockedValue { $0.winners = winners ?? nil }
-                if winners == expected { break }
-                try? await Task.sleep(for: .milliseconds(50))
-            }
-            let refresh = try? await MatchIndex.using(directory: directory) { try await $0.refresh() }
-            found.withLockedValue { $0.refresh = refresh }
-            done.signal()
+        var winners: [String]?
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            winners = try? await MatchIndex.using(directory: directory) { try await $0.entries().first?.match?.winners }
+            if winners == expected { break }
+            try await Task.sleep(for: .milliseconds(50))
         }
-        done.wait()
-        #expect(found.withLockedValue { $0.winners } == expected)
-        #expect(found.withLockedValue { $0.refresh } == MatchIndex.Refresh(indexed: 0, removed: 0),
-                "the host's rows cover its whole journal")
+        #expect(winners == expected)
+        let refresh = try await MatchIndex.using(directory: directory) { try await $0.refresh() }
+        #expect(refresh == MatchIndex.Refresh(indexed: 0, removed: 0), "the host's rows cover its whole journal")
     }
 
     @Test("a host's journal starts without reading past matches on the caller's thread; the counts reach the table",
           .timeLimit(.minutes(5)))
-    func countedInTheBackground() throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
+    func countedInTheBackground() async throws {
         let directory = scratchDirectory("earlier-wins")
-        let first = Self.soloHost(group)
-        _ = try first.startJournalLater(in: directory, onWarning: { _ in }).wait()
-        _ = try Self.play(first)
+        let first = Self.soloHost()
+        _ = try await first.startJournal(in: directory, onWarning: { _ in })
+        _ = try await Self.play(first)
         let expected = try Self.replayedWins(in: directory)
         #expect(expected.values.reduce(0, +) == 1, "\(expected)")
 
         // A "journal" that blocks whoever opens it to read: a FIFO with no writer yet.
         let fifo = directory + "/zz-blocking.snapjournal"
         #expect(mkfifo(fifo, 0o600) == 0)
-        let second = Self.soloHost(group)
+        let second = Self.soloHost()
         let returned = DispatchSemaphore(value: 0)
         let path = NIOLockedValueBox<String?>(nil)
         Thread.detachNewThread {
@@ -470,7 +459,11 @@ struct EarlierWinsTests {
             returned.signal()
         }
         // Reading the history on this thread would wait for the FIFO's writer for ever.
-        #expect(returned.wait(timeout: .now() + 30) == .success, "startJournal read past matches on its caller's thread")
+        // Waited for on a thread of its own: this test's pool thread stays free for the count.
+        let returnedInTime = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: returned.wait(timeout: .now() + 30) == .success) }
+        }
+        #expect(returnedInTime, "startJournal read past matches on its caller's thread")
         #expect(path.withLockedValue { $0 } != nil)
         // Now the FIFO gives its reader, once the count has reached it, a few bytes that are no
         // journal: the count goes on without it. (Opening a FIFO to write without blocking
@@ -479,17 +472,17 @@ struct EarlierWinsTests {
         let deadline = ContinuousClock.now + .seconds(60)
         while writer < 0, ContinuousClock.now < deadline {
             writer = open(fifo, O_WRONLY | O_NONBLOCK)
-            if writer < 0 { usleep(10_000) }
+            if writer < 0 { try await Task.sleep(for: .milliseconds(10)) }
         }
         #expect(writer >= 0, "the count never opened the FIFO")
         guard writer >= 0 else { return }
         _ = write(writer, "junk", 4)
         close(writer)
         let counted = try #require(second.earlierWinsCounted)
-        #expect(try counted.wait() == expected)
+        #expect(try await counted.get() == expected)
 
         // The table hears the earlier wins when the game starts.
-        let messages = try Self.play(second)
+        let messages = try await Self.play(second)
         let counts = messages.compactMap { message -> [String: Int]? in
             guard case .wonCounts(let counts) = message else { return nil }
             let names: [SeatedPlayer] = messages.lazy.compactMap { message -> [SeatedPlayer]? in
