@@ -186,16 +186,20 @@ public final class MatchIndex: @unchecked Sendable {  // the connection is Senda
             guard let name = row.column("name")?.string else { continue }
             known[name] = (Int(row.column("size")?.integer ?? -1), Int(row.column("modified")?.integer ?? -1))
         }
-        var stale: [(path: String, name: String, size: Int, modified: Int)] = []
-        var present = Set<String>()
-        let paths = unchangedNames ? known.keys.sorted().map { directory + "/" + $0 } : MatchJournal.files(in: directory)
-        for path in paths where path != excluding {
-            let name = Self.name(of: path)
-            let (size, modified) = Self.fileStat(path)
-            if size < 0, unchangedNames { continue }  // gone after all: forgotten below
-            present.insert(name)
-            if let row = known[name], row.size == size, row.modified == modified { continue }
-            stale.append((path, name, size, modified))
+        // The directory's listing and a stat a journal: file system work, on NIO's thread pool.
+        let (stale, present) = try await NIOThreadPool.singleton.runIfActive { [directory, known] in
+            var stale: [(path: String, name: String, size: Int, modified: Int)] = []
+            var present = Set<String>()
+            let paths = unchangedNames ? known.keys.sorted().map { directory + "/" + $0 } : MatchJournal.files(in: directory)
+            for path in paths where path != excluding {
+                let name = Self.name(of: path)
+                let (size, modified) = Self.fileStat(path)
+                if size < 0, unchangedNames { continue }  // gone after all: forgotten below
+                present.insert(name)
+                if let row = known[name], row.size == size, row.modified == modified { continue }
+                stale.append((path, name, size, modified))
+            }
+            return (stale, present)
         }
         let gone = known.keys.filter { !present.contains($0) && directory + "/" + $0 != excluding }
         // A directory changed within the last 2 s may change again within its clock's tick.
@@ -432,7 +436,8 @@ public struct IndexedRound: Sendable, Equatable {
 }
 
 /// The index as a host's `MatchHistory`: won counts from it (after indexing what it lacks),
-/// and this match's rows written again when a round ends; on `OffPoolExecutor`'s threads.
+/// and this match's rows written again when a round ends; in tasks that never block (files
+/// are read on NIO's thread pool, statements run on the index's own threads).
 public struct IndexedHistory: MatchHistory {
     private let onWarning: @Sendable (String) -> Void
 
@@ -443,7 +448,7 @@ public struct IndexedHistory: MatchHistory {
     public func roundsWon(in directory: String, excluding: String,
                           then: @escaping @Sendable (Result<[String: Int], any Error>) -> Void) {
         let onWarning = self.onWarning
-        Task(executorPreference: OffPoolExecutor.shared) {
+        Task {
             do {
                 then(.success(try await MatchIndex.using(directory: directory, onWarning: onWarning) { index in
                     try await index.refresh(excluding: excluding)
@@ -455,11 +460,10 @@ public struct IndexedHistory: MatchHistory {
         }
     }
 
-    public func journalGrew(_ path: String, flush: @escaping @Sendable () -> Void) {
+    public func journalGrew(_ path: String) {
         let onWarning = self.onWarning
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        Task(executorPreference: OffPoolExecutor.shared) {
-            flush()  // on the executor's queue, which may block
+        Task {
             do {
                 try await MatchIndex.using(directory: directory.isEmpty ? "." : directory, onWarning: onWarning) { index in
                     try await index.update(path)

@@ -140,9 +140,15 @@ public final class JournalWriter: @unchecked Sendable {  // one appender at a ti
         drain.closeLater(then: done)
     }
 
-    /// Waits until everything queued so far is written (tests, a round's end).
+    /// Waits until everything queued so far is written (tests).
     public func flush() {
         drain.onQueue { $0.flushNow() }
+    }
+
+    /// `flush()` without waiting: `done` is called on the writer's queue once everything
+    /// queued so far is written and synced (a round's end: the host's loop never waits).
+    public func flush(then done: @escaping @Sendable () -> Void) {
+        drain.flushLater(then: done)
     }
 
     deinit {
@@ -204,6 +210,14 @@ private final class Drain: @unchecked Sendable {  // atomics shared; the rest th
             self.batch = record
             self.writeBatch()
             self.overflowing.subtract(1, ordering: .sequentiallyConsistent)
+        }
+    }
+
+    /// `flushNow` on the queue, then `done`.
+    func flushLater(then done: @escaping @Sendable () -> Void) {
+        queue.async {
+            self.flushNow()
+            done()
         }
     }
 

@@ -171,11 +171,12 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         winsCounted.withLockedValue { $0 = counted }
     }
 
-    /// A round ended (its records are appended): `history` flushes the journal and indexes
-    /// this match's rows, on its own threads.
+    /// A round ended (its records are appended): once the writer's queue has put them on
+    /// disk, `history` indexes this match's rows (neither step on the loop).
     private func journalRoundEnded() {
         guard let history, let writer = journal else { return }
-        history.journalGrew(writer.path) { writer.flush() }
+        let path = writer.path
+        writer.flush { history.journalGrew(path) }
     }
 
     /// The counts of `countEarlierWins` once the session has them (tests wait for it).

@@ -107,9 +107,8 @@ public protocol MatchHistory: Sendable {
     /// Rounds won by each player name in the matches journaled in `directory`, except the
     /// journal at `excluding` (a name with none is absent), handed to `then`.
     func roundsWon(in directory: String, excluding: String, then: @escaping @Sendable (Result<[String: Int], any Error>) -> Void)
-    /// The journal at `path` has grown by a round: once `flush` (which may block) has put
-    /// it on disk, the history reads it.
-    func journalGrew(_ path: String, flush: @escaping @Sendable () -> Void)
+    /// The journal at `path` has grown by a round and is on disk: the history reads it.
+    func journalGrew(_ path: String)
 }
 
 /// A journal that is damaged, not merely torn: refused unless the caller chose to go on

@@ -379,8 +379,8 @@ private func plain(_ error: any Error) -> String {
 }
 
 /// One task at a time, in the order they came: an async lock (an actor alone would let a
-/// second transaction start while the first awaits). A lock, not an actor, so that no
-/// hop leaves the caller's executor (`OffPoolExecutor`).
+/// second transaction start while the first awaits). A lock, not an actor: no hop to an
+/// actor's executor between a request's steps.
 final class StoreGate: @unchecked Sendable {  // its state is guarded by `lock`
     private let lock = NIOLock()
     private var busy = false
