@@ -20,15 +20,12 @@ import StoryStores
 /// request reads and writes the store, and its answer goes out only after the store call
 /// returned, so an answered turn is committed and survives a `kill -9`.
 ///
-/// A connection's requests are answered in order, one at a time (its queue); store calls
-/// run off the loop (the store's own threads), and every send happens on the loop. A
-/// store fault refuses the request with `unavailable`, in words, and keeps the connection.
-/// A sweeper passes the turn of matches whose deadline went by (`StoryCommand.timeout`),
-/// and watchers hear of those, and of matches other processes changed (`store.changes()`).
-///
-/// Sign-in (docs/PROTOCOL.md §16): hello (name, public key) → challenge (a fresh nonce)
-/// → proof (the signature of the nonce, the name and the listener's channel binding) →
-/// welcome. The hello timeout covers all of it.
+/// What a connection is answered, and when, is its `StoryConnection` (a pure state
+/// machine: sign-in, the request queue, the budget); this class is its I/O: it feeds each
+/// connection its requests, store answers and sign-in deadline on the loop, makes the
+/// store calls it asks for off the loop, and sends on the loop. A sweeper passes the turn
+/// of matches whose deadline went by (`StoryCommand.timeout`), and watchers hear of those,
+/// and of matches other processes changed (`store.changes()`).
 public final class StoryServer: @unchecked Sendable {  // all state is touched on `loop` only
     public let loop: EventLoop
     public let store: any StoryStore
@@ -56,7 +53,7 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
     /// How often the matches out of time are looked for, unless a test says otherwise.
     public static let defaultSweepInterval: TimeAmount = .seconds(1)
     /// What a request is answered when the store fails.
-    public static let unavailableWords = "the story service cannot reach its database; try again"
+    public static let unavailableWords = StoryConnection.unavailableWords
 
     public struct Limits: Sendable {
         /// Connections at once; one more is refused.
@@ -71,28 +68,9 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
 
     struct Connection {
         let channel: Channel
-        var signIn = SignInState.awaitingHello
+        var machine: StoryConnection
         var sequence = SequenceCounter()
-        var bucket: TokenBucket
         var helloTimer: Scheduled<Void>?
-        /// Over TCP (the join code is asked for).
-        let remote: Bool
-        /// What this connection's proof must be bound to (its listener's).
-        let channelBinding: StoryChannelBinding
-        /// Requests not yet answered, in order; `busy` while the first is at the store.
-        var queue: [StoryRequest] = []
-        var busy = false
-
-        var name: String? {
-            if case .signedIn(let name) = signIn { name } else { nil }
-        }
-    }
-
-    enum SignInState {
-        case awaitingHello
-        /// The challenge went out with `nonce`; the proof must sign it.
-        case awaitingProof(name: String, publicKey: [UInt8], nonce: [UInt8])
-        case signedIn(String)
     }
 
     /// Serves from `store`. `checks`: how sign-ins are verified (tests may pass others).
@@ -230,25 +208,27 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
         }
         let id = nextID
         nextID += 1
-        let seconds = limits.helloTimeout.nanoseconds / 1_000_000_000
         let timer = loop.scheduleTask(in: limits.helloTimeout) { [weak self] () -> Void in
-            self?.refuse(id, .signIn, "not signed in within \(seconds) s (hello, then the proof of your key)", close: true)
+            self?.feed(id, .helloTimedOut)
         }
-        connections[id] = Connection(channel: channel, bucket: TokenBucket(capacity: limits.burst, perSecond: limits.perSecond),
-                                     helloTimer: timer, remote: channel.remoteAddress?.ipAddress != nil,
-                                     channelBinding: channelBinding)
+        let machine = StoryConnection(StoryConnection.Context(
+            remote: channel.remoteAddress?.ipAddress != nil, joinCode: joinCode, channelBinding: channelBinding,
+            turnSeconds: turnSeconds, checks: checks, helloTimeoutSeconds: limits.helloTimeout.nanoseconds / 1_000_000_000,
+            burst: limits.burst, perSecond: limits.perSecond))
+        connections[id] = Connection(channel: channel, machine: machine, helloTimer: timer)
         return id
     }
 
     func disconnected(_ id: UInt64) {
         guard let connection = connections.removeValue(forKey: id) else { return }
         connection.helloTimer?.cancel()
-        if let name = connection.name { watchers[name]?.remove(id) }
+        if let name = connection.machine.name { watchers[name]?.remove(id) }
     }
 
     func malformed(_ id: UInt64, _ why: String) {
         logger.info("connection \(id): \(why)")
-        refuse(id, .badRequest, "malformed message: \(why)", close: true)
+        send(.refused(.badRequest, "malformed message: \(why)"), to: id)
+        close(id)
     }
 
     private var now: UInt64 { UInt64(max(0, time(nil))) }
@@ -256,102 +236,57 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
 
     /// Returns whether the connection is still open.
     func received(_ request: StoryRequest, from id: UInt64) -> Bool {
-        guard var connection = connections[id] else { return false }
-        let elapsed = ContinuousClock.now - clock
-        guard connection.bucket.take(at: elapsed) else {
-            refuse(id, .overBudget, "over budget: more than \(limits.burst) requests at once, or \(Int(limits.perSecond)) a second", close: true)
-            return false
-        }
-        connection.queue.append(request)
-        connections[id] = connection
-        drain(id)
+        feed(id, .request(request, elapsed: ContinuousClock.now - clock))
         return connections[id] != nil
     }
 
-    /// What is left of a request once its store call returned: run on the loop.
-    typealias Finish = @Sendable () -> Void
-    /// A request's store call (off the loop), returning what to do then.
-    typealias Work = @Sendable () async -> Finish
-
-    /// Answers connection `id`'s requests in order: those that need no store at once, and
-    /// one store call at a time, the next request waiting for its answer.
-    private func drain(_ id: UInt64) {
-        while let connection = connections[id], !connection.busy, !connection.queue.isEmpty {
-            let request = connections[id]!.queue.removeFirst()
-            guard let work = handle(request, connection, id) else { continue }
-            connections[id]!.busy = true
-            Task(executorPreference: OffPoolExecutor.shared) { [self] in
-                let finish = await work()
-                loop.execute { [self] in
-                    finish()
-                    guard connections[id] != nil else { return }
-                    connections[id]!.busy = false
-                    drain(id)
+    /// Hands connection `id`'s machine `input` and carries out what it says.
+    private func feed(_ id: UInt64, _ input: StoryConnection.Input) {
+        guard var connection = connections[id] else { return }
+        let actions = connection.machine.handle(input, now: now)
+        connections[id] = connection
+        for action in actions {
+            switch action {
+            case .send(let reply):
+                send(reply, to: id)
+            case .close:
+                close(id)
+            case .signedIn:
+                connections[id]?.helloTimer?.cancel()
+                connections[id]?.helloTimer = nil
+            case .watch(let name):
+                watchers[name, default: []].insert(id)
+            case .push(let match):
+                push(match, except: id)
+            case .call(let call):
+                let store = self.store, logger = self.logger
+                Task(executorPreference: OffPoolExecutor.shared) { [self] in
+                    let answer = await Self.answer(call, from: store, logger: logger, connection: id)
+                    loop.execute { [self] in feed(id, .answered(answer)) }
                 }
             }
         }
     }
 
-    /// A store call whose fault (not a refusal) refuses with `unavailable`; the connection stays.
-    private func storeCall(_ id: UInt64, _ body: @escaping @Sendable () async throws -> Finish) -> Work {
-        { [self] in
-            do {
-                return try await body()
-            } catch let error as StoryError {
-                return { [self] in refuse(id, StoryRefusal(error), error.description) }
-            } catch {
-                logger.warning("connection \(id): the store failed: \(error)")
-                return { [self] in refuse(id, .unavailable, Self.unavailableWords) }
+    /// The store's answer to `call`; its refusals and faults as answers too.
+    private static func answer(_ call: StoryConnection.StoreCall, from store: any StoryStore, logger: Logger,
+                               connection id: UInt64) async -> StoryConnection.StoreAnswer {
+        do {
+            switch call {
+            case .registeredKey(let name): return .registeredKey(try await store.registeredKey(of: name))
+            case .register(let key, let name):
+                try await store.register(key, for: name)
+                return .registered
+            case .matches(let name): return .matches(try await store.matches(of: name))
+            case .match(let matchID): return .match(try await store.match(matchID))
+            case .apply(let command): return .applied(try await store.apply(command))
             }
+        } catch let error as StoryError {
+            return .refused(StoryRequestError(StoryRefusal(error), error.description))
+        } catch {
+            logger.warning("connection \(id): the store failed: \(error)")
+            return .failed
         }
-    }
-
-    /// Answers `request`, or returns the store call that will.
-    private func handle(_ request: StoryRequest, _ connection: Connection, _ id: UInt64) -> Work? {
-        guard let name = connection.name else { return signIn(request, connection, id) }
-        let store = self.store
-        switch request {
-        case .hello, .otherVersionHello, .proof:
-            refuse(id, .badRequest, "a second sign-in (\(request.kind)) after the welcome", close: true)
-        case .ping(let nonce):
-            send(.pong(nonce), to: id)
-        case .watch:
-            watchers[name, default: []].insert(id)
-        case .list:
-            return storeCall(id) { [self] in
-                let matches = try await store.matches(of: name)
-                return { [self] in
-                    for match in matches { send(.match(match), to: id) }
-                    send(.listed(count: UInt32(matches.count)), to: id)
-                }
-            }
-        case .show(let matchID):
-            return storeCall(id) { [self] in
-                let match = try await store.match(matchID)
-                return { [self] in
-                    if let match {
-                        send(.match(match), to: id)
-                    } else {
-                        refuse(id, .unknownMatch, StoryError.unknownMatch(matchID).description)
-                    }
-                }
-            }
-        case .create, .automatch, .turn, .quit, .decline, .rematch:
-            switch StoryHost.command(request, by: name, at: now, turnSeconds: turnSeconds) {
-            case .failure(let error):
-                refuse(id, error.refusal, error.message)
-            case .success(let command):
-                return storeCall(id) { [self] in
-                    // Committed before anyone hears of it: an answered turn is never lost.
-                    let match = try await store.apply(command)
-                    return { [self] in
-                        send(.match(match), to: id)
-                        push(match, except: id)
-                    }
-                }
-            }
-        }
-        return nil
     }
 
     /// An update of `match` to every watching participant's connections but `except`.
@@ -385,76 +320,16 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
         }
     }
 
-    /// hello → challenge, proof → welcome; anything else, or a refused step, cuts the connection.
-    private func signIn(_ request: StoryRequest, _ connection: Connection, _ id: UInt64) -> Work? {
-        let store = self.store, checks = self.checks
-        switch (connection.signIn, request) {
-        case (.awaitingHello, .otherVersionHello(let version, _)):
-            refuse(id, .signIn, StoryHost.versionRefusal(version), close: true)
-        case (.awaitingHello, .hello(let name, let publicKey, let code)):
-            if connection.remote, let joinCode, JoinCode.normalized(code) != joinCode {
-                refuse(id, .signIn, code.isEmpty ? "this story service needs its join code (--code)" : "wrong join code", close: true)
-                return nil
-            }
-            return storeCall(id) { [self] in
-                let known = try await store.registeredKey(of: name)
-                return { [self] in
-                    if let problem = StoryHost.checkHello(name: name, publicKey: publicKey, known: known) {
-                        refuse(id, problem.refusal, problem.message, close: true)
-                        return
-                    }
-                    // Fresh for each connection, from the system's secure generator: a proof signed
-                    // for one connection is worth nothing on the next.
-                    var generator = SystemRandomNumberGenerator()
-                    var nonce: [UInt8] = []
-                    for _ in 0..<(StoryWire.nonceBytes / 8) { withUnsafeBytes(of: generator.next()) { nonce += $0 } }
-                    connections[id]?.signIn = .awaitingProof(name: name, publicKey: publicKey, nonce: nonce)
-                    send(.challenge(nonce: nonce), to: id)
-                }
-            }
-        case (.awaitingProof(let name, let publicKey, let nonce), .proof(let signature, let oldKey)):
-            let message = StoryWire.signInMessage(nonce: nonce, name: name, channelBinding: connection.channelBinding)
-            return storeCall(id) { [self] in
-                let known = try await store.registeredKey(of: name)
-                let answer = StoryHost.signIn(name: name, publicKey: publicKey, signature: signature, oldKey: oldKey,
-                                              message: message, known: known, checks: checks)
-                if case .welcome(.publicKey(let registered, let key)?) = answer {
-                    // Committed before the welcome: a name answered is never lost (nor its move from an old key).
-                    try await store.register(.publicKey(key), for: registered)
-                }
-                return { [self] in
-                    switch answer {
-                    case .refused(let why, let words):
-                        refuse(id, why, words, close: true)
-                    case .welcome:
-                        guard var connection = connections[id] else { return }
-                        connection.helloTimer?.cancel()
-                        connection.helloTimer = nil
-                        connection.signIn = .signedIn(name)
-                        connections[id] = connection
-                        send(.welcome(version: StoryWire.version, name: name), to: id)
-                    }
-                }
-            }
-        case (.awaitingHello, _):
-            refuse(id, .signIn, "the first message must be a story hello", close: true)
-        default:
-            refuse(id, .signIn, "after the challenge comes the proof of your key, not a \(request.kind)", close: true)
-        }
-        return nil
-    }
-
     private func send(_ reply: StoryReply, to id: UInt64) {
         guard let channel = connections[id]?.channel else { return }
         let bytes = reply.encode(sequence: connections[id]!.sequence.next())
         channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
     }
 
-    private func refuse(_ id: UInt64, _ why: StoryRefusal, _ message: String, close: Bool = false) {
-        send(.refused(why, message), to: id)
-        guard close, let connection = connections[id] else { return }
+    /// Forgets connection `id` and closes it, after what was sent to it.
+    private func close(_ id: UInt64) {
+        guard let connection = connections[id] else { return }
         disconnected(id)
-        // The refusal goes out first.
         connection.channel.close(promise: nil)
     }
 
