@@ -5,6 +5,7 @@ import Musl
 #endif
 import Dispatch
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import SnapNet
@@ -54,10 +55,10 @@ public final class MatchIndex: @unchecked Sendable {  // the connection is Senda
         await IndexGate.shared.enter(directory)
         do {
             let result = try await usingAlone(directory: directory, onWarning: onWarning, body)
-            await IndexGate.shared.leave(directory)
+            IndexGate.shared.leave(directory)
             return result
         } catch {
-            await IndexGate.shared.leave(directory)
+            IndexGate.shared.leave(directory)
             throw error
         }
     }
@@ -436,8 +437,8 @@ public struct IndexedRound: Sendable, Equatable {
 }
 
 /// The index as a host's `MatchHistory`: won counts from it (after indexing what it lacks),
-/// and this match's rows written again when a round ends; in tasks that never block (files
-/// are read on NIO's thread pool, statements run on the index's own threads).
+/// and this match's rows written again when a round ends; in tasks on `OffPoolExecutor`
+/// (files are read on NIO's thread pool, statements run on the index's own threads).
 public struct IndexedHistory: MatchHistory {
     private let onWarning: @Sendable (String) -> Void
 
@@ -448,7 +449,7 @@ public struct IndexedHistory: MatchHistory {
     public func roundsWon(in directory: String, excluding: String,
                           then: @escaping @Sendable (Result<[String: Int], any Error>) -> Void) {
         let onWarning = self.onWarning
-        Task {
+        Task(executorPreference: OffPoolExecutor.shared) {
             do {
                 then(.success(try await MatchIndex.using(directory: directory, onWarning: onWarning) { index in
                     try await index.refresh(excluding: excluding)
@@ -463,7 +464,7 @@ public struct IndexedHistory: MatchHistory {
     public func journalGrew(_ path: String) {
         let onWarning = self.onWarning
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        Task {
+        Task(executorPreference: OffPoolExecutor.shared) {
             do {
                 try await MatchIndex.using(directory: directory.isEmpty ? "." : directory, onWarning: onWarning) { index in
                     try await index.update(path)
@@ -476,24 +477,36 @@ public struct IndexedHistory: MatchHistory {
 }
 
 /// Turns at a directory's index, in the order asked: a turn ends by handing it to the next.
-private actor IndexGate {
+/// A lock, not an actor: no hop leaves the caller's executor (an actor run on Swift's
+/// pool would make a task on `OffPoolExecutor` wait for that pool after all).
+private final class IndexGate: @unchecked Sendable {  // its state is guarded by `lock`
     static let shared = IndexGate()
+    private let lock = NIOLock()
     private var taken: Set<String> = []
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
 
     func enter(_ key: String) async {
-        if taken.insert(key).inserted { return }
-        await withCheckedContinuation { waiting[key, default: []].append($0) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now: Bool = lock.withLock {
+                if taken.insert(key).inserted { return true }
+                waiting[key, default: []].append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 
     func leave(_ key: String) {
-        guard var queue = waiting[key], !queue.isEmpty else {
-            taken.remove(key)
-            return
+        let next: CheckedContinuation<Void, Never>? = lock.withLock {
+            guard var queue = waiting[key], !queue.isEmpty else {
+                taken.remove(key)
+                return nil
+            }
+            let next = queue.removeFirst()
+            waiting[key] = queue.isEmpty ? nil : queue
+            return next
         }
-        let next = queue.removeFirst()
-        waiting[key] = queue.isEmpty ? nil : queue
-        next.resume()
+        next?.resume()
     }
 }
 

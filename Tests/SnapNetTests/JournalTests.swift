@@ -407,93 +407,119 @@ struct EarlierWinsTests {
     }
 
     /// One solo match of one round, journaled in `directory`; the link's messages.
-    static func play(_ server: HostServer) async throws -> [HostMessage] {
+    static func play(_ server: HostServer) throws -> [HostMessage] {
         server.startWhen(1)
         let link = server.connectLocal()
         link.send(.hello(Hello(name: "Solo")))
-        _ = try await server.finished.get()
+        _ = try server.finished.wait()
         defer { link.close() }
         return link.drain()
     }
 
+    // Both tests wait on a thread of their own (`offThePool`) and reach the index through
+    // `OffPoolExecutor`, where the host's index tasks run too: nothing they wait for needs
+    // Swift's cooperative pool, which the suite's synchronous tests may be holding. What
+    // they see comes back to the test's task to be checked there (an expectation on
+    // another thread would be recorded against no test).
+
     @Test("a host writes its match's rows into the index when its round ends: nothing is left for the next read to index",
           .timeLimit(.minutes(2)))
     func hostIndexesItsRounds() async throws {
-        let directory = scratchDirectory("host-indexes")
-        let server = Self.soloHost()
-        let path = try await server.startJournal(in: directory, onWarning: { _ in })
-        _ = try await Self.play(server)
-        let expected = try MatchReplay.fold(MatchJournal.read(path: path).records).winners
-        #expect(expected.count == 1)
-        // Only what the host wrote (no refresh): it writes in a task once its journal is flushed.
-        var winners: [String]?
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            winners = try? await MatchIndex.using(directory: directory) { try await $0.entries().first?.match?.winners }
-            if winners == expected { break }
-            try await Task.sleep(for: .milliseconds(50))
+        let (expected, winners, refresh) = try await offThePool { () throws -> ([String], [String]?, MatchIndex.Refresh) in
+            let directory = scratchDirectory("host-indexes")
+            let server = Self.soloHost()
+            let path = try server.startJournalLater(in: directory, onWarning: { _ in }).wait()
+            _ = try Self.play(server)
+            let expected = try MatchReplay.fold(MatchJournal.read(path: path).records).winners
+            // Only what the host wrote (no refresh): it writes in a task once its journal is flushed.
+            var winners: [String]?
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                winners = try? OffPoolExecutor.wait {
+                    try await MatchIndex.using(directory: directory) { try await $0.entries().first?.match?.winners }
+                }
+                if winners == expected { break }
+                usleep(50_000)
+            }
+            let refresh = try OffPoolExecutor.wait { try await MatchIndex.using(directory: directory) { try await $0.refresh() } }
+            return (expected, winners, refresh)
         }
+        #expect(expected.count == 1)
         #expect(winners == expected)
-        let refresh = try await MatchIndex.using(directory: directory) { try await $0.refresh() }
         #expect(refresh == MatchIndex.Refresh(indexed: 0, removed: 0), "the host's rows cover its whole journal")
+    }
+
+    /// What `countedInTheBackground` saw, off the pool.
+    struct Background: Sendable {
+        var expected: [String: Int] = [:]
+        var fifoMade = false
+        var startReturned = false
+        var journalStarted = false
+        var fifoOpened = false
+        var counted: [String: Int]?
+        var tableCounts: [String: Int]?
     }
 
     @Test("a host's journal starts without reading past matches on the caller's thread; the counts reach the table",
           .timeLimit(.minutes(5)))
     func countedInTheBackground() async throws {
-        let directory = scratchDirectory("earlier-wins")
-        let first = Self.soloHost()
-        _ = try await first.startJournal(in: directory, onWarning: { _ in })
-        _ = try await Self.play(first)
-        let expected = try Self.replayedWins(in: directory)
-        #expect(expected.values.reduce(0, +) == 1, "\(expected)")
+        let seen = try await offThePool { () throws -> Background in
+            var seen = Background()
+            let directory = scratchDirectory("earlier-wins")
+            let first = Self.soloHost()
+            _ = try first.startJournalLater(in: directory, onWarning: { _ in }).wait()
+            _ = try Self.play(first)
+            seen.expected = try Self.replayedWins(in: directory)
 
-        // A "journal" that blocks whoever opens it to read: a FIFO with no writer yet.
-        let fifo = directory + "/zz-blocking.snapjournal"
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let second = Self.soloHost()
-        let returned = DispatchSemaphore(value: 0)
-        let path = NIOLockedValueBox<String?>(nil)
-        Thread.detachNewThread {
-            path.withLockedValue { $0 = try? second.startJournalLater(in: directory, onWarning: { _ in }).wait() }
-            returned.signal()
-        }
-        // Reading the history on this thread would wait for the FIFO's writer for ever.
-        // Waited for on a thread of its own: this test's pool thread stays free for the count.
-        let returnedInTime = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: returned.wait(timeout: .now() + 30) == .success) }
-        }
-        #expect(returnedInTime, "startJournal read past matches on its caller's thread")
-        #expect(path.withLockedValue { $0 } != nil)
-        // Now the FIFO gives its reader, once the count has reached it, a few bytes that are no
-        // journal: the count goes on without it. (Opening a FIFO to write without blocking
-        // succeeds only while a reader has it open, or waits in its open.)
-        var writer: Int32 = -1
-        let deadline = ContinuousClock.now + .seconds(60)
-        while writer < 0, ContinuousClock.now < deadline {
-            writer = open(fifo, O_WRONLY | O_NONBLOCK)
-            if writer < 0 { try await Task.sleep(for: .milliseconds(10)) }
-        }
-        #expect(writer >= 0, "the count never opened the FIFO")
-        guard writer >= 0 else { return }
-        _ = write(writer, "junk", 4)
-        close(writer)
-        let counted = try #require(second.earlierWinsCounted)
-        #expect(try await counted.get() == expected)
+            // A "journal" that blocks whoever opens it to read: a FIFO with no writer yet.
+            let fifo = directory + "/zz-blocking.snapjournal"
+            seen.fifoMade = mkfifo(fifo, 0o600) == 0
+            let second = Self.soloHost()
+            let returned = DispatchSemaphore(value: 0)
+            let path = NIOLockedValueBox<String?>(nil)
+            Thread.detachNewThread {
+                path.withLockedValue { $0 = try? second.startJournalLater(in: directory, onWarning: { _ in }).wait() }
+                returned.signal()
+            }
+            // Reading the history on this thread would wait for the FIFO's writer for ever.
+            seen.startReturned = returned.wait(timeout: .now() + 30) == .success
+            seen.journalStarted = path.withLockedValue { $0 } != nil
+            // Now the FIFO gives its reader, once the count has reached it, a few bytes that are no
+            // journal: the count goes on without it. (Opening a FIFO to write without blocking
+            // succeeds only while a reader has it open, or waits in its open.)
+            var writer: Int32 = -1
+            let deadline = ContinuousClock.now + .seconds(60)
+            while writer < 0, ContinuousClock.now < deadline {
+                writer = open(fifo, O_WRONLY | O_NONBLOCK)
+                if writer < 0 { usleep(10_000) }
+            }
+            seen.fifoOpened = writer >= 0
+            guard writer >= 0 else { return seen }
+            _ = write(writer, "junk", 4)
+            close(writer)
+            seen.counted = try second.earlierWinsCounted?.wait()
 
-        // The table hears the earlier wins when the game starts.
-        let messages = try await Self.play(second)
-        let counts = messages.compactMap { message -> [String: Int]? in
-            guard case .wonCounts(let counts) = message else { return nil }
-            let names: [SeatedPlayer] = messages.lazy.compactMap { message -> [SeatedPlayer]? in
-                if case .gameStarted(let start) = message { return start.players }
-                return nil
-            }.first ?? []
-            return Dictionary(counts.compactMap { count in
-                names.first { $0.seat == count.seat }.map { ($0.name, Int(count.won)) }
-            }, uniquingKeysWith: { $1 })
-        }.first
-        #expect(counts?.filter { $0.value > 0 } == expected, "\(String(describing: counts))")
+            // The table hears the earlier wins when the game starts.
+            let messages = try Self.play(second)
+            seen.tableCounts = messages.compactMap { message -> [String: Int]? in
+                guard case .wonCounts(let counts) = message else { return nil }
+                let names: [SeatedPlayer] = messages.lazy.compactMap { message -> [SeatedPlayer]? in
+                    if case .gameStarted(let start) = message { return start.players }
+                    return nil
+                }.first ?? []
+                return Dictionary(counts.compactMap { count in
+                    names.first { $0.seat == count.seat }.map { ($0.name, Int(count.won)) }
+                }, uniquingKeysWith: { $1 })
+            }.first
+            return seen
+        }
+        #expect(seen.expected.values.reduce(0, +) == 1, "\(seen.expected)")
+        #expect(seen.fifoMade)
+        #expect(seen.startReturned, "startJournal read past matches on its caller's thread")
+        #expect(seen.journalStarted)
+        #expect(seen.fifoOpened, "the count never opened the FIFO")
+        #expect(seen.counted == seen.expected)
+        #expect(seen.tableCounts?.filter { $0.value > 0 } == seen.expected, "\(String(describing: seen.tableCounts))")
     }
 }
 

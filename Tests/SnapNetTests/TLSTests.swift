@@ -192,12 +192,6 @@ struct TLSTests {
         try await offThePool { try self.authorityChecks() }
     }
 
-    func offThePool(_ body: @escaping @Sendable () throws -> Void) async throws {
-        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, Error>) in
-            Thread { done.resume(with: Result { try body() }) }.start()
-        }
-    }
-
     func authorityChecks() throws {
         let directory = scratchDirectory("ca")
         let ca = try TestAuthority()
