@@ -239,7 +239,7 @@ public struct StoryBenchmark: Sendable {
                                   places: 3, current: 5 % 3, text: text, createdAt: 1_700_000_000, lastTurnAt: 1_700_000_000, turnsTaken: 5)
             }
             let batchKeys = first == 0 ? keys : [:]
-            _ = try blockingAwait(on: OffPoolExecutor.shared) { try await store.importBook(batch, keys: batchKeys) }
+            _ = try blockingAwait(on: OffPoolExecutor.shared) { try await store.importBook(batch, keys: batchKeys, source: "snap-bench") }
         }
     }
 
