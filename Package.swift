@@ -219,7 +219,9 @@ let package = Package(
         ),
         // Tests write under one directory of the test process's, removed when it exits.
         // ScriptedHost speaks the protocol: SnapProtocol, never SDL or SnapUI.
-        .target(name: "SnapTestSupport", dependencies: ["SnapProtocol"], path: "Tests/SnapTestSupport"),
+        // waitOffPool: the semaphore bridge of synchronous tests, on SnapPlatform's executor.
+        // NotificationsReceiver: a notification service on a test's own bus, on SnapDBus's code.
+        .target(name: "SnapTestSupport", dependencies: ["SnapProtocol", "SnapPlatform", "SnapDBus", "CDBus"], path: "Tests/SnapTestSupport"),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
         .testTarget(name: "StoryEngineTests", dependencies: ["StoryEngine"]),
         .testTarget(name: "StoryNoticesTests", dependencies: ["StoryNotices", "StoryEngine", "SnapTestSupport"]),

@@ -188,9 +188,9 @@ public struct StoryBenchmark: Sendable {
         var logger = Logger(label: "snap.bench.story")
         logger.logLevel = .warning
         let log = logger
-        let store = try OffPoolExecutor.wait { try await PostgresStoryStore.open(url: url, logger: log) }
-        defer { try? OffPoolExecutor.wait { await store.close() } }
-        let held = try OffPoolExecutor.wait { try await store.matchCount() }
+        let store = try blockingAwait(on: OffPoolExecutor.shared) { try await PostgresStoryStore.open(url: url, logger: log) }
+        defer { try? blockingAwait(on: OffPoolExecutor.shared) { await store.close() } }
+        let held = try blockingAwait(on: OffPoolExecutor.shared) { try await store.matchCount() }
         guard held == 0 else { throw StoryTestError("--postgres needs an empty database; \(url) holds \(held) matches") }
 
         let empty = try ServiceProcess(directory: directory, database: url)
@@ -219,8 +219,8 @@ public struct StoryBenchmark: Sendable {
     /// `matches` matches as the old benchmark's journal held them (three players, five
     /// turns each), written to a new SQLite database in batches through `importBook`.
     func fillDatabase(_ path: String, matches: Int) throws {
-        let store = try OffPoolExecutor.wait { try await SQLiteStoryStore.open(path: path) }
-        defer { try? OffPoolExecutor.wait { await store.close() } }
+        let store = try blockingAwait(on: OffPoolExecutor.shared) { try await SQLiteStoryStore.open(path: path) }
+        defer { try? blockingAwait(on: OffPoolExecutor.shared) { await store.close() } }
         try fill(store, matches: matches)
     }
 
@@ -239,7 +239,7 @@ public struct StoryBenchmark: Sendable {
                                   places: 3, current: 5 % 3, text: text, createdAt: 1_700_000_000, lastTurnAt: 1_700_000_000, turnsTaken: 5)
             }
             let batchKeys = first == 0 ? keys : [:]
-            _ = try OffPoolExecutor.wait { try await store.importBook(batch, keys: batchKeys) }
+            _ = try blockingAwait(on: OffPoolExecutor.shared) { try await store.importBook(batch, keys: batchKeys, source: "snap-bench") }
         }
     }
 

@@ -36,22 +36,23 @@ enum DBusType {
     static let invalid = Int32(0)
 }
 
-/// A libdbus error, initialised and freed in one place.
-final class BusError {
-    var raw = DBusError()
-    init() { dbus_error_init(&raw) }
+/// A libdbus error, initialised and freed in one place. (`package`, as the connection and
+/// the message code below: SnapTestSupport's NotificationsReceiver answers with them.)
+package final class BusError {
+    package var raw = DBusError()
+    package init() { dbus_error_init(&raw) }
     deinit { dbus_error_free(&raw) }
-        var name: String { raw.name.map { String(cString: $0) } ?? "" }
-    var message: String { raw.message.map { String(cString: $0) } ?? "" }
+    package var name: String { raw.name.map { String(cString: $0) } ?? "" }
+    package var message: String { raw.message.map { String(cString: $0) } ?? "" }
 }
 
 /// A private connection to a D-Bus bus (libdbus-1), registered (it has a unique name).
 /// Used from one thread at a time.
-final class BusConnection {
-    let raw: OpaquePointer
+package final class BusConnection {
+    package let raw: OpaquePointer
 
     /// Opens and registers; `noSessionBus` with libdbus's words if it cannot.
-    init(address: String) throws(DesktopNotifierError) {
+    package init(address: String) throws(DesktopNotifierError) {
         DesktopNotifier.initialiseThreads
         let error = BusError()
         guard let connection = dbus_connection_open_private(address, &error.raw) else {
@@ -68,7 +69,7 @@ final class BusConnection {
         raw = connection
     }
 
-    var isConnected: Bool { dbus_connection_get_is_connected(raw) != 0 }
+    package var isConnected: Bool { dbus_connection_get_is_connected(raw) != 0 }
 
     deinit {
         dbus_connection_close(raw)
@@ -77,13 +78,13 @@ final class BusConnection {
 }
 
 /// Appends D-Bus values to a message being written.
-struct MessageWriter {
+package struct MessageWriter {
     var iterator = DBusMessageIter()
-    private(set) var ok = true
+    package private(set) var ok = true
 
-    init(_ message: OpaquePointer) { dbus_message_iter_init_append(message, &iterator) }
+    package init(_ message: OpaquePointer) { dbus_message_iter_init_append(message, &iterator) }
 
-    mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         // D-Bus strings are UTF-8 without NUL: Swift's are UTF-8, and a NUL would cut them.
         let clean = value.contains("\0") ? value.replacingNUL() : value
         clean.withCString { text in
@@ -92,18 +93,18 @@ struct MessageWriter {
         }
     }
 
-    mutating func uint32(_ value: UInt32) {
+    package mutating func uint32(_ value: UInt32) {
         var value = value
         ok = ok && dbus_message_iter_append_basic(&iterator, DBusType.uint32, &value) != 0
     }
 
-    mutating func int32(_ value: Int32) {
+    package mutating func int32(_ value: Int32) {
         var value = value
         ok = ok && dbus_message_iter_append_basic(&iterator, DBusType.int32, &value) != 0
     }
 
     /// An empty array of elements of `signature` ("s", "{sv}").
-    mutating func emptyArray(of signature: String) {
+    package mutating func emptyArray(of signature: String) {
         var inner = DBusMessageIter()
         ok = ok && dbus_message_iter_open_container(&iterator, DBusType.array, signature, &inner) != 0
         ok = ok && dbus_message_iter_close_container(&iterator, &inner) != 0
@@ -111,16 +112,16 @@ struct MessageWriter {
 }
 
 /// Reads D-Bus values from a received message, in order.
-struct MessageReader {
+package struct MessageReader {
     var iterator = DBusMessageIter()
     private var more: Bool
 
-    init(_ message: OpaquePointer) { more = dbus_message_iter_init(message, &iterator) != 0 }
+    package init(_ message: OpaquePointer) { more = dbus_message_iter_init(message, &iterator) != 0 }
 
     private mutating func advance() { more = dbus_message_iter_next(&iterator) != 0 }
     private var type: Int32 { mutating get { more ? dbus_message_iter_get_arg_type(&iterator) : DBusType.invalid } }
 
-    mutating func string() -> String? {
+    package mutating func string() -> String? {
         guard type == DBusType.string else { return nil }
         var pointer: UnsafePointer<CChar>? = nil
         dbus_message_iter_get_basic(&iterator, &pointer)
@@ -128,7 +129,7 @@ struct MessageReader {
         return pointer.map { String(cString: $0) }
     }
 
-    mutating func uint32() -> UInt32? {
+    package mutating func uint32() -> UInt32? {
         guard type == DBusType.uint32 else { return nil }
         var value: UInt32 = 0
         dbus_message_iter_get_basic(&iterator, &value)
@@ -136,7 +137,7 @@ struct MessageReader {
         return value
     }
 
-    mutating func int32() -> Int32? {
+    package mutating func int32() -> Int32? {
         guard type == DBusType.int32 else { return nil }
         var value: Int32 = 0
         dbus_message_iter_get_basic(&iterator, &value)
@@ -145,7 +146,7 @@ struct MessageReader {
     }
 
     /// Skips an array (actions, hints) whatever it holds; false if the next value is not one.
-    mutating func skipArray() -> Bool {
+    package mutating func skipArray() -> Bool {
         guard type == DBusType.array else { return false }
         advance()
         return true

@@ -72,18 +72,13 @@ public struct StoryJournalImport: Sendable {
     public static func run(path: String, into store: any StoryStore, turnSeconds: UInt64, now: UInt64,
                            checks: StoryKeyChecks = .live) async throws -> (count: Int, problems: [String]) {
         let read = try StoryJournalImport(path: path, turnSeconds: turnSeconds, now: now, checks: checks)
-        let count: Int
-        if let sqlite = store as? SQLiteStoryStore {
-            count = try await sqlite.importBook(read.matches, keys: read.keys, source: path)
-        } else {
-            count = try await store.importBook(read.matches, keys: read.keys)
-        }
+        let count = try await store.importBook(read.matches, keys: read.keys, source: path)
         return (count, read.problems)
     }
 
     /// Whether a start should import: the store is empty and has never imported a journal.
     public static func wanted(by store: any StoryStore) async throws -> Bool {
-        if let sqlite = store as? SQLiteStoryStore, try await sqlite.imported() != nil { return false }
+        guard try await store.imported() == nil else { return false }
         return try await store.matchCount() == 0
     }
 }

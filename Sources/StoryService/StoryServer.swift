@@ -332,12 +332,6 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
         disconnected(id)
         connection.channel.close(promise: nil)
     }
-
-    /// What the store knows of a name's key (tests; blocks, so never call it on the loop).
-    public func registeredKey(of name: String) -> StoryRegisteredKey? {
-        let store = self.store
-        return (try? OffPoolExecutor.wait { try await store.registeredKey(of: name) }) ?? nil
-    }
 }
 
 /// One listener's connections: they reach the server with the channel binding their

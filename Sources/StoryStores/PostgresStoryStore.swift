@@ -39,8 +39,6 @@ public final class PostgresStoryStore: StoryStore {
         }
     }
 
-    /// The schema this snap writes; a database holding a newer one is refused.
-    public static let schemaVersion = 1
     /// The channel of NOTIFY and LISTEN.
     public static let channel = "story_changes"
 
@@ -71,6 +69,12 @@ public final class PostgresStoryStore: StoryStore {
 
     public static func open(url: PostgresURL, password: String? = ProcessInfo.processInfo.environment["PGPASSWORD"],
                             waits: Waits = Waits(), logger: Logger) async throws -> PostgresStoryStore {
+        try await open(url: url, password: password, waits: waits, migrations: StorySchema.migrations, logger: logger)
+    }
+
+    /// `open`, with the schema's steps given (a test's list, to try the mechanism).
+    static func open(url: PostgresURL, password: String?, waits: Waits, migrations: [StoryMigration],
+                     logger: Logger) async throws -> PostgresStoryStore {
         let where_ = "postgres \(url)"
         // The schema through one connection of its own: its failure says exactly why (refused,
         // no such socket, no such database, authentication) in a way the pool's waiting does not.
@@ -84,7 +88,7 @@ public final class PostgresStoryStore: StoryStore {
             throw unreachableAtStart(error, where_)
         }
         do {
-            try await prepareSchema(on: connection, where: where_, logger: logger)
+            try await prepareSchema(on: connection, migrations: migrations, where: where_, logger: logger)
             try? await connection.close()
         } catch {
             try? await connection.close()
@@ -190,6 +194,13 @@ public final class PostgresStoryStore: StoryStore {
         }
     }
 
+    public func imported() async throws -> String? {
+        try await withConnection { connection, logger in
+            let rows = try await connection.query("SELECT value FROM story_meta WHERE key = 'imported'", logger: logger).collect()
+            return try rows.first?.decode(String.self)
+        }
+    }
+
     public func changes() -> AsyncStream<StoryMatchID> {
         let (stream, continuation) = AsyncStream.makeStream(of: StoryMatchID.self, bufferingPolicy: .bufferingNewest(4096))
         let id: Int? = state.withLock { state in
@@ -208,7 +219,7 @@ public final class PostgresStoryStore: StoryStore {
         return stream
     }
 
-    public func importBook(_ matches: [StoryMatch], keys: [String: StoryRegisteredKey]) async throws -> Int {
+    public func importBook(_ matches: [StoryMatch], keys: [String: StoryRegisteredKey], source: String) async throws -> Int {
         try await withTransaction(request: .seconds(600)) { connection, logger in
             let transaction = PostgresStoryTransaction(connection: connection, logger: logger)
             var added = 0
@@ -225,6 +236,10 @@ public final class PostgresStoryStore: StoryStore {
             // New matches are numbered after the imported ones.
             try await connection.query("""
                 SELECT setval('story_match_ids', (SELECT COALESCE(MAX(id), 0) + 1 FROM story_matches), false)
+                """, logger: logger)
+            try await connection.query("""
+                INSERT INTO story_meta (key, value) VALUES ('imported', \(source))
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value
                 """, logger: logger)
             return added
         }
@@ -364,40 +379,22 @@ public final class PostgresStoryStore: StoryStore {
 
     // MARK: Schema
 
-    /// The tables, sequence and indexes the first process creates (STORY.md names them).
-    static let schemaStatements = [
-        "CREATE TABLE IF NOT EXISTS story_meta (key text PRIMARY KEY, value text NOT NULL)",
-        "CREATE SEQUENCE IF NOT EXISTS story_match_ids AS integer",
-        """
-        CREATE TABLE IF NOT EXISTS story_matches (
-            id integer PRIMARY KEY, open boolean NOT NULL, due_at bigint NULL, body bytea NOT NULL)
-        """,
-        "CREATE INDEX IF NOT EXISTS story_matches_open ON story_matches (id) WHERE open",
-        "CREATE INDEX IF NOT EXISTS story_matches_due ON story_matches (due_at) WHERE due_at IS NOT NULL",
-        """
-        CREATE TABLE IF NOT EXISTS story_members (
-            name text NOT NULL, match_id integer NOT NULL REFERENCES story_matches (id),
-            PRIMARY KEY (name, match_id))
-        """,
-        "CREATE TABLE IF NOT EXISTS story_keys (name text PRIMARY KEY, kind smallint NOT NULL, bytes bytea NOT NULL)",
-    ]
-
-    static func prepareSchema(on connection: PostgresConnection, where place: String, logger: Logger) async throws {
+    /// Applies the schema's steps the database lacks (`StorySchema`), in one transaction.
+    static func prepareSchema(on connection: PostgresConnection, migrations: [StoryMigration], where place: String,
+                              logger: Logger) async throws {
         try await connection.query("BEGIN", logger: logger)
         do {
             // Several processes may start at once on a new database: one creates, the others wait.
             try await connection.query("SELECT pg_advisory_xact_lock(7310034851226464372)", logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: StorySchema.postgresMeta), logger: logger)
             let found = try await schemaVersion(on: connection, logger: logger)
-            if let found, found > schemaVersion {
-                throw StoryStoreError.newerSchema(found: found, supported: schemaVersion, where: place)
-            }
-            for statement in Self.schemaStatements {
-                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-            }
-            if found == nil {
+            for step in try StorySchema.steps(from: found, of: migrations, place: place) {
+                for statement in step.postgres {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
                 try await connection.query("""
-                    INSERT INTO story_meta (key, value) VALUES ('schema_version', \(String(schemaVersion)))
-                    ON CONFLICT (key) DO NOTHING
+                    INSERT INTO story_meta (key, value) VALUES ('schema_version', \(String(step.version)))
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
                     """, logger: logger)
             }
             try await connection.query("COMMIT", logger: logger)

@@ -21,14 +21,13 @@ import StoryProtocol
 /// event loop. Rows hold a match as `StoryWire.bytes(of:)`; nothing is kept in memory
 /// but SQLite's own page cache, so memory does not grow with the matches stored.
 ///
-/// Schema (version 1):
+/// Schema (`StorySchema`'s steps; at version 1):
 /// - `meta(key PRIMARY KEY, value)`: `schema_version`, and `imported` once a journal was.
 /// - `matches(id INTEGER PRIMARY KEY, open INTEGER, due_at INTEGER NULL, body BLOB)`,
 ///   indexed on `(open, id)` (automatch: the oldest open match) and on `due_at` (deadlines).
 /// - `members(name, match_id)`: who takes part in what (`matches(of:)`).
 /// - `keys(name PRIMARY KEY, kind, bytes)`: 0 an old key's digest, 1 a public key.
 public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `connection` is Sendable; `gate` is an actor
-    public static let schemaVersion = 1
     public let path: String
     private let connection: SQLiteConnection
     private let gate = StoreGate()
@@ -45,6 +44,12 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
     /// or written is `.unreachable` or `.failed`, in plain words.
     public static func open(path: String, threadPool: NIOThreadPool = .singleton,
                             eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) async throws -> SQLiteStoryStore {
+        try await open(path: path, migrations: StorySchema.migrations, threadPool: threadPool, eventLoop: eventLoop)
+    }
+
+    /// `open`, with the schema's steps given (a test's list, to try the mechanism).
+    static func open(path: String, migrations: [StoryMigration], threadPool: NIOThreadPool = .singleton,
+                     eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) async throws -> SQLiteStoryStore {
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         // A `file:` URI (SQLite's own options, as tests use) is left to SQLite to check.
         let uri = path.hasPrefix("file:")
@@ -69,7 +74,7 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
         }
         let store = SQLiteStoryStore(path: path, connection: connection)
         do {
-            try await store.prepare()
+            try await store.prepare(migrations)
         } catch {
             try? await connection.close()
             throw Self.storeError(error, path: path)
@@ -82,7 +87,9 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
         self.connection = connection
     }
 
-    private func prepare() async throws {
+    /// Puts the file in WAL mode and applies the schema's steps it lacks (`StorySchema`),
+    /// in one transaction.
+    private func prepare(_ migrations: [StoryMigration]) async throws {
         // Not a database at all: SQLite says so on the first read.
         let mode = try await connection.query("PRAGMA journal_mode=WAL").first?.column("journal_mode")?.string
         guard mode == "wal" else { throw StoryStoreError.failed("\(path) cannot be put in WAL mode (it is in \(mode ?? "no") mode)") }
@@ -90,22 +97,13 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
         _ = try await connection.query("PRAGMA foreign_keys=OFF")
         _ = try await connection.query("BEGIN IMMEDIATE")
         do {
-            _ = try await connection.query("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID")
+            _ = try await connection.query(StorySchema.sqliteMeta)
             let found = try await connection.query("SELECT value FROM meta WHERE key = 'schema_version'").first?.column("value")?.integer
-            if let found, found > Self.schemaVersion {
-                throw StoryStoreError.newerSchema(found: Int(found), supported: Self.schemaVersion, where: path)
-            }
-            if found == nil {
-                for statement in [
-                    "CREATE TABLE matches(id INTEGER PRIMARY KEY, open INTEGER NOT NULL, due_at INTEGER NULL, body BLOB NOT NULL)",
-                    "CREATE INDEX matches_open ON matches(open, id)",
-                    "CREATE INDEX matches_due ON matches(due_at) WHERE due_at IS NOT NULL",
-                    "CREATE TABLE members(name TEXT NOT NULL, match_id INTEGER NOT NULL, PRIMARY KEY(name, match_id)) WITHOUT ROWID",
-                    "CREATE TABLE keys(name TEXT PRIMARY KEY, kind INTEGER NOT NULL, bytes BLOB NOT NULL) WITHOUT ROWID",
-                    "INSERT INTO meta(key, value) VALUES('schema_version', \(Self.schemaVersion))",
-                ] {
+            for step in try StorySchema.steps(from: found.map { Int($0) }, of: migrations, place: path) {
+                for statement in step.sqlite {
                     _ = try await connection.query(statement)
                 }
+                _ = try await connection.query("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', \(step.version))")
             }
             // A write at once: a read-only file, directory or disk is found now, not at the first turn.
             _ = try await connection.query("INSERT OR REPLACE INTO meta(key, value) VALUES('opened_at', ?)",
@@ -165,7 +163,6 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
         }
     }
 
-    /// Whether a story journal was imported into this database (it is never imported twice).
     public func imported() async throws -> String? {
         try await serial {
             try await self.connection.query("SELECT value FROM meta WHERE key = 'imported'").first?.column("value")?.string
@@ -183,11 +180,6 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
         try await transaction { transaction in try await StoryStoreRules.apply(command, in: transaction) }
     }
 
-    public func importBook(_ matches: [StoryMatch], keys: [String: StoryRegisteredKey]) async throws -> Int {
-        try await importBook(matches, keys: keys, source: "a story journal")
-    }
-
-    /// `importBook`, recording `source` as where the matches came from.
     public func importBook(_ matches: [StoryMatch], keys: [String: StoryRegisteredKey], source: String) async throws -> Int {
         try await transaction { _ in
             // Many rows a statement: one thread-pool hop per batch, not per row.

@@ -34,8 +34,13 @@ public protocol StoryStore: AnyObject, Sendable {
     func changes() -> AsyncStream<StoryMatchID>
 
     /// Adds the matches and keys an old story journal held (`snap story import`), in one
-    /// transaction, keeping their ids. Returns how many matches came across.
-    func importBook(_ matches: [StoryMatch], keys: [String: StoryRegisteredKey]) async throws -> Int
+    /// transaction, keeping their ids, and records `source` as imported (`imported()`).
+    /// Matches made later are numbered after the imported ones. Returns how many matches
+    /// came across.
+    func importBook(_ matches: [StoryMatch], keys: [String: StoryRegisteredKey], source: String) async throws -> Int
+    /// Where the matches of the last `importBook` came from; nil if none was ever imported
+    /// (a journal is never imported twice).
+    func imported() async throws -> String?
 
     func close() async
 }

@@ -6,12 +6,26 @@ import Testing
 struct BotTests {
     static let seven = Card(.seven, .clubs), otherSeven = Card(.seven, .hearts), king = Card(.king, .spades)
 
-    /// Bottom and top; bottom is active unless told otherwise.
+    /// A round in play between bottom and top, as the bots see it: face-down counts and the
+    /// face-up piles (bottom first); the deck all dealt.
+    static func playing(closed: [Seat: Int], open: [Seat: [Card]], active: Seat, hasTurned: Bool) -> TableView {
+        var view = TableView(seats: [.bottom, .top])
+        for seat in view.seats { view[seat] = TableView.Place(closedCount: closed[seat] ?? 0, open: open[seat] ?? []) }
+        view.phase = .playing
+        view.deckCount = 0
+        view.round = 1
+        view.active = active
+        view.hasTurned = hasTurned
+        return view
+    }
+
+    /// Bottom and top; bottom is active unless told otherwise. Top holds the cards not shown face down.
     func table(bottomOpen: [Card] = [], topOpen: [Card] = [], active: Seat = .bottom, hasTurned: Bool = false,
                bottomClosed: [Card]? = nil) -> TableView {
-        Game.arranged(closed: [.bottom: bottomClosed ?? [Card(.two, .clubs)], .top: []],
-                      open: [.bottom: bottomOpen, .top: topOpen], active: active, hasTurned: hasTurned,
-                      rest: .top).table
+        let bottomClosed = bottomClosed ?? [Card(.two, .clubs)]
+        let named = Set(bottomClosed + bottomOpen + topOpen).count
+        return Self.playing(closed: [.bottom: bottomClosed.count, .top: 52 - named], open: [.bottom: bottomOpen, .top: topOpen],
+                            active: active, hasTurned: hasTurned)
     }
 
     @Test("turns 0.5 s plus 0–2 s after it becomes active, not before")
@@ -100,8 +114,7 @@ struct BotTests {
     @Test("a player with no cards, or a table not in play, plans nothing")
     func outPlansNothing() {
         var bot = Bot(seat: .top, seed: 1)
-        let empty = Game.arranged(closed: [.bottom: [], .top: []], open: [.bottom: [Self.seven], .top: []],
-                                  active: .bottom, hasTurned: true, rest: .bottom).table
+        let empty = Self.playing(closed: [.bottom: 51, .top: 0], open: [.bottom: [Self.seven]], active: .bottom, hasTurned: true)
         bot.observe([.turned(.bottom, Self.seven)], table: empty, now: .zero)
         #expect(bot.nextWake == nil)
         var over = table(bottomOpen: [Self.seven], topOpen: [Self.otherSeven], hasTurned: true)

@@ -435,13 +435,13 @@ struct EarlierWinsTests {
             var winners: [String]?
             let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
-                winners = try? OffPoolExecutor.wait {
+                winners = try? waitOffPool {
                     try await MatchIndex.using(directory: directory) { try await $0.entries().first?.match?.winners }
                 }
                 if winners == expected { break }
                 usleep(50_000)
             }
-            let refresh = try OffPoolExecutor.wait { try await MatchIndex.using(directory: directory) { try await $0.refresh() } }
+            let refresh = try waitOffPool { try await MatchIndex.using(directory: directory) { try await $0.refresh() } }
             return (expected, winners, refresh)
         }
         #expect(expected.count == 1)

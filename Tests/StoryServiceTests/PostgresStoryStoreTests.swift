@@ -68,7 +68,6 @@ struct PostgresURLTests {
     }
 }
 
-/// `PostgresStoryStore` against a real PostgreSQL server (Tests/SnapTestSupport/PostgresServer).
 /// Counts what a listening task heard.
 final class Heard: Sendable {
     private let value = Mutex(0)
@@ -76,6 +75,9 @@ final class Heard: Sendable {
     var count: Int { value.withLock { $0 } }
 }
 
+/// What only `PostgresStoryStore` does, against a real PostgreSQL server
+/// (Tests/SnapTestSupport/PostgresServer): TCP, NOTIFY between instances, row locks under
+/// concurrency, and a server away. What every store does is `StoryStoreContractTests`.
 @Suite("PostgreSQL story store", .timeLimit(.minutes(10)))
 struct PostgresStoryStoreTests {
     static let logger: Logger = {
@@ -112,95 +114,19 @@ struct PostgresStoryStoreTests {
         return false
     }
 
-    @Test func operationsRoundTrip() async throws {
-        let (server, url) = try freshDatabase()
-        let store = try await open(url)
-        #expect(store.description.hasPrefix("postgres \(server.socketDirectory)"))
-        #expect(try await store.matchCount() == 0)
-
-        // Keys.
-        #expect(try await store.registeredKey(of: "alice") == nil)
-        try await store.register(.publicKey(Array(repeating: 7, count: 32)), for: "alice")
-        try await store.register(.oldKeyDigest(Array(repeating: 9, count: 32)), for: "bob")
-        #expect(try await store.registeredKey(of: "alice") == .publicKey(Array(repeating: 7, count: 32)))
-        try await store.register(.publicKey(Array(repeating: 8, count: 32)), for: "bob")
-        #expect(try await store.registeredKey(of: "bob") == .publicKey(Array(repeating: 8, count: 32)))
-
-        // Matches, through the rules.
-        let made = try await store.apply(.create(starter: "alice", others: ["bob", "carol"], title: "The dragon", at: 100, turnSeconds: 60))
-        #expect(made.id == StoryMatchID(1))
-        #expect(try await store.match(made.id) == made)
-        let turned = try await store.apply(.turn(made.id, name: "alice", text: "Once upon a time", at: 110))
-        #expect(turned.text == "Once upon a time" && turned.currentName == "bob" && turned.dueAt == 170)
-        #expect(try await store.match(made.id) == turned)
-        let refused = await failure { try await store.apply(.turn(made.id, name: "alice", text: "again", at: 111)) }
-        #expect(refused as? StoryError == .notYourTurn(made.id, current: "bob"))
-        #expect(try await store.match(made.id) == turned, "a refusal changes nothing")
-        #expect(await failure { try await store.apply(.turn(StoryMatchID(99), name: "alice", text: "x", at: 1)) } as? StoryError
-                == .unknownMatch(StoryMatchID(99)))
-
-        // Deadlines.
-        #expect(try await store.due(at: 169, limit: 10).isEmpty)
-        #expect(try await store.due(at: 170, limit: 10) == [made.id])
-        let timedOut = try await store.apply(.timeout(made.id, at: 170))
-        #expect(timedOut.currentName == "carol" && timedOut.participants[1].missed == 1)
-
-        // Decline, quit, rematch.
-        let other = try await store.apply(.create(starter: "dan", others: ["erin", "bob"], title: "", at: 200))
-        let declined = try await store.apply(.decline(other.id, name: "erin", at: 201))
-        #expect(declined.participants[1].declined)
-        _ = try await store.apply(.turn(other.id, name: "dan", text: "It was late.", at: 202))
-        let ended = try await store.apply(.quit(other.id, name: "bob", at: 203))
-        #expect(ended.ended)
-        let rematch = try await store.apply(.rematch(other.id, name: "dan", at: 204))
-        #expect(rematch.id == StoryMatchID(3))
-        #expect(try await store.match(other.id)?.rematch == rematch.id)
-        #expect(try await store.apply(.rematch(other.id, name: "bob", at: 205)) == rematch, "asked again, the same match")
-
-        // Automatch: a new open match, then a second player joins it.
-        let opened = try await store.apply(.automatch(name: "zoe", at: 300))
-        let joined = try await store.apply(.automatch(name: "yan", at: 301))
-        #expect(joined.id == opened.id && joined.participants.map(\.name) == ["zoe", "yan"])
-        let again = try await store.apply(.automatch(name: "zoe", at: 302))
-        #expect(again.id != opened.id, "never into a match one is already in")
-
-        #expect(try await store.matches(of: "bob").map(\.id) == [made.id, other.id, rematch.id])
-        #expect(try await store.matches(of: "yan").map(\.id) == [opened.id])
-        #expect(try await store.matchCount() == 5)
-        await store.close()
-
-        // Opened again (the schema there already), everything is still there.
-        let reopened = try await open(url)
-        #expect(try await reopened.matchCount() == 5)
-        #expect(try await reopened.match(made.id) == timedOut)
-        await reopened.close()
-    }
-
-    @Test func importKeepsIDs() async throws {
-        let (_, url) = try freshDatabase()
-        var book = StoryBook()
-        _ = try book.apply(.create(starter: "a", others: ["b"], title: "one", at: 1))
-        _ = try book.apply(.create(starter: "b", others: ["c"], title: "two", at: 2))
-        _ = try book.apply(.turn(StoryMatchID(2), name: "b", text: "Hello.", at: 3))
-        let store = try await open(url)
-        let count = try await store.importBook(book.matches,
-                                               keys: ["a": .publicKey(Array(repeating: 1, count: 32))])
-        #expect(count == 2)
-        #expect(try await store.match(StoryMatchID(2))?.text == "Hello.")
-        #expect(try await store.registeredKey(of: "a") == .publicKey(Array(repeating: 1, count: 32)))
-        let next = try await store.apply(.create(starter: "c", others: ["d"], title: "three", at: 4))
-        #expect(next.id == StoryMatchID(3), "new matches are numbered after the imported ones")
-        await store.close()
-    }
-
-    @Test func tcpURL() async throws {
+    @Test("over TCP and over the socket, named by where it is (never a user)")
+    func tcpURL() async throws {
         let server = try PostgresServer.shared()
-        let url = server.tcpURL(try server.createDatabase())
-        let store = try await open(url)
-        #expect(store.description == "postgres 127.0.0.1:\(server.port)/\(store.url.database)")
+        let database = try server.createDatabase()
+        let store = try await open(server.tcpURL(database))
+        #expect(store.description == "postgres 127.0.0.1:\(server.port)/\(database)")
         _ = try await store.apply(.create(starter: "a", others: ["b"], title: "", at: 1))
         #expect(try await store.matchCount() == 1)
         await store.close()
+        let socket = try await open(server.socketURL(database))
+        #expect(socket.description == "postgres \(server.socketDirectory):\(server.port)/\(database)")
+        #expect(try await socket.matchCount() == 1)
+        await socket.close()
     }
 
     /// Two stores on one database, as two service processes: a turn through one reaches the
@@ -278,21 +204,6 @@ struct PostgresStoryStoreTests {
         }
         #expect(seen.count == names.count && seen.values.allSatisfy { $0 == 1 })
         for store in stores { await store.close() }
-    }
-
-    @Test func newerSchemaRefused() async throws {
-        let (server, url) = try freshDatabase()
-        await (try await open(url)).close()
-        let database = try PostgresURL(url).database
-        try server.psql(database, "UPDATE story_meta SET value = '99' WHERE key = 'schema_version'")
-        let error = await failure { try await open(url) }
-        guard case .newerSchema(let found, let supported, let place)? = error as? StoryStoreError else {
-            Issue.record("expected newerSchema, got \(String(describing: error))")
-            return
-        }
-        #expect(found == 99 && supported == PostgresStoryStore.schemaVersion)
-        #expect(place == "postgres \(try PostgresURL(url))")
-        #expect("\(error!)".contains(database))
     }
 
     @Test func unreachableAtStart() async throws {

@@ -158,10 +158,9 @@ struct StoryQuotesTests {
     func wordsAndNumbers() throws {
         try expect("STORY.md", quotes: "\"\(StoryServer.unavailableWords)\"")
         try expect("PROTOCOL.md", quotes: "\"\(StoryServer.unavailableWords)\"")
-        let schema = SQLiteStoryStore.schemaVersion
+        let schema = StorySchema.version
         let newer = StoryStoreError.newerSchema(found: schema + 1, supported: schema, where: "PLACE").description
         try expect("STORY.md", quotes: "(\"… \(newer.dropFirst("PLACE ".count))\")")
-        #expect(PostgresStoryStore.schemaVersion == schema)
         let tooLong = StoryError.storyTooLong(bytes: 5000).description.replacingOccurrences(of: "5000", with: "N")
         try expect("STORY.md", quotes: "(\"\(tooLong)\")")
         // An older snap's key: what a seat token is, 16 bytes, and no other length.

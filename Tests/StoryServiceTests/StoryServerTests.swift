@@ -25,11 +25,11 @@ struct StoryServerTests {
         let directory = scratchDirectory("story")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
-        let store = try OffPoolExecutor.wait { try await SQLiteStoryStore.open(path: directory + "/story.sqlite") }
-        defer { try? OffPoolExecutor.wait { await store.close() } }
+        let store = try waitOffPool { try await SQLiteStoryStore.open(path: directory + "/story.sqlite") }
+        defer { try? waitOffPool { await store.close() } }
         if let journal {
             #expect(FileManager.default.createFile(atPath: directory + "/story.journal", contents: Data(journal)))
-            _ = try OffPoolExecutor.wait { try await StoryJournalImport.run(path: directory + "/story.journal", into: store, turnSeconds: 0, now: 0) }
+            _ = try waitOffPool { try await StoryJournalImport.run(path: directory + "/story.journal", into: store, turnSeconds: 0, now: 0) }
         }
         let server = StoryServer(store: store, loop: group.next(), logger: Logger(label: "test"), turnSeconds: turnSeconds,
                                  sweepInterval: sweepInterval)
@@ -37,6 +37,12 @@ struct StoryServerTests {
         try server.listenLater(unixPath: directory + "/story.socket", channelBinding: channelBinding).wait()
         defer { _ = try? server.shutdownLater().wait() }
         try body(directory + "/story.socket", server)
+    }
+
+    /// What `server`'s store knows of `name`'s key.
+    func registeredKey(_ name: String, in server: StoryServer) throws -> StoryRegisteredKey? {
+        let store = server.store
+        return try waitOffPool { try await store.registeredKey(of: name) }
     }
 
     /// A fixed key pair per byte, as a player's key file would hold.
@@ -170,7 +176,7 @@ struct StoryServerTests {
         try withServer { socket, server in
             let ann = try client(socket, "Ann", key(1))
             try ann.ping(1)
-            #expect(server.registeredKey(of: "Ann") == .publicKey(key(1).publicKey))
+            #expect(try registeredKey("Ann", in: server) == .publicKey(key(1).publicKey))
             let again = try client(socket, "Ann", key(1))  // the same key from another connection
             try again.ping(2)
             guard let (why, words) = refusal({ _ = try client(socket, "Ann", key(2)) }) else { Issue.record("another key was let in"); return }
@@ -283,13 +289,13 @@ struct StoryServerTests {
         try withServer(journal: versionOneJournal(["Ann": annOld, "Bob": bobOld])) { socket, server in
             let file = try storeBytes(socket)
             #expect(!contains(file, annOld.bytes) && !contains(file, bobOld.bytes), "an old key is in the database")
-            #expect(server.registeredKey(of: "Ann") == .oldKeyDigest(StoryKeyChecks.live.digest(annOld.bytes)))
+            #expect(try registeredKey("Ann", in: server) == .oldKeyDigest(StoryKeyChecks.live.digest(annOld.bytes)))
             // Without the old key, or with Bob's, Ann's name does not move.
             #expect(refusal({ _ = try client(socket, "Ann", key(1)) })?.1.contains("registered by an older snap") == true)
             #expect(refusal({ _ = try client(socket, "Ann", key(1), oldKey: bobOld) })?.0 == .wrongKey)
             let ann = try client(socket, "Ann", key(1), oldKey: annOld)
             #expect(try ann.match(.show(StoryMatchID(1))).text == "Before")
-            #expect(server.registeredKey(of: "Ann") == .publicKey(key(1).publicKey))
+            #expect(try registeredKey("Ann", in: server) == .publicKey(key(1).publicKey))
             // The old key is used up: with another key pair it is refused; the new key alone signs in.
             #expect(refusal({ _ = try client(socket, "Ann", key(2), oldKey: annOld) })?.0 == .wrongKey)
             try client(socket, "Ann", key(1)).ping(1)
@@ -304,11 +310,11 @@ struct StoryServerTests {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         for round in 0..<2 {
-            let store = try OffPoolExecutor.wait { try await SQLiteStoryStore.open(path: directory + "/story.sqlite") }
-            let wanted = try OffPoolExecutor.wait { try await StoryJournalImport.wanted(by: store) }
+            let store = try waitOffPool { try await SQLiteStoryStore.open(path: directory + "/story.sqlite") }
+            let wanted = try waitOffPool { try await StoryJournalImport.wanted(by: store) }
             #expect(wanted == (round == 0), "imported twice")
             if wanted {
-                let (count, _) = try OffPoolExecutor.wait {
+                let (count, _) = try waitOffPool {
                     try await StoryJournalImport.run(path: directory + "/story.journal", into: store, turnSeconds: 0, now: 0)
                 }
                 #expect(count == 1)
@@ -318,12 +324,12 @@ struct StoryServerTests {
             if round == 0 {
                 _ = try client(directory + "/story.socket", "Ann", key(1), oldKey: annOld)
             } else {
-                #expect(server.registeredKey(of: "Ann") == .publicKey(key(1).publicKey))
+                #expect(try registeredKey("Ann", in: server) == .publicKey(key(1).publicKey))
                 #expect(refusal({ _ = try client(directory + "/story.socket", "Ann", key(2), oldKey: annOld) })?.0 == .wrongKey)
                 try client(directory + "/story.socket", "Ann", key(1)).ping(1)
             }
             _ = try? server.shutdownLater().wait()
-            try OffPoolExecutor.wait { await store.close() }
+            try waitOffPool { await store.close() }
         }
         // Nothing was taken from the journal: it is as it was.
         let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: directory + "/story.journal")))
@@ -351,7 +357,7 @@ struct StoryServerTests {
         try withServer { socket, server in
             let ann = try client(socket, "Ann", key(1))
             let match = try ann.match(.create(others: ["Bob"], title: ""))
-            try OffPoolExecutor.wait { await server.store.close() }
+            try waitOffPool { await server.store.close() }
             try ann.send(.turn(match.id, text: "Lost?"))
             guard case .refused(let why, let words) = try ann.next() else { Issue.record("no refusal"); return }
             #expect(why == .unavailable && words == "the story service cannot reach its database; try again", "\(words)")

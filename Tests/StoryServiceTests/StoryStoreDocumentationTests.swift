@@ -24,7 +24,7 @@ struct StoryStoreDocumentationTests {
     @Test("PostgreSQL's tables and sequence, its NOTIFY channel and default port")
     func postgresSchema() throws {
         // The tables and the sequence the first process creates, and the channel of its NOTIFY.
-        let made = PostgresStoryStore.schemaStatements.compactMap { $0.firstMatch(of: #/CREATE (TABLE|SEQUENCE) IF NOT EXISTS ([a-z_]+)/#) }
+        let made = ([StorySchema.postgresMeta] + StorySchema.migrations.flatMap(\.postgres)).compactMap { $0.firstMatch(of: #/CREATE (TABLE|SEQUENCE) IF NOT EXISTS ([a-z_]+)/#) }
         let tables = made.filter { $0.1 == "TABLE" }.map { "`\($0.2)`" }, sequences = made.filter { $0.1 == "SEQUENCE" }.map { "`\($0.2)`" }
         try #require(!tables.isEmpty && sequences.count == 1, "\(made.map(\.0))")
         try StoryQuotesTests().expect("STORY.md", quotes: "The first process to start creates the tables (\(tables[0]) with `schema_version`, "

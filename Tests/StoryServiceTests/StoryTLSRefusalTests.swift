@@ -19,8 +19,8 @@ struct StoryTLSRefusalTests {
         let directory = scratchDirectory("story-tls")
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
-        let store = try OffPoolExecutor.wait { try await SQLiteStoryStore.open(path: directory + "/story.sqlite") }
-        defer { try? OffPoolExecutor.wait { await store.close() } }
+        let store = try waitOffPool { try await SQLiteStoryStore.open(path: directory + "/story.sqlite") }
+        defer { try? waitOffPool { await store.close() } }
         let server = StoryServer(store: store, loop: group.next(), logger: Logger(label: "test"))
         server.limits.connections = connections
         let port = try server.listenLater(host: "127.0.0.1", port: 0, identity: try TLSIdentity.selfMade(in: directory + "/tls")).wait()

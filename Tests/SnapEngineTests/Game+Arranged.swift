@@ -1,8 +1,10 @@
+@testable import SnapEngine
+
 extension Game {
-    /// A game in the middle of a round, arranged pile by pile: for tests, puzzles and
-    /// replays that start from a position. Piles are listed bottom first. Cards not named
-    /// anywhere go to the bottom of `rest`'s closed pile, so all 52 are always in play.
-    public static func arranged(
+    /// A game in the middle of a round, arranged pile by pile (tests only: the rules' one
+    /// door in is `apply`). Piles are listed bottom first. Cards not named anywhere go to
+    /// the bottom of `rest`'s closed pile, so all 52 are always in play.
+    static func arranged(
         closed: [Seat: [Card]],
         open: [Seat: [Card]] = [:],
         active: Seat,

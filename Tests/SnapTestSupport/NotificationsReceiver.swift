@@ -1,4 +1,5 @@
 import CDBus
+import SnapDBus
 import Synchronization
 
 /// One `Notify` call as it arrived on the bus.
@@ -19,6 +20,8 @@ public struct ReceivedNotification: Hashable, Sendable, CustomStringConvertible 
 /// The smallest `org.freedesktop.Notifications` there is: it owns the name on a bus,
 /// answers `Notify` with a fresh id, and keeps every call. For tests, which need a real
 /// receiver on a real bus (a test bus has no desktop); its methods are safe from any thread.
+/// Built on SnapDBus's own connection and message code (`package`), so it answers with the
+/// same libdbus calls the notifier makes.
 public final class NotificationsReceiver: Sendable {
     private let connection: Mutex<BusConnectionBox>
     private let received = Mutex<[ReceivedNotification]>([])
