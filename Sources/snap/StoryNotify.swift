@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import SnapDBus
+import SnapPlatform
 import SnapProtocol
 import StoryEngine
 import StoryNotices
@@ -11,7 +12,7 @@ import StoryService
 import StoryStores
 
 /// `snap story notify`: desktop notifications for a player's matches while no window is open.
-struct StoryNotify: ParsableCommand {
+struct StoryNotify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notify",
         abstract: "Post a desktop notification when it is your turn, your time runs out within the hour, or a match ends.",
@@ -37,7 +38,7 @@ struct StoryNotify: ParsableCommand {
         guard (1...600).contains(tick) else { throw ValidationError("--tick is 1 to 600 seconds") }
     }
 
-    func run() throws {
+    func run() async throws {
         // Ctrl-C and SIGTERM end it at once, whatever it waits for.
         let signals = [SIGINT, SIGTERM].map { (number: Int32) -> DispatchSourceSignal in
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -60,31 +61,25 @@ struct StoryNotify: ParsableCommand {
             printError("error: \(error)")
             throw ExitCode(1)
         }
-        var poster = NoticePoster(desktop: desktop, failuresAreErrors: once)
-        var notices = StoryNotices(player: name)
-        func now() -> UInt64 { UInt64(max(0, time(nil))) }
+        let watch = NoticeWatch(poster: NoticePoster(desktop: desktop, failuresAreErrors: once),
+                                notices: StoryNotices(player: name))
 
+        // The story client reads a blocking stream: each connection is read on a thread of
+        // its own, and the waits between them are the command's (`Task.sleep`).
         if once {
-            let matches = try withStoryClient(player) { try $0.list() }
-            if !poster.post(notices.listed(matches, at: now())) { throw ExitCode(1) }
+            let player = self.player
+            let shown = try await onAThreadOfItsOwn { try watch.postWaiting(player) }
+            if !shown { throw ExitCode(1) }
             return
         }
-
         var wait = StoryNotices.firstRetryWait
-        var nonce: UInt64 = 0
         while true {
-            let client: StoryClient
-            do {
-                client = try StoryKeyStore.default().signIn(endpoint: endpoint, name: name, joinCode: joinCode,
-                                                            timeoutSeconds: tick, trust: trust)
-                try client.send(.watch)
-                let matches = try client.list()
-                // What was pushed while the list was on its way is in the list already.
-                _ = client.takeUpdates()
-                wait = StoryNotices.firstRetryWait
-                say("watching \(matches.count) match\(matches.count == 1 ? "" : "es") for \(name)")
-                poster.post(notices.listed(matches, at: now()))
-            } catch let error as StoryClientError {
+            let tick = self.tick
+            let ended = await onAThreadOfItsOwn {
+                watch.watch(endpoint: endpoint, name: name, joinCode: joinCode, tick: tick, trust: trust)
+            }
+            switch ended {
+            case .notSignedIn(let error as StoryClientError):
                 switch error {
                 case .refused(.busy, _), .refused(.overBudget, _), .refused(.unavailable, _), .cannotConnect, .broken:
                     warn("\(error); trying again in \(wait) s")
@@ -93,36 +88,93 @@ struct StoryNotify: ParsableCommand {
                     printError("error: \(error)")
                     throw ExitCode(1)
                 }
-                sleep(UInt32(wait))
-                wait = StoryNotices.retryWait(after: wait)
-                continue
-            } catch {
+            case .notSignedIn(let error):
                 throw storyFailure(error)
-            }
-            do {
-                while true {
-                    let reply: StoryReply
-                    do {
-                        reply = try client.next()
-                    } catch StoryClientError.broken("no answer in time") {
-                        // Quiet for a while: the deadlines' turn, and a ping (a TCP peer that
-                        // vanished says nothing until written to).
-                        poster.post(notices.deadlines(at: now()))
-                        nonce &+= 1
-                        try client.ping(nonce)
-                        for match in client.takeUpdates() { poster.post(notices.updated(match, at: now())) }
-                        continue
-                    }
-                    if case .update(let match) = reply { poster.post(notices.updated(match, at: now())) }
-                    poster.post(notices.deadlines(at: now()))
-                }
-            } catch {
+            case .wentAway(let error):
+                wait = StoryNotices.firstRetryWait  // it was signed in: the backoff starts again
                 warn("the story service went away (\(error)); signing in again in \(wait) s")
-                client.hangUp()
-                sleep(UInt32(wait))
-                wait = StoryNotices.retryWait(after: wait)
             }
+            try await Task.sleep(for: .seconds(wait))
+            wait = StoryNotices.retryWait(after: wait)
         }
+    }
+}
+
+/// What `story notify` posts, across its connections: used by one connection's thread at
+/// a time (the command awaits each before the next).
+final class NoticeWatch: @unchecked Sendable {  // one thread at a time (see above)
+    private var poster: NoticePoster
+    private var notices: StoryNotices
+    private var nonce: UInt64 = 0
+
+    init(poster: NoticePoster, notices: StoryNotices) {
+        self.poster = poster
+        self.notices = notices
+    }
+
+    enum Ended: Sendable {
+        case notSignedIn(any Error)
+        case wentAway(any Error)
+    }
+
+    private func now() -> UInt64 { UInt64(max(0, time(nil))) }
+
+    /// `--once`: what waits for the player now; whether every notice was shown.
+    func postWaiting(_ player: StoryPlayerOptions) throws -> Bool {
+        let matches = try withStoryClient(player) { try $0.list() }
+        return poster.post(notices.listed(matches, at: now()))
+    }
+
+    /// Signs in, watches, and posts until the connection ends (blocking: on its own thread).
+    func watch(endpoint: StoryEndpoint, name: String, joinCode: String, tick: Int, trust: ServerTrust) -> Ended {
+        let client: StoryClient
+        do {
+            client = try StoryKeyStore.default().signIn(endpoint: endpoint, name: name, joinCode: joinCode,
+                                                        timeoutSeconds: tick, trust: trust)
+            try client.send(.watch)
+            let matches = try client.list()
+            // What was pushed while the list was on its way is in the list already.
+            _ = client.takeUpdates()
+            say("watching \(matches.count) match\(matches.count == 1 ? "" : "es") for \(name)")
+            poster.post(notices.listed(matches, at: now()))
+        } catch {
+            return .notSignedIn(error)
+        }
+        defer { client.hangUp() }
+        do {
+            while true {
+                let reply: StoryReply
+                do {
+                    reply = try client.next()
+                } catch StoryClientError.broken("no answer in time") {
+                    // Quiet for a while: the deadlines' turn, and a ping (a TCP peer that
+                    // vanished says nothing until written to).
+                    poster.post(notices.deadlines(at: now()))
+                    nonce &+= 1
+                    try client.ping(nonce)
+                    for match in client.takeUpdates() { poster.post(notices.updated(match, at: now())) }
+                    continue
+                }
+                if case .update(let match) = reply { poster.post(notices.updated(match, at: now())) }
+                poster.post(notices.deadlines(at: now()))
+            }
+        } catch {
+            return .wentAway(error)
+        }
+    }
+}
+
+/// Runs `body`, which blocks, on a thread of its own and awaits it.
+func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { (done: CheckedContinuation<T, Error>) in
+        Thread { done.resume(with: Result { try body() }) }.start()
+    }
+}
+
+/// The same, for a `body` that does not throw.
+func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { (done: CheckedContinuation<T, Never>) in
+        Thread { done.resume(returning: body()) }.start()
     }
 }
 
