@@ -10,7 +10,9 @@ let gui: TargetDependencyCondition? = .when(traits: ["GUI"])
 let package = Package(
     name: "Snap",
     products: [
-        .executable(name: "snap", targets: ["snap"]),
+        // The installed command is `snapcards` (Ubuntu's /usr/bin/snap is snapd's; docs/PACKAGING.md).
+        // The target keeps the name `snap`: its module is what the tests import.
+        .executable(name: "snapcards", targets: ["snap"]),
         // The workshop: the whole-system benchmarks and attack drivers (`snap-bench`), apart
         // from the player's binary.
         .executable(name: "snap-bench", targets: ["snap-bench"]),

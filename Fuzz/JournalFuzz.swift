@@ -1,5 +1,5 @@
 // libFuzzer target for journal files (scripts/fuzz --target journal): a journal is a file
-// a friend can hand you for `snap replay`. Built against the
+// a friend can hand you for `snapcards replay`. Built against the
 // SnapJournal module, SnapProtocol (MatchRecordCodec) and SnapEngine, each whole.
 //
 // Input: byte 0 chooses the mode. Even: bytes 1… are the file, as they are. Odd: the

@@ -1,6 +1,6 @@
 // libFuzzer target for the story service's bytes (scripts/fuzz --target story): its
 // messages (StoryRequest, StoryReply, as a server and a client receive them) and its
-// journal records (StoryRecord, as `snap story` replays its journal). Built against
+// journal records (StoryRecord, as `snapcards story` replays its journal). Built against
 // the StoryProtocol module (StoryWire, StoryRecord, StoryHost), whole.
 //
 // Input: byte 0 is a frame's type, bytes 1… its payload; the whole input is also one

@@ -5,7 +5,7 @@ import Foundation
 import SnapEngine
 import SnapProtocol
 
-/// `snap-bench attack`: each attack against a fresh `snap host` process, while two
+/// `snap-bench attack`: each attack against a fresh `snapcards host` process, while two
 /// honest players time Snap! → verdict; a quiet run (no attacker) is the baseline.
 public struct AttackBenchmark: Sendable {
     public enum Attack: String, CaseIterable, Sendable {

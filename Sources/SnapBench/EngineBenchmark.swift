@@ -14,7 +14,7 @@ public struct EngineBenchmark {
         public var simulatedRounds: Int
         /// The simulation without its own checks (the host still checks after every command)…
         public var simulationSeconds: Double
-        /// …and with them, as `snap simulate` runs it (the log folded again, every event checked).
+        /// …and with them, as `snapcards simulate` runs it (the log folded again, every event checked).
         public var checkedSimulationSeconds: Double
         /// The commands replayed, in order (for measurements on top of the engine).
         public var recorded: [Command]

@@ -12,7 +12,7 @@ import SnapSimulation
 /// virtual time, its log written by the journal writer) is copied into a directory N
 /// times; then, against the same steps on an empty directory in the same run:
 /// - the index built from the N journals (the first read after an upgrade),
-/// - `snap history` as a process, the index up to date (what a player waits for), the
+/// - `snapcards history` as a process, the index up to date (what a player waits for), the
 ///   directory's last change 3 s or more before (as a player's past journals are),
 /// - a host's won count (`IndexedHistory.roundsWon`: the index checked against the
 ///   directory, then counted), as a host start does it off the window's thread.
@@ -99,7 +99,7 @@ public struct HistoryBenchmark: Sendable {
         return figures
     }
 
-    /// `snap history --directory D` as a player runs it; returns the lines it printed.
+    /// `snapcards history --directory D` as a player runs it; returns the lines it printed.
     private func runHistory(_ snap: String, _ directory: String) throws -> Int {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: snap)

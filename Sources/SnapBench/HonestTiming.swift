@@ -4,7 +4,7 @@ import SnapProtocol
 /// The two honest players of `snap-bench attack`: they turn when it is their turn and time
 /// each Snap! until its verdict has reached both of them.
 ///
-/// On a still table (`snap host --bench-still-table`) they call Snap! in turn, one call
+/// On a still table (`snapcards host --bench-still-table`) they call Snap! in turn, one call
 /// in flight, 8 calls a second each (today's host cuts more than 20; a human manages
 /// fewer than 8, and a host's budget must let that through). On a moving
 /// table they call when they see a match, and count the turns.

@@ -4,7 +4,7 @@ import Glibc
 import Foundation
 
 /// `snap-bench attack`: a host in its own process (`snap-bench host`, the `HostServer` of
-/// `snap host --headless`), with a private runtime directory, and what /proc says about its
+/// `snapcards host --headless`), with a private runtime directory, and what /proc says about its
 /// memory and CPU time.
 public final class HostProcess: @unchecked Sendable {  // attack threads read only its addresses, fixed at start; sampling and stopping stay on the bench's thread
     let directory: String

@@ -10,8 +10,8 @@ import StoryProtocol
 import StoryService
 import StoryStores
 
-/// `snap-bench story`: the story service as a separate process (`snap story serve`, the
-/// `snap` beside this executable), as players meet it.
+/// `snap-bench story`: the story service as a separate process (`snapcards story serve`, the
+/// `snapcards` beside this executable), as players meet it.
 public struct StoryBenchmark: Sendable {
     /// Seconds, sorted: a turn until every participant's view is updated, and a ping round trip.
     public struct Latency: Sendable {
@@ -368,7 +368,7 @@ struct StoryTestError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// `snap story serve` as a child process of the benchmark.
+/// `snapcards story serve` as a child process of the benchmark.
 final class ServiceProcess {
     let process = Process()
     let socket: String

@@ -1,5 +1,5 @@
 /// The short code a TCP host shows in its lobby and a joining player types
-/// (`snap join --code`), so that reaching the port is not enough to sit down.
+/// (`snapcards join --code`), so that reaching the port is not enough to sit down.
 ///
 /// Six characters from a 31-character alphabet without the easily confused 0, O, 1, I
 /// and L. That is 31⁶ ≈ 887 million codes; with the

@@ -46,7 +46,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable, Hashable, Codable {
 }
 
 /// Each round's deal seed derived from one match seed: reproducible games for tests,
-/// simulations, benchmarks and `snap host --seed`. Not secret: a revealed seed gives the
+/// simulations, benchmarks and `snapcards host --seed`. Not secret: a revealed seed gives the
 /// generator's state away, and with it the other rounds' deals. A host playing for real
 /// draws every round's seed from the system's secure generator instead.
 public enum DealSeeds {

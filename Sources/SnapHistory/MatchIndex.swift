@@ -12,7 +12,7 @@ import SnapNet
 import SQLiteNIO
 
 /// The index of a directory of match journals: one SQLite file beside them
-/// (`index/index.sqlite`), what `snap history`, `snap stats` and a host's won counts read instead
+/// (`index/index.sqlite`), what `snapcards history`, `snapcards stats` and a host's won counts read instead
 /// of replaying every journal. The journals stay the truth: `refresh()` reads any journal
 /// the index lacks or holds at another size or time (copied in, written by an older snap,
 /// grown since), and forgets removed ones; a file that is not a usable index is deleted and
@@ -246,7 +246,7 @@ public final class MatchIndex: @unchecked Sendable {  // the connection is Senda
         try await store([facts])
     }
 
-    /// Forgets everything and reads every journal again (`snap history --reindex`).
+    /// Forgets everything and reads every journal again (`snapcards history --reindex`).
     @discardableResult
     public func rebuild() async throws -> Refresh {
         try await transaction {
@@ -322,7 +322,7 @@ public final class MatchIndex: @unchecked Sendable {  // the connection is Senda
 
     // MARK: - Reading
 
-    /// One journal as the index holds it: what a `snap history` line shows.
+    /// One journal as the index holds it: what a `snapcards history` line shows.
     public struct Entry: Sendable, Equatable {
         public var name: String
         /// nil: the file is not a readable match journal.
@@ -378,7 +378,7 @@ public final class MatchIndex: @unchecked Sendable {  // the connection is Senda
     }
 
     /// Every round of every started match, oldest first, with each player's calls (only
-    /// `player`'s, when given): what `snap stats` is computed from.
+    /// `player`'s, when given): what `snapcards stats` is computed from.
     public func rounds(of player: String? = nil) async throws -> [IndexedRound] {
         var byKey: [String: [Int: [MatchFacts.Calls]]] = [:]
         let callRows = try await connection.query(

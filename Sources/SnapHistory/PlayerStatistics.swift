@@ -1,4 +1,4 @@
-/// One player's figures over every match in the index: what `snap stats` prints. Pure:
+/// One player's figures over every match in the index: what `snapcards stats` prints. Pure:
 /// computed from `MatchIndex.entries()` and `MatchIndex.rounds(of:)`.
 ///
 /// A match is won by the player who won strictly more of its rounds than anyone else (a tie

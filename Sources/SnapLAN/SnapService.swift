@@ -192,7 +192,7 @@ public enum SnapService {
     /// ASCII that a host name is made of (`machineName()` sends nothing else); anything
     /// else (control characters, bidi overrides, invalid UTF-8, other scripts) becomes
     /// `?`, and a name longer than `maxMachineCharacters` is cut and ends with `…`. So it
-    /// can break neither a line of `snap list` nor the Join screen's layout.
+    /// can break neither a line of `snapcards list` nor the Join screen's layout.
     /// The `max` a game may announce: Snap! is for 2 to 4 players.
     public static let playerCounts: ClosedRange<UInt8> = 2...4
 
@@ -229,7 +229,7 @@ extension DNSName {
 /// its 8 already, or is dropped if every game is confirmed. Only the sender that
 /// announced a game may change it or say goodbye for it.
 public struct LANGameTable: Sendable {
-    /// The most games kept (and so listed by `snap list --lan` and the Join screen).
+    /// The most games kept (and so listed by `snapcards list --lan` and the Join screen).
     public static let maxGames = 64
     /// The most games kept from one sender address (a computer hosts one or two).
     public static let maxGamesPerSource = 8

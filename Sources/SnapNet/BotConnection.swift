@@ -5,7 +5,7 @@ import SnapBots
 import SnapProtocol
 import SnapSession
 
-/// A computer player over the network (`snap join --bot`), or a headless watcher: a
+/// A computer player over the network (`snapcards join --bot`), or a headless watcher: a
 /// `BotClient` on a `SeatConnection`.
 ///
 /// A seat is not a connection: when the connection drops mid-game (not when the host
@@ -22,7 +22,7 @@ public final class BotConnection: @unchecked Sendable {  // set up before `run`,
     private let logger: Logger
     private let done: EventLoopPromise<ClientOutcome>
     private var connection: SeatConnection?
-    /// Given every byte received, as it arrives (for `snap join --record`).
+    /// Given every byte received, as it arrives (for `snapcards join --record`).
     public var recorder: (([UInt8]) -> Void)?
     /// Reconnect after a dropped connection (`--no-rejoin` turns it off).
     public var rejoins = true

@@ -33,7 +33,7 @@ public struct HostPlacement: Sendable {
     }
 }
 
-/// What a starting host tells whoever started it, in order (`snap host --headless`
+/// What a starting host tells whoever started it, in order (`snapcards host --headless`
 /// prints each as a line; a window keeps them for its lobby).
 public enum HostReport: Sendable {
     /// Listening, e.g. `unix:PATH` or `tcp:HOST:PORT`.
@@ -55,8 +55,8 @@ public struct HostStarted: Sendable {
     public var certificate: CertificateFingerprint?
 }
 
-/// The one way a host runs: `snap host --headless`, a host's window (Host Game, `snap
-/// host`, `snap play`) and `snap-bench host` all start their `HostServer` here. It owns
+/// The one way a host runs: `snapcards host --headless`, a host's window (Host Game,
+/// `snapcards host`, `snapcards play`) and `snap-bench host` all start their `HostServer` here. It owns
 /// the server's listeners, its TLS identity, its LAN announcement and its journal; the
 /// event loop is given to the server. As a `Service` (swift-service-lifecycle) it starts
 /// the host and runs until the game ends; a graceful shutdown (SIGINT, SIGTERM) ends

@@ -68,7 +68,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         done = loop.makePromise()
     }
 
-    /// A host restarted from a crashed one's journal (`snap host --resume`): the match
+    /// A host restarted from a crashed one's journal (`snapcards host --resume`): the match
     /// goes on from its last intact record, and the journal file goes on growing. A torn
     /// tail is cut with a warning; a damaged journal is refused (`JournalDamaged`) unless
     /// `fromLastGoodRecord`, and then the whole damaged file is first kept beside it.
@@ -499,7 +499,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
             self.timer?.cancel()
             guard !self.over else { return }
             self.over = true
-            // The game is over once its journal is on disk (`snap replay` may read it at
+            // The game is over once its journal is on disk (`snapcards replay` may read it at
             // once); the loop does not wait for the disk meanwhile.
             guard let journal = self.journal else { return self.done.succeed(reason) }
             let (loop, done) = (self.loop, self.done)

@@ -36,7 +36,7 @@ final class SeatConnection: @unchecked Sendable {  // touched on `loop` only (se
     var onStatus: (SeatLink.Action) -> Void = { _ in }
     /// The end, once: with the first connection's error if it never opened.
     var onFinished: (ClientOutcome, Error?) -> Void = { _, _ in }
-    /// Every byte received, as it arrives (`snap join --record`).
+    /// Every byte received, as it arrives (`snapcards join --record`).
     var recorder: (([UInt8]) -> Void)?
 
     init(loop: EventLoop, endpoint: Endpoint, link: SeatLink, tokens: SeatTokenStore?, trust: ServerTrust?) {

@@ -27,7 +27,7 @@ public enum ClientMessage: Hashable, Sendable {
     /// The answer to a ping, echoing its nonce.
     case pong(nonce: UInt64)
     /// Instead of a hello: what game is this? The host answers `info` and closes.
-    /// Used by discovery (`snap list`) to probe a socket without joining.
+    /// Used by discovery (`snapcards list`) to probe a socket without joining.
     case query
 }
 

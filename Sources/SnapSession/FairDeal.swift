@@ -20,7 +20,7 @@ extension DealReveal {
     }
 
     /// A seeded host's secret: reproducible from the match seed, and so not secret at all
-    /// (`snap host --seed` is for tests and simulations).
+    /// (`snapcards host --seed` is for tests and simulations).
     static func derived(match: UInt64, round: UInt32) -> DealReveal {
         var salts = SeededRandom(seed: DealSeeds.seed(match: match ^ 0x5A17, round: Int(round)))
         return DealReveal(round: round, seed: DealSeeds.seed(match: match, round: Int(round)),
@@ -47,7 +47,7 @@ public enum DealVerdict: Hashable, Sendable {
 
     public var isMismatch: Bool { if case .mismatch = self { true } else { false } }
 
-    /// The line `snap join --bot` prints, and the window's words.
+    /// The line `snapcards join --bot` prints, and the window's words.
     public var line: String {
         switch self {
         case .verified(let round): "round \(round): deal verified"

@@ -3,7 +3,7 @@ import SnapProtocol
 
 /// A match log folded back into a game: the same engine, the same commands (each deal
 /// with its seed) must give exactly the events that were logged, and every deal must
-/// follow a commitment to its seed that the round's reveal opens. `snap replay --verify`,
+/// follow a commitment to its seed that the round's reveal opens. `snapcards replay --verify`,
 /// resuming a host, and the tests all read a match this way.
 public struct MatchReplay: Sendable {
     public private(set) var start: MatchStart?

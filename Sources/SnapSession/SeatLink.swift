@@ -14,12 +14,12 @@ import SnapProtocol
 /// A seat is not a connection: when the connection drops mid-game (not when the host says
 /// goodbye), it redials with backoff (100 ms, doubling, at most 1 s apart) and shows its
 /// token for as long as the host keeps the seat, the grace period from `gameStarted`
-/// plus `rejoinSlack` (the host may itself be restarting with `snap host --resume`).
+/// plus `rejoinSlack` (the host may itself be restarting with `snapcards host --resume`).
 public struct SeatLink: Sendable {
     public struct Configuration: Sendable {
         /// The sign-in; its token (kept from an earlier run) takes a seat back.
         public var hello: Hello
-        /// Redial after a dropped connection mid-game (`snap join --no-rejoin` turns it off).
+        /// Redial after a dropped connection mid-game (`snapcards join --no-rejoin` turns it off).
         public var rejoins = true
         /// Nothing from the host for this long (it pings every second) means it is gone.
         public var silenceLimit: Duration = .seconds(5)

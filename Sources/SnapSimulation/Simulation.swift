@@ -13,7 +13,7 @@ public struct SimulationOptions: Hashable, Sendable {
     /// A safety stop for the simulation itself (not a game rule): a round still going
     /// after this many turns is abandoned and counted as unfinished.
     public var abandonAfterTurns: Int
-    /// The simulation's own checks (`snap simulate`, the tests): the match log folded again
+    /// The simulation's own checks (`snapcards simulate`, the tests): the match log folded again
     /// after every record, the seen table's total after every event, and after every command
     /// the full invariant and the seen table against the game. Off (a benchmark of the
     /// play's speed), only the host's own check after every command remains.

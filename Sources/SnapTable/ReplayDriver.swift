@@ -108,7 +108,7 @@ package final class ReplayDriver {
     }
 
     /// Plays silently from the start to `seconds` into the match, as the frames would have,
-    /// paused or not (`snap replay --start-at`).
+    /// paused or not (`snapcards replay --start-at`).
     package func seek(to seconds: Double) {
         if fed > 0 || position > 0 { restart() }
         let paused = isPaused

@@ -214,7 +214,7 @@ public final class App {
         _ = IMG_Init(Int32(IMG_INIT_PNG.rawValue))
         try sdlCheck(TTF_Init(), "TTF_Init")
         guard let directory = findAssetsDirectory() else {
-            throw SDLError("finding assets", message: "no Assets folder found beside the executable, above it or in its install prefix's share/snap: set SNAP_ASSETS to the repository's Assets directory, or install with scripts/install")
+            throw SDLError("finding assets", message: "no Assets folder found beside the executable, above it or in its install prefix's share/snapcards: set SNAP_ASSETS to the repository's Assets directory, or install the snapcards package")
         }
         self.options = options
         self.logger = logger
@@ -381,7 +381,7 @@ public final class App {
         switch event.type {
         // Already logical: with a logical size set, SDL's renderer rewrites every mouse
         // event's coordinates before the queue (converting again misplaced each click in a
-        // window of any other size than 1024×768, such as snap play's tiles).
+        // window of any other size than 1024×768, such as snapcards play's tiles).
         case SDL_MOUSEBUTTONDOWN.rawValue:
             return .press(Point(Double(event.button.x), Double(event.button.y)))
         case SDL_MOUSEBUTTONUP.rawValue:

@@ -7,9 +7,10 @@ import SnapEngine
 /// Where the game's images and sounds are, first match wins:
 /// 1. `$SNAP_ASSETS` (an override);
 /// 2. `Assets/` beside the executable, or in a folder above it (a checkout's
-///    `.build/debug/snap` finds the repository's);
-/// 3. the install prefix's `share/snap` (`PREFIX/bin/snap` → `PREFIX/share/snap`, as
-///    `scripts/install` lays it out; `share/snap/Assets` is taken too);
+///    `.build/debug/snapcards` finds the repository's);
+/// 3. the install prefix's `share/snapcards` (`PREFIX/bin/snapcards` → `PREFIX/share/snapcards`:
+///    `/usr/share/snapcards` for the Debian package's `/usr/bin/snapcards`, as `scripts/package`
+///    and `scripts/install` lay it out; `share/snapcards/Assets` is taken too);
 /// 4. `Assets/` in the current directory.
 /// A folder counts only if it holds `cards/AS.png`. Symbolic links to the executable are followed.
 public func findAssetsDirectory(executable: String = CommandLine.arguments[0]) -> String? {
@@ -30,7 +31,7 @@ public func findAssetsDirectory(executable: String = CommandLine.arguments[0]) -
         }
         if let prefix = parent(binDirectory) {
             let base = prefix == "/" ? "" : prefix
-            for candidate in [base + "/share/snap", base + "/share/snap/Assets"] where valid(candidate) { return candidate }
+            for candidate in [base + "/share/snapcards", base + "/share/snapcards/Assets"] where valid(candidate) { return candidate }
         }
     }
     return valid("Assets") ? "Assets" : nil

@@ -19,7 +19,7 @@ public final class GameClient {
     public private(set) var session = ClientSession()
     public let server: HostServer?
     public let name: String
-    /// Where this host listens (for the lobby and `snap play`).
+    /// Where this host listens (for the lobby and `snapcards play`).
     public let socketPath: String?
     /// A TCP host's certificate fingerprint (the lobby shows its short form).
     public internal(set) var certificate: CertificateFingerprint?
@@ -143,7 +143,7 @@ public final class GameClient {
 
     // MARK: - Starting games
 
-    /// A host window's game with a windowed game's defaults (the menu's Host Game, `snap play`, tests).
+    /// A host window's game with a windowed game's defaults (the menu's Host Game, `snapcards play`, tests).
     public static func host(name: String, bots: Int = 0, level: BotLevel = .normal, speed: Double = 1,
                             rules: Rules = .original, seed: UInt64? = nil, rounds: Int? = nil,
                             turnTimeout: Duration? = .seconds(15), socket: String? = nil,
@@ -163,7 +163,7 @@ public final class GameClient {
                               startWhen: startWhen, directories: directories, logger: logger)
     }
 
-    /// A host window's game as `configuration` says (`snap host` builds it once, for a
+    /// A host window's game as `configuration` says (`snapcards host` builds it once, for a
     /// window as for `--headless`), placed as `placement` says, started by the one host
     /// runtime every host uses. `startWhen`: start once this many players are at the
     /// table (nil: the host clicks Start).
@@ -234,7 +234,7 @@ public final class GameClient {
         // Ended with the window (its journal closed before the process goes).
         keepUntilOver(server)
         server.startWhen(1)
-        // Every match is journaled (`snap history`, `snap replay`). The file is made off
+        // Every match is journaled (`snapcards history`, `snapcards replay`). The file is made off
         // this thread (the window's); the records logged meanwhile are written first.
         Task {
             do { try await server.startJournal(in: directories.journals) { logger.warning("\($0)") } } catch {

@@ -30,7 +30,7 @@ public final class HostLobbyScene: Scene {
     static let panel = Rect(x: 232, y: 226, width: 560, height: 304)
 
     /// Windows to open one at a time, each once everyone opened before it is in the lobby
-    /// (`snap play`): seats go by joining order, so "Player 3" then sits before "Player 4".
+    /// (`snapcards play`): seats go by joining order, so "Player 3" then sits before "Player 4".
     private var launches: [() throws -> Void]
     private var launched = 0
 
@@ -127,7 +127,7 @@ public final class HostLobbyScene: Scene {
         if client.network != nil {
             // Renaming opens a new game, which would lose the TCP port, its announcement and its code.
             nameField.set(client.name)
-            nameError = "A game on the network keeps its name: start snap host --name … again to change it"
+            nameError = "A game on the network keeps its name: start snapcards host --name … again to change it"
             return
         }
         if others.isEmpty {

@@ -235,7 +235,7 @@ enum MenuKit {
     }
 
     /// A host's closing words as a dialog's body under `title`: not restating the title,
-    /// without the command-line hints meant for `snap join` in a terminal, starting with a
+    /// without the command-line hints meant for `snapcards join` in a terminal, starting with a
     /// capital and ending with a full stop. "wrong join code: ask the host for …" under
     /// "Wrong join code" reads "Ask the host for …".
     static func sentence(_ message: String, after title: String) -> String {
@@ -243,7 +243,7 @@ enum MenuKit {
         if text.lowercased().hasPrefix(title.lowercased()) {
             text = text.dropFirst(title.count).drop { ":;,.—- ".contains($0) }
         }
-        for hint in ["(watch it with snap join --watch)", "(snap join --code XXXXXX)"] {
+        for hint in ["(watch it with snapcards join --watch)", "(snapcards join --code XXXXXX)"] {
             if let range = text.range(of: hint) { text.removeSubrange(range) }
         }
         var sentence = text.trimmingCharacters(in: .whitespaces)

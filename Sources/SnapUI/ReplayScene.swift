@@ -3,7 +3,7 @@ import SnapEngine
 import SnapProtocol
 import SnapTable
 
-/// `snap replay FILE`: a journaled match played back on the table, every card face up
+/// `snapcards replay FILE`: a journaled match played back on the table, every card face up
 /// (the match is over). The `ReplayDriver` feeds the model the logged events at their
 /// logged times; this scene draws it and turns clicks and keys into the driver's controls.
 public final class ReplayScene: Scene, TableDrawer {

@@ -95,7 +95,7 @@ public final class StoryScene: Scene {
     var dialog: Dialog?
     private var now = 0.0
     /// Told each new status line of the view ("Waiting for Bob", "Your turn", "ended"), each
-    /// notice and each refusal: `snap story window --print-status` prints them for tests.
+    /// notice and each refusal: `snapcards story window --print-status` prints them for tests.
     public var onStatus: ((String) -> Void)?
     private var lastStatus: String?
 
@@ -270,7 +270,7 @@ public final class StoryScene: Scene {
         if let problem, link == nil || matches.isEmpty {
             MenuKit.heading(graphics, "Story")
             MenuKit.paragraph(graphics, problem, at: Point(512, 260), width: 760, size: 18, color: MenuKit.errorColor, maxLines: 5)
-            graphics.text("Start the service with:  snap story serve", at: Point(512, 400), size: 18, color: MenuKit.hintColor)
+            graphics.text("Start the service with:  snapcards story serve", at: Point(512, 400), size: 18, color: MenuKit.hintColor)
             buttons.add(.back, Button(Action.back.title, center: Point(512, 680), width: 150))
         } else if let viewed {
             drawMatch(viewed, graphics, app: app)

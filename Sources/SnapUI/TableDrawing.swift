@@ -59,7 +59,7 @@ extension TableScene: TableDrawer {
             drawStatus(graphics, y: $0)
         }
 
-        // Readable in snap play's smaller tiles too (there a point is ¾ of a pixel).
+        // Readable in snapcards play's smaller tiles too (there a point is ¾ of a pixel).
         graphics.text("Space  turn     S  Snap!     M  sound     Esc  exit", at: Point(18, 738), size: 15,
                       color: Color(215, 232, 215, 210), align: .left, shadow: true)
         exitButton.draw(graphics, assets: assets)

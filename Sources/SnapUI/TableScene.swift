@@ -371,7 +371,7 @@ public final class TableScene: Scene {
             dialog = Dialog.alert("Disconnected", "\(gameName) ended: the connection was lost (\(MenuKit.shortReason(message))).")
             dialogGoesToMenu = true
         case .nameTaken? where client.endpoint != nil:
-            // `snap join` from a shell, or a second window with the same saved name: offer
+            // `snapcards join` from a shell, or a second window with the same saved name: offer
             // the next free variant rather than a dead end.
             let variant = MenuKit.nextVariant(of: client.name)
             dialog = Dialog.confirm("Name taken", "Someone called \(client.name) has already joined \(client.session.welcome.map { "\($0.hostName)'s game" } ?? "this game"). Join as \(variant)?",

@@ -1,5 +1,5 @@
 /// Matches held in memory, changed only through the rules (`StoryMatch+Rules`): how an
-/// old story journal is replayed (`snap story import`), and what the rules' tests drive.
+/// old story journal is replayed (`snapcards story import`), and what the rules' tests drive.
 /// The service keeps its matches in a store (StoryService's `StoryStore`) instead, which
 /// applies the same functions in a transaction.
 public struct StoryBook: Sendable {

@@ -17,7 +17,7 @@ public enum StoryClientError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .cannotConnect(let where_, let why):
-            "cannot reach the story service at \(where_): \(why) (is `snap story serve` running?)"
+            "cannot reach the story service at \(where_): \(why) (is `snapcards story serve` running?)"
         case .refused(_, let message): message
         case .broken(let why): "the story service connection broke: \(why)"
         case .keyFile(let path, let why): "identity key \(path): \(why)"

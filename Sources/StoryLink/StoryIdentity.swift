@@ -183,8 +183,8 @@ public func storyStateDirectory(environment: [String: String] = currentEnvironme
     snapStateDirectory(environment: environment) + "/story"
 }
 
-/// The service's default Unix socket: `story.socket` in the socket directory `snap host`
-/// uses (not `.sock`, so `snap list` does not take it for a game).
+/// The service's default Unix socket: `story.socket` in the socket directory `snapcards host`
+/// uses (not `.sock`, so `snapcards list` does not take it for a game).
 public func defaultStorySocketPath(environment: [String: String] = currentEnvironment(), create: Bool) throws -> String {
     let directory = create ? try SocketDirectory.forHost(environment: environment) : SocketDirectory.default(environment: environment)
     return directory.path + "/story.socket"

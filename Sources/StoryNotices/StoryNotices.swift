@@ -31,7 +31,7 @@ public struct StoryNotice: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Decides a player's notices from the views of their matches as the service sends them:
-/// pure (time comes in as `now`, seconds since 1970), so `snap story notify` and its tests
+/// pure (time comes in as `now`, seconds since 1970), so `snapcards story notify` and its tests
 /// drive the same decisions.
 ///
 /// **Baseline and reconnections.** The views seen last are kept for the life of the value,
@@ -51,7 +51,7 @@ public struct StoryNotices: Sendable {
     /// goes on).
     public static let excerptCharacters = 120
     /// Seconds a watcher waits on a quiet connection before it looks at the deadlines again
-    /// (and pings the service): `snap story notify`'s tick.
+    /// (and pings the service): `snapcards story notify`'s tick.
     public static let checkSeconds = 15
     /// Seconds before the first try to reach the service again; each wait doubles the last,
     /// up to `longestRetryWait`.

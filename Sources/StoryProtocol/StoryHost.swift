@@ -27,7 +27,7 @@ public enum StoryRegisteredKey: Hashable, Sendable {
 
 /// The sign-in checks (static, given the key a store holds for the name: what the service
 /// uses), and the replay of an old story journal into matches and keys in memory (what
-/// `snap story import` and a first start's import use; tests and the fuzzer drive it too).
+/// `snapcards story import` and a first start's import use; tests and the fuzzer drive it too).
 public struct StoryHost: Sendable {
     public private(set) var book = StoryBook()
     /// Each name's key, registered by the first sign-in with that name.

@@ -18,7 +18,7 @@ import StoryEngine
 ///
 /// create and automatch end with a u64 of seconds a turn when there is a deadline.
 /// Since the service keeps its matches in a database (`StoryStore`), journals are only
-/// read, by `snap story import`; writing them stays for tests and benchmarks that make one.
+/// read, by `snapcards story import`; writing them stays for tests and benchmarks that make one.
 ///
 /// Strings are u8 length + UTF-8, integers big-endian (docs/JOURNAL.md). An `oldKey`
 /// record is imported as its digest (`StoryHost.register`), so that the service's database

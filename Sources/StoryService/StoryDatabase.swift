@@ -13,7 +13,7 @@ import StoryLink
 import StoryProtocol
 import StoryStores
 
-/// The store `snap story serve --database VALUE` names: an SQLite file path (default
+/// The store `snapcards story serve --database VALUE` names: an SQLite file path (default
 /// `$XDG_STATE_HOME/snap/story/story.sqlite`) or a `postgres://` URL.
 public func openStoryStore(_ value: String?, environment: [String: String] = currentEnvironment(),
                            threadPool: NIOThreadPool = .singleton,

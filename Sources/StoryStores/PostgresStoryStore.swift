@@ -7,7 +7,7 @@ import StoryEngine
 import StoryProtocol
 import Synchronization
 
-/// The story store in PostgreSQL, for a service of several `snap story serve` processes
+/// The story store in PostgreSQL, for a service of several `snapcards story serve` processes
 /// sharing one database (docs/STORY.md, "PostgreSQL").
 ///
 /// - Every `apply` is one transaction: the match it changes is read `FOR UPDATE` (an open

@@ -1,4 +1,4 @@
-/// Where a PostgreSQL story database is, as `snap story serve --database` takes it:
+/// Where a PostgreSQL story database is, as `snapcards story serve --database` takes it:
 ///
 /// - `postgres://USER@HOST[:PORT]/DB` (TCP; `[::1]` for an IPv6 address), and
 /// - `postgres://USER@/DB?host=/path/to/socketdir[&port=PORT]` (the server's Unix socket

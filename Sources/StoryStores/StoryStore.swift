@@ -10,7 +10,7 @@ import StoryProtocol
 /// The rules they apply are StoryEngine's (`StoryMatch+Rules`), dispatched by
 /// `StoryStoreRules.apply(_:in:)` so that no store carries game logic of its own.
 public protocol StoryStore: AnyObject, Sendable {
-    /// What `snap story serve` prints after "store: ": "sqlite PATH" or "postgres HOST/DB".
+    /// What `snapcards story serve` prints after "store: ": "sqlite PATH" or "postgres HOST/DB".
     var description: String { get }
 
     /// What the store knows of a name's key (never a secret).
@@ -33,7 +33,7 @@ public protocol StoryStore: AnyObject, Sendable {
     /// commit (PostgreSQL's NOTIFY); a store only one process uses never yields.
     func changes() -> AsyncStream<StoryMatchID>
 
-    /// Adds the matches and keys an old story journal held (`snap story import`), in one
+    /// Adds the matches and keys an old story journal held (`snapcards story import`), in one
     /// transaction, keeping their ids, and records `source` as imported (`imported()`).
     /// Matches made later are numbered after the imported ones. Returns how many matches
     /// came across.

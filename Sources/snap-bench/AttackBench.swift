@@ -9,7 +9,7 @@ struct AttackBench: ParsableCommand {
         abstract: "Attacks on a host process, each beside a quiet run: honest Snap! latency, host memory and CPU, when the attacker is cut.",
         discussion: """
             Each attack runs against a fresh host process (`snap-bench host`: the HostServer of \
-            `snap host --headless`, with the table held still; a private XDG_RUNTIME_DIR under /tmp) with two honest players timing Snap! → verdict. Traffic \
+            `snapcards host --headless`, with the table held still; a private XDG_RUNTIME_DIR under /tmp) with two honest players timing Snap! → verdict. Traffic \
             goes only to that host; every attack stops by itself after --seconds. One table row \
             an attack: honest verdict p50/p99 (µs), p99 against the quiet run, the host's peak \
             RSS (VmHWM) and CPU (% of one core), when the host cut the attacker, and whether \

@@ -3,7 +3,7 @@ import SnapBench
 import SnapEngine
 
 /// `snap-bench`: the whole-system figures against baselines measured in the same run. An
-/// executable of its own, so the player's `snap` links none of the benchmarks or attack
+/// executable of its own, so the player's `snapcards` links none of the benchmarks or attack
 /// drivers; its commands, options and output lines are those `snap bench` had (scripts and
 /// tests read them), the lines' "snap bench …" prefixes included.
 @main
@@ -47,7 +47,7 @@ struct EngineBench: ParsableCommand {
         print("ratio: one engine command costs \(twoDecimals(result.ratio)) bare moves")
         print("simulation: \(twoDecimals(result.roundsPerSecond)) rounds/s (bots, virtual time, the host's card check "
             + "after every command); \(twoDecimals(result.checkedRoundsPerSecond)) rounds/s with the simulation's own checks "
-            + "after every event (as snap simulate runs)")
+            + "after every event (as snapcards simulate runs)")
         let journal = try JournalBenchmark(commands: result.recorded, seats: Seat.seating(playerCount: 4),
                                            minimumSeconds: seconds).run()
         print("with the match journal: \(si(Double(journal.commands) / journal.hotPathSeconds)) commands/s on the game's path "

@@ -9,10 +9,10 @@ import SnapNet
 import SnapSession
 
 /// `snap-bench host`: the host `snap-bench attack` attacks, in a process of its own. It is
-/// the `HostServer` that `snap host --headless --no-journal --open --no-announce` runs,
+/// the `HostServer` that `snapcards host --headless --no-journal --open --no-announce` runs,
 /// configured as that configures one, plus what only a benchmark wants: a table held
 /// still after the deal (so Snap! calls can be timed) and plain TCP on a loopback address
-/// (for the raw-socket players). Those two stay out of the player's `snap`. Not in the
+/// (for the raw-socket players). Those two stay out of the player's `snapcards`. Not in the
 /// help: the attack bench starts it (`HostProcess`) and reads its "listening on" lines.
 struct BenchHost: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,7 +37,7 @@ struct BenchHost: ParsableCommand {
     }
 
     func run() throws {
-        // As `snap host --headless` without --seed or --bots: secret deals, enough computer
+        // As `snapcards host --headless` without --seed or --bots: secret deals, enough computer
         // players to make two, the next round 2 s after a win.
         var configuration = HostConfiguration(hostName: "Bench")
         configuration.rounds = rounds
@@ -64,7 +64,7 @@ struct BenchHost: ParsableCommand {
             return source
         }
         defer { stops.forEach { $0.cancel() } }
-        // The one host runtime, as `snap host --headless --no-journal --no-announce` runs it.
+        // The one host runtime, as `snapcards host --headless --no-journal --no-announce` runs it.
         var placement = HostPlacement(socket: .path(socket), announce: false, journalDirectory: nil)
         do {
             placement.listen = try listen.map { text in

@@ -10,9 +10,9 @@ import StoryStores
 
 /// `snap-bench story-service`: the story service `snap-bench story` times over TCP, with TLS
 /// and without (the baseline), both in this one executable so that the two differ in TLS
-/// alone. It is the `StoryServer` `snap story serve --open` runs, on an SQLite file; plain
+/// alone. It is the `StoryServer` `snapcards story serve --open` runs, on an SQLite file; plain
 /// TCP on a loopback address is what only a benchmark wants, and stays out of the player's
-/// `snap`. Not in the help: the story bench starts it and reads its "listening on" lines.
+/// `snapcards`. Not in the help: the story bench starts it and reads its "listening on" lines.
 struct BenchStoryService: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "story-service",

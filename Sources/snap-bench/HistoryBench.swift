@@ -7,7 +7,7 @@ import SnapHistory
 struct HistoryBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
-        abstract: "snap history and a host's won count at N past matches, against none, and the index built from N journals.")
+        abstract: "snapcards history and a host's won count at N past matches, against none, and the index built from N journals.")
 
     @Option(help: "Past matches to measure at, comma-separated (each a copy of one 3-round match).") var matches = "5000"
     @Option(help: "Runs of each timed step; the median is printed.") var repeats = 5
@@ -33,7 +33,7 @@ struct HistoryBench: ParsableCommand {
             + "medians of \(repeats) runs")
         let none = figures.first!
         for figure in figures {
-            print("\(figure.matches) past matches: snap history \(ms(figure.historySeconds)) "
+            print("\(figure.matches) past matches: snapcards history \(ms(figure.historySeconds)) "
                 + "(\(figure.historyLines) lines; ratio \(twoDecimals(figure.historySeconds / none.historySeconds))x of none), "
                 + "won count \(ms(figure.wonCountSeconds)) (ratio \(twoDecimals(figure.wonCountSeconds / none.wonCountSeconds))x), "
                 + "index built from the journals in \(ms(figure.indexBuildSeconds)) (copies written in \(ms(figure.copySeconds)))")

@@ -4,7 +4,7 @@ import Logging
 import Glibc
 #endif
 
-// The two output helpers the benchmarks share with `snap` (Sources/snap/Network.swift),
+// The two output helpers the benchmarks share with `snapcards` (Sources/snap/Network.swift),
 // copied rather than put in a library: a few lines, and no library of the game's needs them.
 
 /// One line to standard output, at once: tests and tools read these lines while the

@@ -121,7 +121,7 @@ struct Host: AsyncParsableCommand {
     var turnTimeoutDuration: Duration? { turnTimeout == 0 ? nil : .milliseconds(Int64((turnTimeout * 1000).rounded())) }
 
     /// `--bots`, or its default: a headless host fills up to two players, so that
-    /// `snap host --headless` alone plays against one joined player.
+    /// `snapcards host --headless` alone plays against one joined player.
     var seatedBots: Int { bots ?? (headless ? max(0, 2 - (startWhen ?? 1)) : 0) }
 
     func validate() throws {
@@ -392,7 +392,7 @@ struct Join: AsyncParsableCommand {
         let found = await discoverHosts(in: directory, loop: loop)
         switch found.count {
         case 1: return .unix(found[0].socketPath)
-        case 0: throw NetError.noHost("no game is hosted on this machine (\(directory.path)); start one with snap host")
+        case 0: throw NetError.noHost("no game is hosted on this machine (\(directory.path)); start one with snapcards host")
         default:
             throw NetError.noHost("several games are hosted here; pick one with --host: "
                 + found.map(\.info.hostName).joined(separator: ", "))

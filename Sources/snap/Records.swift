@@ -26,7 +26,7 @@ struct Replay: ParsableCommand {
             "replay: N commands, R rounds, matches the journal" (exit 0), or the first record \
             where it differs (exit 1). A torn tail (the last record cut short by a host killed \
             mid-write) is reported and left out; a damaged journal (a bad record with more after \
-            it) is reported with where it is and what was readable, and exits 1. Journals are in $XDG_STATE_HOME/snap/matches/ (see snap history).
+            it) is reported with where it is and what was readable, and exits 1. Journals are in $XDG_STATE_HOME/snap/matches/ (see snapcards history).
             """)
 
     @Argument(help: "A journal file (.snapjournal).") var file: String
@@ -74,7 +74,7 @@ struct Replay: ParsableCommand {
             #if GUI
             return journal.records
             #else
-            say("error: this snap was built without windows; use snap replay FILE --verify")
+            say("error: this snap was built without windows; use snapcards replay FILE --verify")
             throw ExitCode(64)
             #endif
         }

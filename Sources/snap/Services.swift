@@ -3,7 +3,7 @@ import NIOCore
 import ServiceLifecycle
 import SnapNet
 
-/// `snap host --headless` as a service (swift-service-lifecycle): the host runtime
+/// `snapcards host --headless` as a service (swift-service-lifecycle): the host runtime
 /// started (it listens, prints where, starts or goes on with the journal), then played
 /// until the game ends; a graceful shutdown (SIGINT, SIGTERM) ends the game on purpose, so
 /// that clients hear "host quit". The group takes the signals before anything listens:

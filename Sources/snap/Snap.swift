@@ -4,7 +4,7 @@ import ArgumentParser
 struct Snap: AsyncParsableCommand {
     #if GUI
     static let configuration = CommandConfiguration(
-        commandName: "snap",
+        commandName: "snapcards",
         abstract: "Snap!, the card game. With no command: the main menu.",
         version: snapVersion,
         subcommands: [Menu.self, Play.self, Solo.self, Host.self, Join.self, List.self, History.self, Stats.self, Replay.self, Simulate.self, Story.self],
@@ -12,7 +12,7 @@ struct Snap: AsyncParsableCommand {
     )
     #else
     static let configuration = CommandConfiguration(
-        commandName: "snap",
+        commandName: "snapcards",
         abstract: "Snap!, the card game (built without windows).",
         version: snapVersion,
         subcommands: [Host.self, Join.self, List.self, History.self, Stats.self, Replay.self, Simulate.self, Story.self]
@@ -47,7 +47,7 @@ struct Snap: AsyncParsableCommand {
 /// A command whose work is a window: it runs on the main thread (SDL wants its events
 /// there), awaiting what it needs before the window opens and after it closes.
 protocol WindowCommand: ParsableCommand {
-    /// False for the options that run it without a window (`snap host --headless`).
+    /// False for the options that run it without a window (`snapcards host --headless`).
     var opensWindow: Bool { get }
     @MainActor func runInWindow() async throws
 }

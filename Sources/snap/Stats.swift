@@ -7,7 +7,7 @@ struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Each player's record over the matches hosted on this machine: wins, streaks, opponents, reaction times.",
         discussion: """
-            Read from the match index beside the journals (as snap history). Per player: matches and \
+            Read from the match index beside the journals (as snapcards history). Per player: matches and \
             rounds played and won (a match is won by whoever won the most of its rounds, a tie by \
             nobody), the longest winning streaks, Snap! calls right, wrong and too late, the \
             reaction time of the correct calls (median, best, a histogram, and the median of each \

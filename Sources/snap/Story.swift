@@ -15,7 +15,7 @@ import StoryStores
 import SnapUI
 #endif
 
-/// `snap story`: the turn-based second game. With no command: the window.
+/// `snapcards story`: the turn-based second game. With no command: the window.
 struct Story: ParsableCommand {
     #if GUI
     static let subcommands: [ParsableCommand.Type] = [
@@ -67,7 +67,7 @@ struct StoryPlayerOptions: ParsableArguments {
     func playerName() throws -> String {
         if let name { return name }
         guard let saved = storySavedName() else {
-            printError("error: no name: pass --name NAME (or save one in the window: snap, then Join or Story)")
+            printError("error: no name: pass --name NAME (or save one in the window: snapcards, then Join or Story)")
             throw ExitCode(64)
         }
         return saved
@@ -194,7 +194,7 @@ struct StoryList: ParsableCommand {
     func run() throws {
         try withStoryClient(player) { client in
             let matches = try client.list()
-            if matches.isEmpty { say("no matches yet: snap story new --with NAME, or snap story automatch") }
+            if matches.isEmpty { say("no matches yet: snapcards story new --with NAME, or snapcards story automatch") }
             for match in matches {
                 let group = match.ended ? "ended" : match.currentName == client.name ? "your turn" : "their turn"
                 let names = match.participants.map { $0.declined ? $0.name + " (declined)" : $0.quit ? $0.name + " (quit)" : $0.name }
@@ -290,10 +290,10 @@ struct StoryRematch: ParsableCommand {
 }
 
 #if GUI
-/// `snap story` alone: the window.
+/// `snapcards story` alone: the window.
 struct StoryWindow: WindowCommand {
     static let configuration = CommandConfiguration(
-        commandName: "window", abstract: "Open the Story window (what `snap story` alone does).")
+        commandName: "window", abstract: "Open the Story window (what `snapcards story` alone does).")
     @OptionGroup var player: StoryPlayerOptions
     @Option(help: "Open this match's view instead of the list (for screenshots and tests).") var open: String?
     @Flag(help: "Print the view's status as it changes (\"match 1, 3 turns: Waiting for Bob\"), notices and refusals.")

@@ -11,7 +11,7 @@ import StoryProtocol
 import StoryService
 import StoryStores
 
-/// `snap story notify`: desktop notifications for a player's matches while no window is open.
+/// `snapcards story notify`: desktop notifications for a player's matches while no window is open.
 struct StoryNotify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notify",

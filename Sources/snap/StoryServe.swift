@@ -101,7 +101,7 @@ struct StoryServe: AsyncParsableCommand {
     }
 }
 
-/// `snap story serve`'s listening and serving as a service (swift-service-lifecycle): it
+/// `snapcards story serve`'s listening and serving as a service (swift-service-lifecycle): it
 /// listens, serves until a graceful shutdown (SIGINT, SIGTERM), then stops listening,
 /// removes its socket file and closes the store.
 struct StoryServing: Service {
@@ -123,7 +123,7 @@ struct StoryServing: Service {
     }
 }
 
-/// `snap story import FILE`: an old story journal into the database, once.
+/// `snapcards story import FILE`: an old story journal into the database, once.
 struct StoryImport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",

@@ -12,7 +12,7 @@ struct WindowFlags: ParsableArguments {
     @Option(help: "Save a PNG of the window when quitting (with --quit-after, for tests and docs).") var screenshot: String?
     @Option(help: "Quit after this many seconds.") var quitAfter: Double?
     @Flag(help: "Start with the sound off (M toggles it).") var mute = false
-    @Option(help: ArgumentHelp("Open the window with its top-left corner here (screen pixels; snap play tiles its windows).",
+    @Option(help: ArgumentHelp("Open the window with its top-left corner here (screen pixels; snapcards play tiles its windows).",
                                valueName: "X,Y"))
     var position: String?
     @Option(help: ArgumentHelp("Open the window at this size (screen pixels; default 1024x768).", valueName: "WxH"))
@@ -88,9 +88,9 @@ func windowFailure(_ error: Error) throws -> Never {
     }
 }
 
-/// `snap` with no subcommand: the main menu.
+/// `snapcards` with no subcommand: the main menu.
 struct Menu: WindowCommand {
-    static let configuration = CommandConfiguration(commandName: "menu", abstract: "Open the main menu (what `snap` alone does).")
+    static let configuration = CommandConfiguration(commandName: "menu", abstract: "Open the main menu (what `snapcards` alone does).")
 
     enum StartScene: String, ExpressibleByArgument, CaseIterable { case menu, join, solo }
 

@@ -3,7 +3,7 @@ import Testing
 
 /// SnapBench holds every benchmark and attack driver so that what a game links holds only
 /// the game: no target but the `snap-bench` executable (and the tests) may import it, not
-/// even the player's `snap`.
+/// even the player's `snapcards`.
 @Suite("No library imports SnapBench")
 struct BoundaryTests {
     /// The package's root: this file is Tests/SnapBenchTests/BoundaryTests.swift.

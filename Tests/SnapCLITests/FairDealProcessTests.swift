@@ -8,7 +8,7 @@ import SnapTestSupport
 import Testing
 
 /// The fair deal between real processes: honest bots say so, a cheating host is caught,
-/// and `snap replay --verify` checks every reveal.
+/// and `snapcards replay --verify` checks every reveal.
 @Suite("the provably fair deal, as processes", .serialized)
 struct FairDealProcessTests {
     @Test("bots against an honest host print \"round N: deal verified\" for every round; replay checks the reveals",
@@ -60,7 +60,7 @@ struct FairDealProcessTests {
             + "the reveal of round 1 does not match its commitment"), "\(verify.output)")
     }
 
-    @Test("a host that commits to one seed and deals from another: snap join --bot warns loudly", .timeLimit(.minutes(5)))
+    @Test("a host that commits to one seed and deals from another: snapcards join --bot warns loudly", .timeLimit(.minutes(5)))
     func cheatingHost() throws {
         let directory = makeRuntimeDirectory()
         let socketPath = directory + "/cheat.sock"

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// `snap host --headless` with no options is a game, not a usage error.
-@Suite("snap host's defaults", .serialized)
+/// `snapcards host --headless` with no options is a game, not a usage error.
+@Suite("snapcards host's defaults", .serialized)
 struct HostDefaultsTests {
     @Test("with no options, a headless host seats one computer player and plays one joined player", .timeLimit(.minutes(5)))
     func noOptions() throws {

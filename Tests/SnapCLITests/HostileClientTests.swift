@@ -9,7 +9,7 @@ import SnapTestSupport
 import Testing
 
 /// Each failure a hostile or careless client once caused, sent from a raw socket to a
-/// real `snap host` process: the host survives, the attacker is cut with the right
+/// real `snapcards host` process: the host survives, the attacker is cut with the right
 /// reason within its bound, the honest players' game completes, and the host's memory
 /// stays under the documented bound (docs/PROTOCOL.md §10).
 @Suite("hostile clients against a real host", .serialized)
@@ -195,7 +195,7 @@ struct HostileClientTests {
 
     /// (Past 8 refusals at once too, a bare close, which the client calls a busy host: TLSTests,
     /// where the connections can be timed within the refusals' 2 s.)
-    @Test("over TCP past 8 signing in: snap join says the host is busy, in the host's words inside TLS (exit 1), not a TLS fault",
+    @Test("over TCP past 8 signing in: snapcards join says the host is busy, in the host's words inside TLS (exit 1), not a TLS fault",
           .timeLimit(.minutes(5)))
     func busyOverTCP() throws {
         let directory = makeRuntimeDirectory()
@@ -211,7 +211,7 @@ struct HostileClientTests {
                                    runtimeDirectory: directory)
         // §2 gives the status.
         let status = try #require(try Documents.numbers("PROTOCOL.md", "the host is busy: …` and exits {N})"),
-                                  "PROTOCOL.md lacks snap join's exit status when the host is busy").map(Int32.init)[0]
+                                  "PROTOCOL.md lacks snapcards join's exit status when the host is busy").map(Int32.init)[0]
         #expect(told.exitStatus(timeout: 30) == status, "\(told.output)")
         #expect(told.output.contains("the host closed the connection (full): the host is busy: 8 connections are signing in"),
                 "\(told.output)")

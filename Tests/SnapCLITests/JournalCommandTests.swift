@@ -5,7 +5,7 @@ import SnapNet
 import SnapProtocol
 import Testing
 
-/// The journal a real host writes, read back by `snap replay --verify` and `snap history`.
+/// The journal a real host writes, read back by `snapcards replay --verify` and `snapcards history`.
 @Suite("journals, replay --verify and history, as processes", .serialized)
 struct JournalCommandTests {
     func playedMatch(in directory: String, rounds: Int = 1) throws -> String {
@@ -22,7 +22,7 @@ struct JournalCommandTests {
         return path
     }
 
-    @Test("a finished match's journal replays exactly; snap history lists it", .timeLimit(.minutes(5)))
+    @Test("a finished match's journal replays exactly; snapcards history lists it", .timeLimit(.minutes(5)))
     func verifyAndHistory() throws {
         let directory = makeRuntimeDirectory()
         let path = try playedMatch(in: directory, rounds: 2)

@@ -51,9 +51,9 @@ struct LANTests {
         #expect(wrong.exitStatus(timeout: 10) == refusedStatus)
         #expect(wrong.output.contains("(wrongCode): wrong join code"))
         #expect(host.line(startingWith: "wrong join code from 127.0.0.1 (2 in a row)", timeout: 5) != nil)
-        // LAN.md quotes both lines: what snap join prints, and the host's (ADDRESS, N).
+        // LAN.md quotes both lines: what snapcards join prints, and the host's (ADDRESS, N).
         let told = try #require(wrong.output.split(separator: "\n").first { $0.contains("(wrongCode)") }, "\(wrong.output)")
-        #expect(try Documents.quotes("LAN.md", "`snap join` prints `\(told)` and exits"), "LAN.md lacks: \(told)")
+        #expect(try Documents.quotes("LAN.md", "`snapcards join` prints `\(told)` and exits"), "LAN.md lacks: \(told)")
         let counted = try #require(host.line(startingWith: "wrong join code from 127.0.0.1 (2 in a row)"))
         let general = counted.replacingOccurrences(of: "127.0.0.1", with: "ADDRESS").replacingOccurrences(of: "(2 ", with: "(N ")
         #expect(try Documents.quotes("LAN.md", "The host prints `\(general)`."), "LAN.md lacks: \(general)")
@@ -99,7 +99,7 @@ struct LANTests {
         }
         #expect(modes.count == 2 && mode("\(directory)/snap") == modes[0] && mode("\(directory)/snap/Table.sock") == modes[1], "\(modes)")
         #expect(mode("\(directory)/state/snap/tls/identity.pem") == identity[0])
-        // What the host prints of where to connect, and how snap list shows the game (LAN.md's examples).
+        // What the host prints of where to connect, and how snapcards list shows the game (LAN.md's examples).
         let reachable = try #require(host.line(startingWith: "players can connect to: "))
         #expect(try Documents.quotes("LAN.md", "(`\(reachable.replacingOccurrences(of: address, with: "192.168.1.20:7777, 127.0.0.1:7777"))`)"),
                 "LAN.md lacks \(reachable)")
@@ -175,7 +175,7 @@ struct LANTests {
         deinit { _ = Self.ip(["netns", "delete", name]) }
     }
 
-    @Test("a host announced in a namespace shows in snap list --lan within 2 s, and drops out within 5 s of kill -9",
+    @Test("a host announced in a namespace shows in snapcards list --lan within 2 s, and drops out within 5 s of kill -9",
           .timeLimit(.minutes(5)))
     func discovery() throws {
         let (made, why) = Namespace.make()
@@ -283,7 +283,7 @@ struct LANTests {
         return (out, count)
     }
 
-    @Test("a hostile neighbour floods 20,000 fake games in 2 s: snap list --lan stays bounded, prints names safely and still finds the real game",
+    @Test("a hostile neighbour floods 20,000 fake games in 2 s: snapcards list --lan stays bounded, prints names safely and still finds the real game",
           .timeLimit(.minutes(5)))
     func hostileNetwork() throws {
         let (made, why) = Namespace.make()
@@ -321,7 +321,7 @@ struct LANTests {
         let status = list.exitStatus(timeout: 20)
         let took = Date().timeIntervalSince(started)
         #expect(status == 0)
-        #expect(took < 6, "snap list --lan took \(took) s under the flood")
+        #expect(took < 6, "snapcards list --lan took \(took) s under the flood")
         let sent = sender.exitStatus(timeout: 20)
         let floodEnded = Date()
         #expect(sent == 0, "\(sender.errors)")
@@ -382,7 +382,7 @@ struct LANTests {
         #expect(joinTook < 5)
         watcher.signal(SIGKILL)
         print("hostile LAN: \(sender.output.trimmingCharacters(in: .whitespacesAndNewlines)) (\(count) prepared); "
-              + "snap list --lan --wait 1.5 took \(Int(took * 1000)) ms and listed \(lan.count) LAN games; "
+              + "snapcards list --lan --wait 1.5 took \(Int(took * 1000)) ms and listed \(lan.count) LAN games; "
               + "the watcher printed \(watched) '+' lines, resident \(rssBefore ?? -1) kB before the flood, \(rssAfter ?? -1) kB after; "
               + "joining a dead port failed after \(Int(joinTook * 1000)) ms")
     }
@@ -403,10 +403,10 @@ extension [UInt8] {
     }
 }
 
-/// LAN.md quotes `snap list --lan`'s default listening time: the one its help shows.
-@Suite("LAN.md quotes snap list")
+/// LAN.md quotes `snapcards list --lan`'s default listening time: the one its help shows.
+@Suite("LAN.md quotes snapcards list")
 struct ListDocumentationTests {
-    @Test("snap list's --wait default is the one LAN.md names")
+    @Test("snapcards list's --wait default is the one LAN.md names")
     func waitDefault() throws {
         let help = try runSnap(["list", "--help"])
         #expect(help.status == 0)

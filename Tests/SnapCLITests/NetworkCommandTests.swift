@@ -4,8 +4,8 @@ import SnapProtocol
 import SnapTestSupport
 import Testing
 
-/// Hosts and computer players as separate `snap` processes over real sockets.
-@Suite("snap host and snap join, as processes", .serialized)
+/// Hosts and computer players as separate `snapcards` processes over real sockets.
+@Suite("snapcards host and snapcards join, as processes", .serialized)
 struct NetworkCommandTests {
     static let fast = ["--speed", "0.01"]
 
@@ -217,7 +217,7 @@ struct NetworkCommandTests {
         #expect(hiddenMoves >= 52)
     }
 
-    @Test("snap list shows live hosts and skips a stale socket; a new host replaces the stale file",
+    @Test("snapcards list shows live hosts and skips a stale socket; a new host replaces the stale file",
           .timeLimit(.minutes(5)))
     func discoveryAndStaleSockets() throws {
         let directory = makeRuntimeDirectory()
@@ -249,7 +249,7 @@ struct NetworkCommandTests {
         #expect(!nobody.output.contains("no network"))  // the network is fine: nobody listens
     }
 
-    @Test("a Unix socket whose queue stays full: snap join --bot retries for about 5 s, then says host busy and exits 3",
+    @Test("a Unix socket whose queue stays full: snapcards join --bot retries for about 5 s, then says host busy and exits 3",
           .timeLimit(.minutes(5)))
     func busyHost() throws {
         let directory = makeRuntimeDirectory()
@@ -258,9 +258,9 @@ struct NetworkCommandTests {
         let started = Date()
         let join = try SnapProcess(["join", "--bot", "--socket", busy.path], runtimeDirectory: directory)
         // §2's status for a host too busy to take the connection (there: one closed during its
-        // TLS handshake; both are NetError.hostBusy, which snap join ends with the same status).
+        // TLS handshake; both are NetError.hostBusy, which snapcards join ends with the same status).
         let status = try #require(try Documents.numbers("PROTOCOL.md", "closed the connection during the TLS handshake …` (exit {N})"),
-                                  "PROTOCOL.md lacks snap join's exit status for a busy host").map(Int32.init)[0]
+                                  "PROTOCOL.md lacks snapcards join's exit status for a busy host").map(Int32.init)[0]
         #expect(join.exitStatus(timeout: 20) == status)
         let waited = Date().timeIntervalSince(started)
         #expect(join.output.contains("host busy: unix:\(busy.path)"))
@@ -327,7 +327,7 @@ struct NetworkCommandTests {
         first.signal(SIGKILL)
     }
 
-    @Test("a socket directory that is not private: the host warns on stderr and falls back; snap list finds it there",
+    @Test("a socket directory that is not private: the host warns on stderr and falls back; snapcards list finds it there",
           .timeLimit(.minutes(5)))
     func socketDirectoryFallback() throws {
         let directory = makeRuntimeDirectory()

@@ -148,7 +148,7 @@ struct RejoinTests {
 
 @Suite("resuming a crashed host, as processes", .serialized)
 struct ResumeTests {
-    @Test("kill -9 the host mid-round, snap host --resume: the bots reattach, the match finishes, the journal verifies",
+    @Test("kill -9 the host mid-round, snapcards host --resume: the bots reattach, the match finishes, the journal verifies",
           .timeLimit(.minutes(5)))
     func resumeAfterCrash() throws {
         let directory = makeRuntimeDirectory()

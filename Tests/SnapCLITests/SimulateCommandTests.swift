@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// The built `snap` binary, run as a separate process, as a person would.
-func runSnap(_ arguments: [String], executable: String = "snap") throws -> (status: Int32, output: String, error: String) {
+/// The built `snapcards` binary, run as a separate process, as a person would.
+func runSnap(_ arguments: [String], executable: String = "snapcards") throws -> (status: Int32, output: String, error: String) {
     let process = Process()
     process.executableURL = snapBinary(named: executable)
     process.arguments = arguments
@@ -16,12 +16,12 @@ func runSnap(_ arguments: [String], executable: String = "snap") throws -> (stat
     return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
 }
 
-/// `snap-bench`, the benchmarks' own executable, built beside `snap`.
+/// `snap-bench`, the benchmarks' own executable, built beside `snapcards`.
 func runSnapBench(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
     try runSnap(arguments, executable: "snap-bench")
 }
 
-@Suite("snap simulate, as a process")
+@Suite("snapcards simulate, as a process")
 struct SimulateCommandTests {
     @Test("prints the summary lines and the same bytes for the same seed")
     func summary() throws {

@@ -2,7 +2,7 @@ import Foundation
 import SnapProtocol
 import SnapTestSupport
 
-/// A running `snap` process whose output is read as it comes.
+/// A running `snapcards` process whose output is read as it comes.
 final class SnapProcess: @unchecked Sendable {
     let process = Process()
     private let lock = NSLock()
@@ -11,7 +11,7 @@ final class SnapProcess: @unchecked Sendable {
 
     /// `wrapper` runs snap through another command, e.g. `["/usr/sbin/ip", "netns", "exec", NS]`;
     /// with `runsSnap` false, the wrapper is the whole command (a helper script, not snap).
-    /// `binary`: the built executable to run (`snap`, or `snap-bench`).
+    /// `binary`: the built executable to run (`snapcards`, or `snap-bench`).
     init(_ arguments: [String], runtimeDirectory: String, environment extra: [String: String] = [:],
          wrapper: [String] = [], runsSnap: Bool = true, binary: URL = snapBinary()) throws {
         if let command = wrapper.first {
@@ -73,9 +73,9 @@ final class SnapProcess: @unchecked Sendable {
     }
 }
 
-/// A built executable of the package (`snap`, `snap-bench`): beside the test bundle's
+/// A built executable of the package (`snapcards`, `snap-bench`): beside the test bundle's
 /// executable, or one folder up (swift-testing runs from inside the .xctest bundle on some setups).
-func snapBinary(named name: String = "snap") -> URL {
+func snapBinary(named name: String = "snapcards") -> URL {
     let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let binary = products.appendingPathComponent(name)
     if FileManager.default.fileExists(atPath: binary.path) { return binary }

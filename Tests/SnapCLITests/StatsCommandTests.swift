@@ -5,9 +5,9 @@ import SnapProtocol
 import SnapSession
 import Testing
 
-/// `snap stats` and `snap history --reindex` on journals real hosts wrote, their figures
+/// `snapcards stats` and `snapcards history --reindex` on journals real hosts wrote, their figures
 /// checked against what this test reads from the journals itself.
-@Suite("snap stats and history --reindex, as processes", .serialized)
+@Suite("snapcards stats and history --reindex, as processes", .serialized)
 struct StatsCommandTests {
     /// A headless host's match between two computer players that joined (Ann and Bob).
     func playedMatch(in directory: String, rounds: Int) throws -> String {
@@ -64,7 +64,7 @@ struct StatsCommandTests {
         return figures
     }
 
-    @Test("snap stats --json gives each player's wins, calls and reaction times as the journals have them",
+    @Test("snapcards stats --json gives each player's wins, calls and reaction times as the journals have them",
           .timeLimit(.minutes(5)))
     func statsMatchTheJournals() throws {
         let directory = makeRuntimeDirectory()
@@ -120,7 +120,7 @@ struct StatsCommandTests {
         #expect(nobody.errors.contains("error: no player named Nobody in ") && nobody.errors.contains("Ann, Bob"), "\(nobody.errors)")
     }
 
-    @Test("snap history reads the index: a deleted or damaged index is rebuilt, --reindex lists the same lines",
+    @Test("snapcards history reads the index: a deleted or damaged index is rebuilt, --reindex lists the same lines",
           .timeLimit(.minutes(5)))
     func historyFromTheIndex() throws {
         let directory = makeRuntimeDirectory()
@@ -151,14 +151,14 @@ struct StatsCommandTests {
 
 @Suite("snap-bench history")
 struct HistoryBenchTests {
-    @Test("run small: every copied journal is listed by snap history and counted, against none", .timeLimit(.minutes(5)))
+    @Test("run small: every copied journal is listed by snapcards history and counted, against none", .timeLimit(.minutes(5)))
     func historyBench() throws {
         let bench = try SnapProcess(["history", "--matches", "3,5", "--repeats", "1"], runtimeDirectory: makeRuntimeDirectory(),
                                     binary: snapBinary(named: "snap-bench"))
         #expect(bench.exitStatus(timeout: 240) == 0, "\(bench.errors)")
-        let lines = bench.lines.filter { $0.contains(" past matches: snap history ") }
+        let lines = bench.lines.filter { $0.contains(" past matches: snapcards history ") }
         #expect(lines.count == 3, "\(bench.output)")
-        #expect(lines.first?.hasPrefix("0 past matches: snap history ") == true && lines.first?.contains("(1 lines;") == true)
+        #expect(lines.first?.hasPrefix("0 past matches: snapcards history ") == true && lines.first?.contains("(1 lines;") == true)
         #expect(lines.dropFirst().first?.hasPrefix("3 past matches: ") == true && lines.dropFirst().first?.contains("(4 lines;") == true)
         #expect(lines.last?.hasPrefix("5 past matches: ") == true && lines.last?.contains("(6 lines;") == true)
         #expect(lines.allSatisfy { $0.contains("won count ") && $0.contains("index built from the journals in ") })

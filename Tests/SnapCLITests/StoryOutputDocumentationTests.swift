@@ -6,11 +6,11 @@ import StoryLink
 import StoryService
 import Testing
 
-/// docs/STORY.md quotes what `snap story …` prints; these lines are built in the `snap`
+/// docs/STORY.md quotes what `snapcards story …` prints; these lines are built in the `snapcards`
 /// executable, so the real binary prints them here and the document must quote their fixed
 /// part (the variable part — an id, a name, a path — written as the document writes it).
 /// Runs of white space compare as one space, as in StoryQuotesTests.
-@Suite("STORY.md quotes what snap story prints", .serialized, .timeLimit(.minutes(5)))
+@Suite("STORY.md quotes what snapcards story prints", .serialized, .timeLimit(.minutes(5)))
 struct StoryOutputDocumentationTests: StoryProcessTests {
     let directory = makeRuntimeDirectory()
 
@@ -145,7 +145,7 @@ struct StoryOutputDocumentationTests: StoryProcessTests {
         try expectQuoted("It prints `\(general(general(imported, journalPath, "PATH"), "2", "N"))`, records the import")
     }
 
-    @Test("snap story notify's lines: watching N matches for NAME, notice: …, error: no session bus: …, warning: could not show \"…\": …")
+    @Test("snapcards story notify's lines: watching N matches for NAME, notice: …, error: no session bus: …, warning: could not show \"…\": …")
     func notifyLines() throws {
         let bus = try SessionBus()
         defer { bus.stop() }
@@ -242,7 +242,7 @@ struct StoryOutputDocumentationTests: StoryProcessTests {
         let damaged = try SnapProcess(["story", "serve", "--database", notADatabase], runtimeDirectory: directory)
         #expect(damaged.exitStatus(timeout: 30) == Int32(atStart[0]))
         #expect(damaged.errorLines.contains { $0.hasPrefix("error: ") } && damaged.errorLines.count == 1, "\(damaged.errors)")
-        let away = try #require(try Documents.numbers("STORY.md", "`snap story serve` says why in one line and exits with status {N}."),
+        let away = try #require(try Documents.numbers("STORY.md", "`snapcards story serve` says why in one line and exits with status {N}."),
                                 "STORY.md lacks the service's exit without its database")
         let postgres = try SnapProcess(["story", "serve", "--database", "postgres://snap@localhost/story"], runtimeDirectory: directory)
         #expect(postgres.exitStatus(timeout: 30) == Int32(away[0]))
@@ -321,7 +321,7 @@ struct StoryOutputDocumentationTests: StoryProcessTests {
         defer { service.signal(SIGTERM) }
         var run = 0, lastTurnText: String?
         for line in document[fence.upperBound..<end.lowerBound].split(separator: "\n").map(String.init) {
-            guard line.hasPrefix(".build/debug/snap story") else { continue }
+            guard line.hasPrefix(".build/debug/snapcards story") else { continue }
             let comment = line.range(of: #"\s+# "#, options: .regularExpression).map { String(line[$0.upperBound...]) }
             let command = line.range(of: #"\s+# "#, options: .regularExpression).map { String(line[..<$0.lowerBound]) } ?? line
             let words = Array(Self.shellWords(command).dropFirst(2))

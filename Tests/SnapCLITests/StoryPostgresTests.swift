@@ -7,7 +7,7 @@ import StoryService
 import StoryStores
 import Testing
 
-/// Two `snap story serve --database postgres://…` processes on one real PostgreSQL
+/// Two `snapcards story serve --database postgres://…` processes on one real PostgreSQL
 /// database (SnapTestSupport's PostgresServer) are one service.
 @Suite("Story on PostgreSQL over real processes", .serialized)
 struct StoryPostgresTests {

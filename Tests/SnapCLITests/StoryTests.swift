@@ -10,7 +10,7 @@ import StoryService
 import StoryStores
 import Testing
 
-/// `snap story` with real processes: the service, and one process per player command.
+/// `snapcards story` with real processes: the service, and one process per player command.
 @Suite("Story over real processes", .serialized)
 struct StoryTests: StoryProcessTests {
     let directory = makeRuntimeDirectory()
@@ -116,7 +116,7 @@ struct StoryTests: StoryProcessTests {
         for path in [directory + "/state", directory + "/state/snap", directory + "/state/snap/story"] { mkdir(path, 0o700) }
     }
 
-    @Test("an old story.journal is imported on the first start (counts printed, the file left as it was), never twice; snap story import does the same")
+    @Test("an old story.journal is imported on the first start (counts printed, the file left as it was), never twice; snapcards story import does the same")
     func importsOldJournal() throws {
         makeStateDirectory()
         let journal = oldJournal(matches: 3)
@@ -283,7 +283,7 @@ extension StoryTests {
     }
 }
 
-/// A suite that runs `snap story serve` and player commands in its own runtime directory.
+/// A suite that runs `snapcards story serve` and player commands in its own runtime directory.
 protocol StoryProcessTests {
     var directory: String { get }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The benchmarks moved out of the player's binary into `snap-bench`, with the same
-/// commands (scripts/test checks that `snap` has no SnapBench symbol).
+/// commands (scripts/test checks that `snapcards` has no SnapBench symbol).
 @Suite("snap-bench apart from snap")
 struct WorkshopTests {
     @Test("snap has no bench command, in its help or on its command line")
@@ -22,7 +22,7 @@ struct WorkshopTests {
     func noBenchmarkFlags() throws {
         for command in [["host"], ["story", "serve"]] {
             let run = try runSnap(command + ["--help-hidden"])
-            #expect(run.status == 0 && run.output.contains("USAGE: snap \(command.joined(separator: " "))"), "\(run.output)\(run.error)")
+            #expect(run.status == 0 && run.output.contains("USAGE: snapcards \(command.joined(separator: " "))"), "\(run.output)\(run.error)")
             for flag in ["bench", "--still-table", "--plain-tcp", "--sweep-milliseconds"] {
                 #expect(!run.output.contains(flag), "\(command): \(flag)")
             }

@@ -147,7 +147,7 @@ struct MatchIndexTests {
         let quiet = try await MatchIndex.using(directory: directory) { try await $0.refresh() }
         #expect(quiet == MatchIndex.Refresh(indexed: 0, removed: 0))
         // Proof that it trusts it: a journal slipped in with the directory's time put back is
-        // not looked for; `rebuild` (snap history --reindex) finds it.
+        // not looked for; `rebuild` (snapcards history --reindex) finds it.
         try Matches.write(logs[0], to: directory + "/2026-01-05T000000-Simulation.snapjournal")
         #expect(utimensat(AT_FDCWD, directory, &times, 0) == 0)
         // The host appends the rest of its match in place: the directory does not change.

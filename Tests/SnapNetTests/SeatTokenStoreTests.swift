@@ -29,7 +29,7 @@ struct SeatTokenStoreTests {
     }
 
     /// Written down from the OpenSSL build before SHA-256 moved to swift-crypto: a token
-    /// kept by an older `snap` must still be found under the same file name.
+    /// kept by an older `snapcards` must still be found under the same file name.
     @Test("the file name: the readable part, then the SHA-256 of the endpoint, a zero byte and the name")
     func fileName() throws {
         let directory = scratchDirectory("seats")

@@ -27,7 +27,7 @@ struct SeatTokenTests {
 struct MatchRecordFindingsTests {
     // Found by scripts/fuzz --target journal (Fuzz/seeds/journal/seat-twice): a started
     // record listing a seat twice decoded, re-encoded differently, and would have trapped
-    // Game(seats:) when `snap replay` folded it.
+    // Game(seats:) when `snapcards replay` folded it.
     @Test("a started record with a seat twice is refused")
     func seatTwice() throws {
         let start = MatchStart(hostName: "Zoë", seed: 1, rules: Rules(),

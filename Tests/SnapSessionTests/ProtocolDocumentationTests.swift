@@ -27,7 +27,7 @@ struct ProtocolDocumentationTests {
         try expectQuoted("`closing(full, \"\(Seating.tooManySigningInText(defaults.maxSigningIn))\")`")
         try expectQuoted("within **\(defaults.signInTimeout.secondsText)** of connecting gets "
                          + "`closing(timedOut, \"\(Liveness.noHelloText(defaults.signInTimeout))\")`")
-        // What `snap join` prints of it (§2).
+        // What `snapcards join` prints of it (§2).
         try expectQuoted("`\(ClientOutcome.refused(.full, "the host is busy: …").description)` and exits 1")
         #expect(defaults.pingInterval == .seconds(1))  // "at the host's next once-a-second check"
         try expectQuoted("at the host's next once-a-second check")
@@ -45,7 +45,7 @@ struct ProtocolDocumentationTests {
     func otherWords() throws {
         try expectQuoted("that one gets `closing(timedOut, \"\(HostSession.replacedText)\")`")
         let watcher = try #require(HostSession.watcherCannotPlayText.split(separator: ":").first)
-        try expectQuoted("`turn` or `snap` from a watcher is a protocol violation (\"\(watcher)\")")
+        try expectQuoted("`turn` or `snapcards` from a watcher is a protocol violation (\"\(watcher)\")")
         try expectQuoted("it gets `closing(timedOut, \"\(HostSession.tooSlowText("…"))\")` and is closed")
         let verified = DealVerdict.verified(round: 1).line
         try expectQuoted("It then shows \"\(verified.dropFirst("round 1: ".count))\", or warns loudly")

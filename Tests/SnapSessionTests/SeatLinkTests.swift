@@ -158,7 +158,7 @@ struct SeatLinkTests {
                         == .send(.hello(Hello(name: "Ann", token: Self.given)), sequence: 0))
             return driver.step(.received(answer, generation: generation))
         }
-        // snap host --resume: the same seat, the same token.
+        // snapcards host --resume: the same seat, the same token.
         #expect(restarted(answer: Self.welcome(Self.given)) == [.rejoined])
         // A fresh host: the token holds no seat; the game this seat was in is over.
         let refusal = HostMessage.closing(.badToken, message: "no such seat")

@@ -43,7 +43,7 @@ struct FrameLogTests {
         try play(name: "offscreen", hostOptions: ["--start-when", "2"], start: "", underX: false)
     }
 
-    /// Runs `snap host` (a window) and `snap join` (a window) until both show "Game over"
+    /// Runs `snapcards host` (a window) and `snapcards join` (a window) until both show "Game over"
     /// or three minutes pass, then checks both frame logs.
     private func play(name: String, hostOptions: [String], start: String, underX: Bool) throws {
         let binary = snapBinary()

@@ -210,7 +210,7 @@ struct InProcessTests {
         await GameClient.endHostedGames()
     }
 
-    @Test("`snap join` with a taken name offers the next variant on the table screen; Yes joins as it")
+    @Test("`snapcards join` with a taken name offers the next variant on the table screen; Yes joins as it")
     func tableNameTaken() async throws {
         let path = "\(scratchRoot)/ip/run/snap/Taken.sock"
         let host = try await GameClient.host(name: "Taken", socket: path, directories: Self.directories, logger: Self.logger)

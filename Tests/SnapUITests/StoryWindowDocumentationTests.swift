@@ -64,7 +64,7 @@ struct StoryWindowDocumentationTests {
         typealias Action = StoryScene.Action
         try expectQuoted("press \(Action.endTurn.title) (or Enter)")
         try expectQuoted("\(Action.automatch.title) and \(Action.invite.title) (with names to invite) are under the list")
-        try expectQuoted("`snap story decline ID`, or \(Action.decline.title) in the window")
+        try expectQuoted("`snapcards story decline ID`, or \(Action.decline.title) in the window")
         let ended = dragon(current: nil), rematched = dragon(current: nil, rematch: StoryMatchID(2))
         try expectQuoted("the view offers **\(Action.decline.title)** where \(Action.quit.title) would be; an ended match offers "
                          + "**\(StoryScene.rematchTitle(ended))**, which opens the new match (\(StoryScene.rematchTitle(rematched)) once there is one)")

@@ -4,7 +4,7 @@ import Foundation
 import SnapTestSupport
 import Testing
 
-/// The Story window against a real `snap story serve`, players' turns taken by other processes.
+/// The Story window against a real `snapcards story serve`, players' turns taken by other processes.
 @Suite("Story window", .serialized)
 struct StoryWindowTests {
     let root: String = {

@@ -4,10 +4,10 @@ import Foundation
 import SnapTestSupport
 import Testing
 
-/// The built `snap` with SDL's offscreen video driver and a sound driver that needs no
+/// The built `snapcards` with SDL's offscreen video driver and a sound driver that needs no
 /// sound card: real windows, real rendering, no display.
 func runWindowed(_ arguments: [String], audio: String = "dummy", extraEnvironment: [String: String] = [:],
-                 timeout: Double = 60, executable: String = "snap") throws -> (status: Int32, output: String) {
+                 timeout: Double = 60, executable: String = "snapcards") throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: snapBinary(named: executable))
     process.arguments = arguments
@@ -56,8 +56,8 @@ struct WindowedHostOptionsTests {
     }
 }
 
-/// The built `snap` (or `snap-bench`): beside the test bundle's executable, or one folder up.
-func snapBinary(named name: String = "snap") -> String {
+/// The built `snapcards` (or `snap-bench`): beside the test bundle's executable, or one folder up.
+func snapBinary(named name: String = "snapcards") -> String {
     let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let beside = products.appendingPathComponent(name).path
     return FileManager.default.fileExists(atPath: beside) ? beside
@@ -211,7 +211,7 @@ struct WindowTests {
         #expect(line?.contains("win 1") == true, "\(run.output)")
     }
 
-    @Test("snap play opens a host window and a client window that joins it")
+    @Test("snapcards play opens a host window and a client window that joins it")
     func playLaunch() throws {
         let path = screenshotPath("play")
         let run = try runWindowed(["play", "--clients", "1", "--name", "Hana", "--quit-after", "3", "--screenshot", path])
@@ -219,7 +219,7 @@ struct WindowTests {
         #expect(FileManager.default.fileExists(atPath: path))
     }
 
-    @Test("an installed copy (PREFIX/bin/snap, PREFIX/share/snap) opens from any directory")
+    @Test("an installed copy (PREFIX/bin/snapcards, PREFIX/share/snapcards) opens from any directory")
     func installedPrefix() throws {
         let prefix = scratchPath("snap-ui-prefix")
         let elsewhere = scratchPath("snap-ui-elsewhere")
@@ -227,20 +227,20 @@ struct WindowTests {
         try? files.removeItem(atPath: prefix)
         try? files.removeItem(atPath: elsewhere)
         try files.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
-        try files.createDirectory(atPath: prefix + "/share/snap", withIntermediateDirectories: true)
+        try files.createDirectory(atPath: prefix + "/share/snapcards", withIntermediateDirectories: true)
         try files.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
-        // As scripts/install lays it out: the binary, and the assets' folders under share/snap.
+        // As scripts/package and scripts/install lay it out: the binary, and the assets' folders under share/snapcards.
         let original = snapBinary()
-        try files.copyItem(atPath: original, toPath: prefix + "/bin/snap")
+        try files.copyItem(atPath: original, toPath: prefix + "/bin/snapcards")
         var repository = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { repository.deleteLastPathComponent() }
         for folder in ["cards", "table", "ui", "sounds"] {
             try files.copyItem(atPath: repository.appendingPathComponent("Assets/" + folder).path,
-                               toPath: prefix + "/share/snap/" + folder)
+                               toPath: prefix + "/share/snapcards/" + folder)
         }
         let shot = elsewhere + "/menu.png"
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: prefix + "/bin/snap")
+        process.executableURL = URL(fileURLWithPath: prefix + "/bin/snapcards")
         process.arguments = ["menu", "--quit-after", "1", "--screenshot", shot]
         process.currentDirectoryURL = URL(fileURLWithPath: elsewhere)
         var environment = ProcessInfo.processInfo.environment
@@ -270,7 +270,7 @@ struct WindowTests {
         }
     }
 
-    @Test("on a real X server: snap play tiles four windows, xdotool finds each by name, F11 covers the screen and back",
+    @Test("on a real X server: snapcards play tiles four windows, xdotool finds each by name, F11 covers the screen and back",
           .enabled(if: haveTools(["xvfb-run", "xdotool", "xwininfo", "xprop"])), .timeLimit(.minutes(5)))
     func underX() throws {
         let binary = snapBinary()
@@ -388,9 +388,9 @@ struct WindowTests {
         try? FileManager.default.removeItem(atPath: lonely)
         try FileManager.default.createDirectory(atPath: lonely, withIntermediateDirectories: true)
         let original = snapBinary()
-        try FileManager.default.copyItem(atPath: original, toPath: lonely + "/snap")
+        try FileManager.default.copyItem(atPath: original, toPath: lonely + "/snapcards")
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: lonely + "/snap")
+        process.executableURL = URL(fileURLWithPath: lonely + "/snapcards")
         process.arguments = ["menu", "--quit-after", "0.5"]
         process.currentDirectoryURL = URL(fileURLWithPath: lonely)
         var environment = ProcessInfo.processInfo.environment

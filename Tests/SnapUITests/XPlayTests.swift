@@ -8,12 +8,12 @@ import SnapTable
 import SnapTestSupport
 import Testing
 
-/// `snap play` as a stranger plays it: a real X server, windows found by name, real
+/// `snapcards play` as a stranger plays it: a real X server, windows found by name, real
 /// mouse clicks from xdotool. What the clicks did is read back from the host's match
 /// journal, the log every other view of the match comes from.
 @Suite("Played with clicks on a real X server", .serialized)
 struct XPlayTests {
-    @Test("snap play 2 under Xvfb: xdotool clicks Start, turns cards on both tables, and a Snap! is judged",
+    @Test("snapcards play 2 under Xvfb: xdotool clicks Start, turns cards on both tables, and a Snap! is judged",
           .enabled(if: WindowTests.haveTools(["xvfb-run", "xdotool"])), .timeLimit(.minutes(5)))
     func clicksPlay() throws {
         let binary = snapBinary()

@@ -9,7 +9,7 @@ import Testing
 @testable import StoryService
 @testable import StoryStores
 
-/// `PostgresURL`: the forms `snap story serve --database` takes, and plain refusals.
+/// `PostgresURL`: the forms `snapcards story serve --database` takes, and plain refusals.
 @Suite("PostgreSQL URLs")
 struct PostgresURLTests {
     @Test func tcpForms() throws {

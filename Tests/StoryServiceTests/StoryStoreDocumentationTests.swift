@@ -31,6 +31,6 @@ struct StoryStoreDocumentationTests {
                                       + tables.dropFirst().joined(separator: ", ") + ", the sequence \(sequences[0]))")
         try StoryQuotesTests().expect("STORY.md", quotes: "(`NOTIFY \(PostgresStoryStore.channel)`, sent when the transaction commits)")
         // The PostgreSQL section's first example names the default port.
-        try StoryQuotesTests().expect("STORY.md", quotes: "snap story serve --database postgres://snap@db.example/story # TCP, port \(PostgresURL.defaultPort)")
+        try StoryQuotesTests().expect("STORY.md", quotes: "snapcards story serve --database postgres://snap@db.example/story # TCP, port \(PostgresURL.defaultPort)")
     }
 }

@@ -13,7 +13,7 @@ public struct HostConfiguration: Sendable {
     /// Seeds the host's computer players and its tie breaks; with `secretDeals` off, the deals too.
     public var seed: UInt64 = 1
     /// Each round's deal seed and salt come from the system's secure generator, so no
-    /// revealed deal tells anything about the next. Off (`snap host --seed`): they are
+    /// revealed deal tells anything about the next. Off (`snapcards host --seed`): they are
     /// derived from `seed`, for reproducible tests and simulations, and are not secret.
     public var secretDeals = true
     /// Rounds each player name won in this host's earlier matches (read from its

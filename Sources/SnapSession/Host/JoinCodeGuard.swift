@@ -52,7 +52,7 @@ struct JoinCodeGuard: Sendable {
         }
         if wrongCodes.count >= 1024 { wrongCodes = wrongCodes.filter { now < $0.value.refusedUntil } }
         wrongCodes[address] = record
-        return .refused(given.isEmpty ? "this game needs its join code: ask the host for it (snap join --code XXXXXX)"
+        return .refused(given.isEmpty ? "this game needs its join code: ask the host for it (snapcards join --code XXXXXX)"
                             : "wrong join code: ask the host for the 6-character join code shown in its lobby",
                         announce: "wrong join code from \(address) (\(record.count) in a row)")
     }

@@ -161,7 +161,7 @@ struct Seating: Sendable {
         if hello.role == .watcher { return watch(name, from: id, version: version, phase: phase, game: game) }
         if let token = hello.token { return rejoin(token, from: id, version: version, phase: phase, game: game) }
         guard phase == .lobby else {
-            return [.cut(id, .gameStarted, "the game has already started (watch it with snap join --watch)")]
+            return [.cut(id, .gameStarted, "the game has already started (watch it with snapcards join --watch)")]
         }
         guard !players.contains(where: { $0.name.lowercased() == name.lowercased() }) else {
             return [.cut(id, .nameTaken, "someone called \(name) has already joined")]
