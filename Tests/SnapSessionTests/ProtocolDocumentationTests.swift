@@ -45,7 +45,7 @@ struct ProtocolDocumentationTests {
     func otherWords() throws {
         try expectQuoted("that one gets `closing(timedOut, \"\(HostSession.replacedText)\")`")
         let watcher = try #require(HostSession.watcherCannotPlayText.split(separator: ":").first)
-        try expectQuoted("`turn` or `snapcards` from a watcher is a protocol violation (\"\(watcher)\")")
+        try expectQuoted("`turn` or `snap` from a watcher is a protocol violation (\"\(watcher)\")")
         try expectQuoted("it gets `closing(timedOut, \"\(HostSession.tooSlowText("…"))\")` and is closed")
         let verified = DealVerdict.verified(round: 1).line
         try expectQuoted("It then shows \"\(verified.dropFirst("round 1: ".count))\", or warns loudly")
