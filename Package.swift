@@ -261,7 +261,7 @@ let package = Package(
         .testTarget(
             name: "SnapUITests",
             dependencies: [
-                "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport", "StoryEngine",
+                "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport", "StoryEngine", "SnapHistory",
                 .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
                 .target(name: "snap", condition: gui), .target(name: "snap-bench", condition: gui),
             ]

@@ -127,6 +127,19 @@ struct WindowTests {
         #expect(shot.colourVariety > 30)
     }
 
+    @Test("snap stats --window opens the Statistics screen, saying in words that there is no match yet; --json with it is refused")
+    func statisticsWindow() throws {
+        let empty = scratchDirectory("stats-cli")
+        let path = screenshotPath("statistics")
+        let run = try runWindowed(["stats", "--window", "--directory", empty, "--player", "Tess", "--quit-after", "1.5", "--screenshot", path])
+        #expect(run.status == 0, "\(run.output)")
+        let shot = try Screenshot(path: path)
+        #expect(shot.share(where: isFelt) > 0.4)
+        #expect(shot.share(y: 0...0.07) { r, g, b in r > 220 && g > 180 && b < 140 } > 0.01, "the gold heading")
+        let refused = try runWindowed(["stats", "--window", "--json"])
+        #expect(refused.status == 64 && refused.output.contains("choose one"), "\(refused.output)")
+    }
+
     @Test("the host lobby renders while listening")
     func hostLobby() throws {
         let path = screenshotPath("lobby")
