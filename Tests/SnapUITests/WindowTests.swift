@@ -376,6 +376,16 @@ struct WindowTests {
         }
     }
 
+    @Test("snap-bench statistics, run small: the screen's first frame and its figures over N matches, against the menu's first frame")
+    func benchStatistics() throws {
+        let (status, output) = try runWindowed(["statistics", "--matches", "20", "--repeats", "1"], timeout: 240, executable: "snap-bench")
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("snap bench statistics: 20 past matches (one 3-player, 3-round match copied), index built in "), "\(output)")
+        #expect(output.contains("  main menu (baseline): first frame "), "\(output)")
+        let line = output.split(separator: "\n").first { $0.hasPrefix("  Statistics screen: first frame ") }
+        #expect(line?.contains("x of the menu's), figures shown ") == true, "\(output)")
+    }
+
     @Test("a window of another size than the table shows the felt without seams between its tiles")
     func noSeams() throws {
         let path = screenshotPath("seams")
