@@ -56,7 +56,7 @@ let package = Package(
             name: "CDBus",
             path: "CDBus",
             pkgConfig: "dbus-1",
-            // Not SDL: `snap story notify` is in the headless build too.
+            // Not SDL: `snapcards story notify` is in the headless build too.
             providers: [.apt(["libdbus-1-dev"])]
         ),
         // Desktop notifications over D-Bus (libdbus-1); knows no game.
@@ -71,7 +71,7 @@ let package = Package(
         // Games between the host's own computer players in virtual time, on a real HostSession.
         .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots", "SnapProtocol", "SnapSession"]),
         // The table as a window shows it: events in, piles and card flights out; no SDL, so
-        // it builds and is tested headless. SnapUI draws it; `snap replay` feeds it a journal.
+        // it builds and is tested headless. SnapUI draws it; `snapcards replay` feeds it a journal.
         .target(name: "SnapTable", dependencies: ["SnapEngine", "SnapProtocol", "SnapSession"]),
         // The network platform, knowing no game: TLS and trust, connecting, socket files and
         // directories, secret files, a blocking stream for command-line clients.
@@ -107,7 +107,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The index of the match journals (SQLite, beside them): what `snap history`, `snap
+        // The index of the match journals (SQLite, beside them): what `snapcards history`, `snapcards
         // stats` and a host's won counts read. The journals stay the truth; it is rebuilt from them.
         .target(
             name: "SnapHistory",
@@ -208,8 +208,8 @@ let package = Package(
             ]
         ),
         // `snap-bench`: the commands, options and output lines `snap bench` had. It starts the
-        // `snap` beside it for the story service it measures; the attack bench's host is its
-        // own `host` command (HostServer, as `snap host --headless` runs it).
+        // `snapcards` beside it for the story service it measures; the attack bench's host is its
+        // own `host` command (HostServer, as `snapcards host --headless` runs it).
         .executableTarget(
             name: "snap-bench",
             dependencies: [
@@ -266,7 +266,7 @@ let package = Package(
         .testTarget(
             name: "SnapUITests",
             dependencies: [
-                "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport", "StoryEngine",
+                "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport", "StoryEngine", "SnapHistory",
                 .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
                 .target(name: "snap", condition: gui), .target(name: "snap-bench", condition: gui),
             ]

@@ -40,17 +40,9 @@ public struct HistoryBenchmark: Sendable {
 
     public func run() async throws -> [Figure] {
         let snap = try snapExecutable()
-        // Rounds cut at 100 turns (`--turn-limit 100`): a journal of tens of KB, as a short match's.
-        var simulation = Simulation(SimulationOptions(players: 3, rounds: 3, seed: 7, rules: Rules(turnLimit: 100)), recording: true)
-        _ = simulation.run()
-        var template = Array("/tmp/snap-history-XXXXXX".utf8CString)
-        let root = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        let root = try Self.scratchRoot()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let source = root + "/template.snapjournal"
-        let writer = try JournalWriter(creating: source, kind: MatchRecordCodec.kind, onError: { _ in })
-        for record in simulation.records { writer.append(MatchRecordCodec.encode(record)) }
-        writer.close()
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source)))
+        let (bytes, _) = try Self.templateJournal(in: root)
 
         var figures: [Figure] = []
         for count in [0] + matchCounts {
@@ -58,14 +50,7 @@ public struct HistoryBenchmark: Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
             log("writing \(count) journals")
             let copyStart = ContinuousClock.now
-            for index in 0..<count {
-                // Names as a host gives them: they sort by start time.
-                let name = "2026-01-01T" + String(100_000 + index).dropFirst() + "-\(index)-Bench.snapjournal"
-                let descriptor = open(directory + "/" + name, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-                guard descriptor >= 0 else { throw JournalError.cannotRead(name, String(cString: strerror(errno))) }
-                _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-                close(descriptor)
-            }
+            try Self.writeCopies(of: bytes, count: count, into: directory)
             let copySeconds = seconds(since: copyStart)
             // A player's past journals were written long before: the index trusts a directory
             // whose time is settled (2 s old) to have gained no journal since it last looked.
@@ -97,6 +82,37 @@ public struct HistoryBenchmark: Sendable {
             try? FileManager.default.removeItem(atPath: directory)
         }
         return figures
+    }
+
+    /// A new directory under /tmp for a run's journals.
+    static func scratchRoot() throws -> String {
+        var template = Array("/tmp/snap-history-XXXXXX".utf8CString)
+        return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+    }
+
+    /// One real match (3 computer players, 3 rounds, seed 7, in virtual time), its log written
+    /// by the journal writer into `root`: the journal's bytes, and its players' names.
+    static func templateJournal(in root: String) throws -> (bytes: [UInt8], players: [String]) {
+        // Rounds cut at 100 turns (`--turn-limit 100`): a journal of tens of KB, as a short match's.
+        var simulation = Simulation(SimulationOptions(players: 3, rounds: 3, seed: 7, rules: Rules(turnLimit: 100)), recording: true)
+        _ = simulation.run()
+        let source = root + "/template.snapjournal"
+        let writer = try JournalWriter(creating: source, kind: MatchRecordCodec.kind, onError: { _ in })
+        for record in simulation.records { writer.append(MatchRecordCodec.encode(record)) }
+        writer.close()
+        let players = MatchFacts.fold(simulation.records).players
+        return (try [UInt8](Data(contentsOf: URL(fileURLWithPath: source))), players)
+    }
+
+    /// `count` copies of a journal in `directory`, named as a host names them (they sort by start time).
+    static func writeCopies(of bytes: [UInt8], count: Int, into directory: String) throws {
+        for index in 0..<count {
+            let name = "2026-01-01T" + String(100_000 + index).dropFirst() + "-\(index)-Bench.snapjournal"
+            let descriptor = open(directory + "/" + name, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            guard descriptor >= 0 else { throw JournalError.cannotRead(name, String(cString: strerror(errno))) }
+            _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            close(descriptor)
+        }
     }
 
     /// `snapcards history --directory D` as a player runs it; returns the lines it printed.

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// One player's figures over every match in the index: what `snapcards stats` prints. Pure:
 /// computed from `MatchIndex.entries()` and `MatchIndex.rounds(of:)`.
 ///
@@ -21,6 +27,25 @@ public struct PlayerStatistics: Sendable, Equatable, Codable {
     public var trend: [TrendPoint] = []
     /// Everyone the player shared a table with, by name.
     public var opponents: [Opponent] = []
+    /// Each match the player sat in, oldest first, with the running totals after it: the
+    /// Statistics screen's chart of wins over time. Not in `snapcards stats --json` (a point a match).
+    public var progress: [ProgressPoint] = []
+
+    private enum CodingKeys: String, CodingKey {
+        case player, matchesPlayed, matchesWon, roundsPlayed, roundsWon, longestMatchStreak, longestRoundStreak
+        case snapsRight, snapsWrong, snapsTooLate, reaction, trend, opponents
+    }
+
+    public struct ProgressPoint: Sendable, Equatable {
+        public var startedAt: UInt64
+        /// Matches won and rounds won so far, this match included.
+        public var matchesWon: Int
+        public var roundsWon: Int
+
+        public init(startedAt: UInt64, matchesWon: Int, roundsWon: Int) {
+            (self.startedAt, self.matchesWon, self.roundsWon) = (startedAt, matchesWon, roundsWon)
+        }
+    }
 
     public struct Reaction: Sendable, Equatable, Codable {
         public var calls = 0
@@ -69,6 +94,7 @@ public struct PlayerStatistics: Sendable, Equatable, Codable {
         var stats = PlayerStatistics(player: player, reaction: Reaction())
         var opponents: [String: Opponent] = [:]
         var matchStreak = 0
+        var roundsWonSoFar = 0
         for entry in entries {
             guard let match = entry.match, match.startedAt != nil, match.players.contains(player) else { continue }
             stats.matchesPlayed += 1
@@ -78,6 +104,8 @@ public struct PlayerStatistics: Sendable, Equatable, Codable {
             let leaders = wins.filter { $0.value == most }.map(\.key)
             let winner = most > 0 && leaders.count == 1 ? leaders[0] : nil
             if winner == player { stats.matchesWon += 1 }
+            roundsWonSoFar += wins[player] ?? 0
+            stats.progress.append(ProgressPoint(startedAt: match.startedAt ?? 0, matchesWon: stats.matchesWon, roundsWon: roundsWonSoFar))
             if !wins.isEmpty {
                 matchStreak = winner == player ? matchStreak + 1 : 0
                 stats.longestMatchStreak = max(stats.longestMatchStreak, matchStreak)
@@ -128,6 +156,31 @@ public struct PlayerStatistics: Sendable, Equatable, Codable {
                        medianMicros: median(match.reactions.sorted()))
         }
         return stats
+    }
+
+    /// What the Statistics screen shows, read off the caller's thread's way: the index brought
+    /// up to date with the journals of `directory` (a damaged index is built again: `onWarning`
+    /// says so), every player's name, and `player`'s figures (nil: no match of theirs).
+    public struct Read: Sendable, Equatable {
+        public var players: [String]
+        public var figures: PlayerStatistics?
+        /// Readable matches that started, anyone's.
+        public var matches: Int
+    }
+
+    /// Reads the index of `directory` (none there: no matches) and computes `player`'s figures.
+    public static func read(directory: String, player: String, trendMatches: Int = 10,
+                            onWarning: @escaping @Sendable (String) -> Void = { _ in }) async throws -> Read {
+        guard access(directory, F_OK) == 0 else { return Read(players: [], figures: nil, matches: 0) }
+        let (entries, rounds) = try await MatchIndex.using(directory: directory, onWarning: onWarning) { index in
+            try await index.refresh()
+            return (try await index.entries(), try await index.rounds(of: player))
+        }
+        let players = players(in: entries)
+        let matches = entries.count { $0.match?.startedAt != nil }
+        guard players.contains(player) else { return Read(players: players, figures: nil, matches: matches) }
+        return Read(players: players, figures: compute(player: player, entries: entries, rounds: rounds, trendMatches: trendMatches),
+                    matches: matches)
     }
 
     /// The middle of `sorted` values (the mean of the two middle ones for an even count).

@@ -181,7 +181,7 @@ public final class App {
     }
     /// Called right after each `SDL_RenderPresent` returns, with the time (`now`'s clock):
     /// the table stamps "card shown" here.
-    var afterPresent: [(Double) -> Void] = []
+    package var afterPresent: [(Double) -> Void] = []
     /// Called after drawing, before presenting (tests read the frame's pixels here).
     var beforePresent: ((App) -> Void)?
     /// When the input being handled happened (its SDL timestamp, on `now`'s clock): a

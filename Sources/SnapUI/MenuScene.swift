@@ -9,9 +9,9 @@ import SnapNet
 import SnapProtocol
 
 /// The main menu: the title cards S, N, A, P and the Joker fly in and settle, then
-/// Host Game, Join Game, Single Player and Story appear. Esc (or Quit) quits.
+/// Host Game, Join Game, Single Player, Story and Statistics appear. Esc (or Quit) quits.
 public final class MenuScene: Scene {
-    enum Action: Hashable { case host, join, solo, story, quit }
+    enum Action: Hashable { case host, join, solo, story, statistics, quit }
 
     /// The title animation, in seconds from the scene's start.
     static let firstCardAt = 0.1
@@ -73,7 +73,8 @@ public final class MenuScene: Scene {
         buttons.add(.join, Button("Join Game", center: Point(x, 446), width: 280))
         buttons.add(.solo, Button("Single Player", center: Point(x, 502), width: 280))
         buttons.add(.story, Button("Story", center: Point(x, 558), width: 280))
-        buttons.add(.quit, Button("Quit", center: Point(x, 622), width: 150))
+        buttons.add(.statistics, Button("Statistics", center: Point(x, 614), width: 280))
+        buttons.add(.quit, Button("Quit", center: Point(x, 676), width: 150))
     }
 
     private var elapsed: Double { skipped ? .infinity : now - start }
@@ -127,6 +128,7 @@ public final class MenuScene: Scene {
         case .join: return .show(JoinScene(app: app))
         case .solo: return .show(SoloSetupScene(app: app))
         case .story: return .show(StoryScene(app: app, name: Settings.load().name))
+        case .statistics: return .show(StatisticsScene(app: app))
         case .quit: return .quit
         }
     }
@@ -189,7 +191,7 @@ public final class MenuScene: Scene {
         if fade < 1 {
             // Buttons slide up a little as they fade in.
             let lift = (1 - fade) * 16
-            for id in [Action.host, .join, .solo, .story, .quit] {
+            for id in [Action.host, .join, .solo, .story, .statistics, .quit] {
                 var button = buttons[id]
                 button.frame.y += lift
                 graphics.draw(app.assets.button, in: button.frame, alpha: fade)
@@ -199,9 +201,9 @@ public final class MenuScene: Scene {
         buttons.draw(graphics, app.assets)
         if hosting != nil {
             let dots = String(repeating: ".", count: 1 + Int(now * 3) % 3)
-            graphics.text("Starting your game\(dots)", at: Point(512, 660), size: 15, color: Color(255, 244, 214))
+            graphics.text("Starting your game\(dots)", at: Point(512, 708), size: 15, color: Color(255, 244, 214))
         } else {
-            graphics.text("Playing as \(playerName)", at: Point(512, 660), size: 15, color: Color(220, 235, 220))
+            graphics.text("Playing as \(playerName)", at: Point(512, 708), size: 15, color: Color(220, 235, 220))
         }
         MenuKit.footer(graphics, "F11  full screen     Esc  quit")
         if let dialog { dialog.draw(graphics, assets: app.assets) }

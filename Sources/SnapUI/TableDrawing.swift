@@ -64,6 +64,7 @@ extension TableScene: TableDrawer {
                       color: Color(215, 232, 215, 210), align: .left, shadow: true)
         exitButton.draw(graphics, assets: assets)
         if showsNextRound { nextRoundButton.draw(graphics, assets: assets) }
+        if showsStatistics { placedStatisticsButton.draw(graphics, assets: assets) }
         if showsSnap {
             let pressed = snapHeld || snapPressedUntil > now
             graphics.draw(pressed ? assets.snapButtonPressed : assets.snapButton, in: snapButtonFrame)

@@ -17,6 +17,8 @@ public final class TableScene: Scene {
     let model = TableModel()
     var exitButton = Button("Exit", center: TableLayout.exitCenter, width: 130)
     var nextRoundButton = Button("Next Round", center: TableLayout.nextRoundCenter, width: 210)
+    /// Once a round or the match is over: this player's statistics (below Next Round, or in its place).
+    var statisticsButton = Button("Statistics", center: TableLayout.nextRoundCenter, width: 210)
     var snapHeld = false
     var snapPressedUntil = -1.0
     var dialog: Dialog?
@@ -151,6 +153,34 @@ public final class TableScene: Scene {
         return false
     }
 
+    /// A round or the match is over and the table waits: the Statistics button shows (the
+    /// screen's Back comes back here; meanwhile the link keeps what the host sends).
+    var showsStatistics: Bool {
+        guard dialog == nil, rejoining == nil, seatLookup == nil, client.role == .player else { return false }
+        if gameOver != nil { return true }
+        guard client.session.phase == .playing, model.isIdle, let table, case .roundOver = table.phase else { return false }
+        return true
+    }
+
+    /// The button where it shows now.
+    var placedStatisticsButton: Button {
+        var button = statisticsButton
+        button.frame = Rect(center: statisticsCenter, size: Size(button.frame.width, button.frame.height))
+        return button
+    }
+
+    /// Below Next Round when the host has it, else where it would be.
+    var statisticsCenter: Point {
+        showsNextRound ? TableLayout.nextRoundCenter + Point(0, 56) : TableLayout.nextRoundCenter
+    }
+
+    /// The Statistics screen for this table's player, over this computer's journals (a host's
+    /// match among them); its Back comes back to this table.
+    private func showStatistics(app: App) -> SceneChange {
+        app.audio.stopDealing()
+        return .show(StatisticsScene(app: app, player: client.name, directory: client.directories.journals, back: self))
+    }
+
     private var isMyTurn: Bool {
         guard isPlaying, let table, let seat = mySeat else { return false }
         return table.active == seat && !table.hasTurned
@@ -186,6 +216,8 @@ public final class TableScene: Scene {
                 exitButton.isPressed = true
             } else if showsNextRound, nextRoundButton.contains(point) {
                 nextRoundButton.isPressed = true
+            } else if showsStatistics, placedStatisticsButton.contains(point) {
+                statisticsButton.isPressed = true
             } else if showsSnap, hitsSnapButton(point) {
                 snapHeld = true
                 snap(app: app)
@@ -201,6 +233,10 @@ public final class TableScene: Scene {
             if nextRoundButton.isPressed {
                 nextRoundButton.isPressed = false
                 if showsNextRound, nextRoundButton.contains(point) { client.nextRound() }
+            }
+            if statisticsButton.isPressed {
+                statisticsButton.isPressed = false
+                if showsStatistics, placedStatisticsButton.contains(point) { return showStatistics(app: app) }
             }
         case .key(.space):
             turn(app: app)

@@ -9,7 +9,7 @@ import SnapEngine
 @main
 struct Bench: ParsableCommand {
     #if GUI
-    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, AttackBench.self, RejoinBench.self, HistoryBench.self, StoryBench.self, UIBench.self, BenchHost.self, BenchStoryService.self]
+    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, AttackBench.self, RejoinBench.self, HistoryBench.self, StoryBench.self, UIBench.self, StatisticsBench.self, BenchHost.self, BenchStoryService.self]
     #else
     static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, AttackBench.self, RejoinBench.self, HistoryBench.self, StoryBench.self, BenchHost.self, BenchStoryService.self]
     #endif

@@ -2,6 +2,9 @@ import ArgumentParser
 import Foundation
 import SnapHistory
 import SnapNet
+#if GUI
+import SnapUI
+#endif
 
 struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,9 +22,16 @@ struct Stats: AsyncParsableCommand {
     @Flag(help: "Print JSON: {\"players\": [...]}, the same figures, times in microseconds.") var json = false
     @Option(help: "How many of the last matches the reaction trend covers.") var last = 10
     @Option(help: "Read journals from this directory instead of $XDG_STATE_HOME/snap/matches.") var directory: String?
+    #if GUI
+    @Flag(help: "Open the Statistics screen in a window instead (the player: --player, else the saved name).") var window = false
+    @OptionGroup var windowFlags: WindowFlags
+    #endif
 
     func validate() throws {
         if last < 1 { throw ValidationError("--last must be 1 or more matches") }
+        #if GUI
+        if window, json { throw ValidationError("--json prints figures; --window shows them: choose one") }
+        #endif
     }
 
     func run() async throws {
@@ -101,3 +111,17 @@ struct Stats: AsyncParsableCommand {
 private extension String {
     func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }
+
+#if GUI
+/// `snapcards stats --window`: the Statistics screen, as the menu's Statistics button opens it.
+extension Stats: WindowCommand {
+    var opensWindow: Bool { window }
+
+    @MainActor func runInWindow() async throws {
+        let (player, directory, last) = (self.player, self.directory ?? MatchJournal.directory(), self.last)
+        try await runWindow(windowFlags) { app in
+            StatisticsScene(app: app, player: player, directory: directory, trendMatches: last)
+        }
+    }
+}
+#endif

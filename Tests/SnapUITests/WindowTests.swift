@@ -127,6 +127,19 @@ struct WindowTests {
         #expect(shot.colourVariety > 30)
     }
 
+    @Test("snapcards stats --window opens the Statistics screen, saying in words that there is no match yet; --json with it is refused")
+    func statisticsWindow() throws {
+        let empty = scratchDirectory("stats-cli")
+        let path = screenshotPath("statistics")
+        let run = try runWindowed(["stats", "--window", "--directory", empty, "--player", "Tess", "--quit-after", "1.5", "--screenshot", path])
+        #expect(run.status == 0, "\(run.output)")
+        let shot = try Screenshot(path: path)
+        #expect(shot.share(where: isFelt) > 0.4)
+        #expect(shot.share(y: 0...0.07) { r, g, b in r > 220 && g > 180 && b < 140 } > 0.01, "the gold heading")
+        let refused = try runWindowed(["stats", "--window", "--json"])
+        #expect(refused.status == 64 && refused.output.contains("choose one"), "\(refused.output)")
+    }
+
     @Test("the host lobby renders while listening")
     func hostLobby() throws {
         let path = screenshotPath("lobby")
@@ -361,6 +374,16 @@ struct WindowTests {
             #expect(line != nil, "\(label): \(output)")
             #expect(line?.hasSuffix(" messages)") == true && line?.hasSuffix("(0 messages)") == false, "\(output)")
         }
+    }
+
+    @Test("snap-bench statistics, run small: the screen's first frame and its figures over N matches, against the menu's first frame")
+    func benchStatistics() throws {
+        let (status, output) = try runWindowed(["statistics", "--matches", "20", "--repeats", "1"], timeout: 240, executable: "snap-bench")
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("snap bench statistics: 20 past matches (one 3-player, 3-round match copied), index built in "), "\(output)")
+        #expect(output.contains("  main menu (baseline): first frame "), "\(output)")
+        let line = output.split(separator: "\n").first { $0.hasPrefix("  Statistics screen: first frame ") }
+        #expect(line?.contains("x of the menu's), figures shown ") == true, "\(output)")
     }
 
     @Test("a window of another size than the table shows the felt without seams between its tiles")
