@@ -21,6 +21,9 @@ public struct HostGameBenchmark {
         /// Wake → presented frame (ms), from the click until the past matches were counted.
         public var wakesNone: [Double]
         public var wakesPast: [Double]
+        /// Each frame's draw + present (ms) over the same span: the window's own frame time.
+        public var framesNone: [Double]
+        public var framesPast: [Double]
         /// Click → the lobby on screen (ms).
         public var lobbyNoneMs: Double
         public var lobbyPastMs: Double
@@ -49,6 +52,7 @@ public struct HostGameBenchmark {
         let none = try measure(journals: base + "/none", sockets: base + "/run-none", logger: logger)
         let full = try measure(journals: past, sockets: base + "/run-past", logger: logger)
         return Result(pastMatches: pastMatches, wakesNone: none.wakes, wakesPast: full.wakes,
+                      framesNone: none.frames, framesPast: full.frames,
                       lobbyNoneMs: none.lobbyMs, lobbyPastMs: full.lobbyMs, countedPastMs: full.countedMs)
     }
 
@@ -74,7 +78,8 @@ public struct HostGameBenchmark {
         return path
     }
 
-    private func measure(journals: String, sockets: String, logger: Logger) throws -> (wakes: [Double], lobbyMs: Double, countedMs: Double) {
+    private func measure(journals: String, sockets: String, logger: Logger) throws
+        -> (wakes: [Double], frames: [Double], lobbyMs: Double, countedMs: Double) {
         try FileManager.default.createDirectory(atPath: sockets, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let directories = UserDirectories(sockets: SocketDirectory(path: sockets), settings: sockets + "/settings",
                                           seatTokens: SeatTokenStore(directory: sockets + "/seats"), journals: journals)
@@ -97,14 +102,15 @@ public struct HostGameBenchmark {
         var lobbyAt: ContinuousClock.Instant?
         var countedAt: ContinuousClock.Instant?
         var skipped = false
-        app.onFrame = { app, now in
+        app.probing.eachFrame = { app, now in
             if !skipped {
                 skipped = true
                 app.pushClick(at: Point(40, 40))  // a click during the title skips it
                 return
             }
             if clickedAt == nil, now > 0.5 {
-                _ = app.takeWakeLatencies()
+                _ = app.probing.takeWakeLatencies()
+                app.probing.recordsFrameTimes = true
                 clickedAt = .now
                 waking.start()
                 app.pushClick(at: Point(512, 390))  // Host Game
@@ -115,7 +121,7 @@ public struct HostGameBenchmark {
         }
         try app.run()
         waking.stop()
-        let wakes = app.takeWakeLatencies()
+        let wakes = app.probing.takeWakeLatencies()
         if let server = hosted.server {
             server.submit(.quit)
             _ = try? server.finished.wait()
@@ -126,7 +132,7 @@ public struct HostGameBenchmark {
         func ms(_ duration: Duration) -> Double {
             Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         }
-        return (wakes, ms(lobbyAt - clickedAt), ms(countedAt - clickedAt))
+        return (wakes, app.probing.frameTimes, ms(lobbyAt - clickedAt), ms(countedAt - clickedAt))
     }
 }
 

@@ -77,7 +77,7 @@ public struct StatisticsBenchmark {
             // The baseline: the main menu's first frame.
             (openedAt, firstPresented, figuresPresented, statistics) = (ContinuousClock.now, nil, nil, nil)
             app.show(MenuScene(app: app))
-            app.onFrame = { app, _ in if firstPresented != nil { app.quit() } }
+            app.probing.eachFrame = { app, _ in if firstPresented != nil { app.quit() } }
             try app.run()
             menuTimes.append(milliseconds(firstPresented! - openedAt))
 
@@ -85,14 +85,14 @@ public struct StatisticsBenchmark {
             let scene = StatisticsScene(app: app, player: players[0], directory: directory)
             statistics = scene
             app.show(scene)
-            app.recordFrameTimes = true
-            let framesBefore = app.frameTimes.count
-            app.onFrame = { app, _ in if figuresPresented != nil { app.quit() } }
+            app.probing.recordsFrameTimes = true
+            let framesBefore = app.probing.frameTimes.count
+            app.probing.eachFrame = { app, _ in if figuresPresented != nil { app.quit() } }
             try app.run()
-            app.recordFrameTimes = false
+            app.probing.recordsFrameTimes = false
             firstTimes.append(milliseconds(firstPresented! - openedAt))
             figuresTimes.append(milliseconds(figuresPresented! - openedAt))
-            let whileReading = app.frameTimes.dropFirst(framesBefore).prefix(readingFrames)
+            let whileReading = app.probing.frameTimes.dropFirst(framesBefore).prefix(readingFrames)
             whileReadingAll += whileReading
             framesWhileReading += whileReading.count
             precondition(scene.hasFigures, "the screen showed no figures over \(matches) matches")

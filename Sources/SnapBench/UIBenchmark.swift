@@ -51,9 +51,9 @@ public struct UIBenchmark {
         var options = WindowOptions(quitAfter: nil, muted: true)
         options.renderer = renderer
         let app = try App(options: options, logger: logger) { _ in scene }
-        app.recordFrameTimes = true
+        app.probing.recordsFrameTimes = true
         var remaining = frames
-        app.onFrame = { app, _ in
+        app.probing.eachFrame = { app, _ in
             if app.frames == 1, firstFrame == 0 {
                 firstFrame = milliseconds(ContinuousClock.now - processStart)
             }
@@ -61,7 +61,7 @@ public struct UIBenchmark {
             if remaining < 0 { scene.done = true }
         }
         try app.run()
-        let ours = Array(app.frameTimes.dropFirst(10))
+        let ours = Array(app.probing.frameTimes.dropFirst(10))
 
         // The baseline: the same textures, positions and angles, straight through SDL.
         var bare: [Double] = []
@@ -94,7 +94,7 @@ public struct UIBenchmark {
         // An idle window: the settled menu, no input for two seconds.
         let idle = IdleScene()
         app.show(idle)
-        app.onFrame = nil
+        app.probing.eachFrame = nil
         let cpuBefore = cpuSeconds()
         let wallBefore = ContinuousClock.now
         let idleApp = app

@@ -20,7 +20,7 @@ public struct WakeParts: Sendable {
     public var waited = 0
     public var midFrame = 0
 
-    init(_ traces: [App.WakeTrace]) {
+    init(_ traces: [WindowProbe.WakeTrace]) {
         func ms(_ from: UInt64, _ to: UInt64) -> Double { to >= from ? Double(to - from) / 1e6 : 0 }
         for trace in traces {
             toLoop.append(ms(trace.asked, trace.seen))
@@ -56,10 +56,10 @@ struct WakeBenchmark {
 
     func run(app: App) throws(SDLError) -> Result {
         let bare = bareSDL(app: app)
-        app.recordWakeTraces = true
+        app.probing.recordsWakeTraces = true
         let table = try onTable(app: app, busyThreads: 0, messages: messages)
-        let parts = WakeParts(app.takeWakeTraces())
-        app.recordWakeTraces = false
+        let parts = WakeParts(app.probing.takeWakeTraces())
+        app.probing.recordsWakeTraces = false
         let busy = ProcessInfo.processInfo.activeProcessorCount
         let loaded = try onTable(app: app, busyThreads: busy)
         return Result(bare: bare, table: table, loaded: loaded, busyThreads: busy, tableParts: parts)
@@ -130,12 +130,12 @@ struct WakeBenchmark {
             }
         }
         spinners.forEach { $0.start() }
-        _ = app.takeWakeLatencies()
+        _ = app.probing.takeWakeLatencies()
         let start = app.now
         let end = start + seconds
         var lastClick = -1.0
         var lastNextRound = -1.0
-        app.onPass = { app, now in
+        app.probing.eachPass = { app, now in
             // My turn: click my pile, as a player would.
             if let view = client.session.table, let mine = client.session.seat, view.phase == .playing,
                view.active == mine, !view.hasTurned, now - lastClick > 0.3 {
@@ -147,15 +147,15 @@ struct WakeBenchmark {
                 lastNextRound = now
                 client.nextRound()
             }
-            if now >= end, app.wakeLatencies.count >= messages || now >= start + 8 * seconds { app.quit() }
+            if now >= end, app.probing.wakeLatencies.count >= messages || now >= start + 8 * seconds { app.quit() }
         }
         defer {
-            app.onPass = nil
+            app.probing.eachPass = nil
             stop.store(true, ordering: .relaxed)
             client.leave()
         }
         try app.run()
-        return app.takeWakeLatencies()
+        return app.probing.takeWakeLatencies()
     }
 }
 #endif

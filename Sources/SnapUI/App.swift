@@ -141,49 +141,18 @@ public final class App {
     private var needsRedraw = true
     private let start = ContinuousClock.now
     public private(set) var frames = 0
-    /// Milliseconds each drawn frame took (draw + present), for `snap-bench ui`.
-    public private(set) var frameTimes: [Double] = []
-    public var recordFrameTimes = false
-    /// Extra work each frame (tests and benchmarks inject input here).
-    public var onFrame: ((App, Double) -> Void)?
-    /// Like `onFrame`, but the loop still sleeps while nothing moves: called on each pass,
-    /// at least every 100 ms (a benchmark that clicks must not keep the window awake).
-    package var onPass: ((App, Double) -> Void)?
-    /// Network wake-up → the first presented frame after it, in milliseconds (each wake once).
-    public private(set) var wakeLatencies: [Double] = []
-
-    /// The latencies measured so far, and a fresh start.
-    package func takeWakeLatencies() -> [Double] {
-        defer { wakeLatencies = [] }
-        return wakeLatencies
-    }
-    private var wokenAt: UInt64?
-    /// Where each measured wake's time went (`snap-bench ui`): one entry per `wakeLatencies` entry.
-    package struct WakeTrace {
-        package var asked: UInt64        // the network thread asked for the wake
-        package var seen: UInt64         // the loop dispatched the SDL event
-        package var updated: UInt64      // the scene drained its session and updated
-        package var drawStart: UInt64
-        package var presented: UInt64
-        package var waited: Bool         // the loop was blocked waiting for events when it came
-        package var midFrame: Bool       // it came while a frame was being drawn or presented
-    }
-    private(set) var wakeTraces: [WakeTrace] = []
-    package var recordWakeTraces = false
-    private var tracedSeen: UInt64 = 0
-    private var tracedUpdated: UInt64 = 0
-    private var tracedWaited = false
-    private var lastDrawStart: UInt64 = 0
-    private var lastPresented: UInt64 = 0
-    package func takeWakeTraces() -> [WakeTrace] {
-        defer { wakeTraces = [] }
-        return wakeTraces
+    /// Tests, benchmarks and scripted players watch and drive the loop here; nil for a player.
+    public var probe: WindowProbe?
+    /// The installed probe, installing one first if there is none.
+    public var probing: WindowProbe {
+        if let probe { return probe }
+        let made = WindowProbe()
+        probe = made
+        return made
     }
     /// Called right after each `SDL_RenderPresent` returns, with the time (`now`'s clock):
     /// the table stamps "card shown" here.
     package var afterPresent: [(Double) -> Void] = []
-    /// Called after drawing, before presenting (tests read the frame's pixels here).
-    var beforePresent: ((App) -> Void)?
     /// When the input being handled happened (its SDL timestamp, on `now`'s clock): a
     /// Snap! counts from the press, not from when the loop got round to it.
     public private(set) var inputTime = 0.0
@@ -270,11 +239,11 @@ public final class App {
             // Sleep until input when nothing moves: an idle window costs almost nothing.
             // The network side wakes it too (`WindowWake`); the timeout only paces blinking carets.
             let moving = scene.isAnimating || drewAnimating
-            let idle = !needsRedraw && !moving && onFrame == nil
-            let hadWake = wokenAt != nil
+            let idle = !needsRedraw && !moving && !(probe?.keepsWindowAwake ?? false)
+            let hadWake = probe?.isWaitingForWake ?? false
             if idle {
                 if SDL_WaitEventTimeout(&event, 100) == 1 { running = dispatch(event) && running }
-            } else if !needsRedraw, onFrame == nil, let interval = graphics.pacedFrameInterval {
+            } else if !needsRedraw, !(probe?.keepsWindowAwake ?? false), let interval = graphics.pacedFrameInterval {
                 // Moving, with a renderer that does not wait for the display (software): the
                 // next frame is due one refresh after the last one began. Until then the loop
                 // waits for input, so a message that arrives meanwhile is drawn at once rather
@@ -286,40 +255,28 @@ public final class App {
                     running = dispatch(event) && running
                 }
             }
-            if recordWakeTraces, !hadWake, wokenAt != nil { tracedWaited = true }
+            probe?.waitEnded(hadWake: hadWake)
             while SDL_PollEvent(&event) == 1 { running = dispatch(event) && running }
             // Read after the wait: animations a message starts begin now, not when the pass began.
             let now = self.now
-            onFrame?(self, now)
-            onPass?(self, now)
+            probe?.pass(self, now: now)
             if let change = scene.update(now: now, app: self) { running = apply(change) && running }
-            if recordWakeTraces { tracedUpdated = monotonicNanoseconds() }
+            probe?.sceneUpdated()
             let animating = scene.isAnimating
             if needsRedraw || animating || drewAnimating {
                 drewAnimating = animating
                 let frameStart = self.now
                 lastFrameBegan = frameStart
-                let drawStart = recordWakeTraces ? monotonicNanoseconds() : 0
+                let drawStart = monotonicNanoseconds()
                 scene.draw(graphics, app: self)
-                beforePresent?(self)
+                probe?.beforePresent?(self)
                 graphics.present()
                 let presented = monotonicNanoseconds()
                 frameLog?.presented(at: presented, pass: passes)
                 let shownAt = self.now
                 for hook in afterPresent { hook(shownAt) }
-                if let woken = wokenAt {
-                    wakeLatencies.append(Double(presented &- woken) / 1e6)
-                    if recordWakeTraces {
-                        wakeTraces.append(WakeTrace(asked: woken, seen: tracedSeen, updated: tracedUpdated,
-                                                    drawStart: drawStart, presented: presented, waited: tracedWaited,
-                                                    midFrame: woken >= lastDrawStart && woken < lastPresented))
-                    }
-                    wokenAt = nil
-                    tracedWaited = false
-                }
-                if recordWakeTraces { lastDrawStart = drawStart; lastPresented = presented }
                 frames += 1
-                if recordFrameTimes { frameTimes.append((self.now - frameStart) * 1_000) }
+                probe?.presented(drawStart: drawStart, presented: presented, milliseconds: (self.now - frameStart) * 1_000)
                 needsRedraw = false
             }
             if let quitAfter = options.quitAfter, now >= quitAfter { running = false }
@@ -338,10 +295,7 @@ public final class App {
             // (Measured once the window is up: before its first frame, a wake waits for the window to open.)
             let since = WindowWake.take()
             if let since { passWokenAt = min(passWokenAt ?? since, since) }
-            if let since, frames > 0 {
-                if recordWakeTraces, wokenAt == nil { tracedSeen = monotonicNanoseconds() }
-                wokenAt = min(wokenAt ?? since, since)
-            }
+            if let since, frames > 0 { probe?.woken(at: since) }
             needsRedraw = true
             return true
         }

@@ -132,6 +132,11 @@ struct UIBench: ParsableCommand {
             let ratio = percentile(host.wakesPast.sorted(), 99) / max(0.001, percentile(host.wakesNone.sorted(), 99))
             say("  Host Game message to screen ratio p99 (\(host.pastMatches) past / none): \(twoDecimals(ratio))x")
         }
+        func frameTimes(_ values: [Double]) -> String {
+            values.isEmpty ? "no frames" : "p50 \(p(values, 50)) ms, p99 \(p(values, 99)) ms, max \(twoDecimals(values.max()!)) ms (\(values.count) frames)"
+        }
+        say("  Host Game frame time meanwhile (draw + present), no past matches: \(frameTimes(host.framesNone)); "
+            + "\(host.pastMatches) past matches: \(frameTimes(host.framesPast))")
     }
 }
 #endif

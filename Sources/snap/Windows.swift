@@ -135,7 +135,7 @@ struct Solo: WindowCommand {
             let table = TableScene(app: app, client: client)
             if autoplay || quitWhenWon {
                 var player = ScriptedPlayer(autoplay: autoplay, quitWhenWon: quitWhenWon)
-                app.onFrame = { app, now in player.frame(app: app, table: table, client: client, now: now) }
+                app.probing.eachFrame = { app, now in player.frame(app: app, table: table, client: client, now: now) }
             }
             return table
         }

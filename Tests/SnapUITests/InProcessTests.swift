@@ -75,7 +75,7 @@ struct InProcessTests {
             TableScene(app: app, client: GameClient.solo(name: "Tess", opponents: 2, level: .normal, seed: 3,
                                                          directories: Self.directories, logger: app.logger))
         }
-        app.onFrame = { _, now in
+        app.probing.eachFrame = { _, now in
             if now > 0.4, !pushed {
                 pushed = true
                 Self.pushKey(Int(SDLK_ESCAPE.rawValue))
@@ -98,7 +98,7 @@ struct InProcessTests {
         let app = try App(options: WindowOptions(quitAfter: 2.5, hidden: true), logger: Self.logger) { app in
             HostLobbyScene(app: app, client: client)
         }
-        app.onFrame = { app, now in
+        app.probing.eachFrame = { app, now in
             if link == nil, now > 0.2 { link = try? Self.rawJoin(path, name: "Guest") }
             if typedAt == nil, now > 1.0 {
                 typedAt = now
@@ -128,7 +128,7 @@ struct InProcessTests {
         let app = try App(options: WindowOptions(quitAfter: 30, hidden: true), logger: Self.logger) { app in
             HostLobbyScene(app: app, client: client)
         }
-        app.onFrame = { app, now in
+        app.probing.eachFrame = { app, now in
             if !typed, now > 0.5 {
                 typed = true
                 app.pushClick(at: Point(500, 157))  // the name field
@@ -173,7 +173,7 @@ struct InProcessTests {
         // while on a loaded machine: the limits are generous, and the window quits as soon
         // as the lobby opens.)
         let app = try App(options: WindowOptions(quitAfter: 40, hidden: true), logger: Self.logger) { app in MenuScene(app: app) }
-        app.onFrame = { app, now in
+        app.probing.eachFrame = { app, now in
             if clickedAt == nil, now > 1.8 {
                 clickedAt = now
                 app.pushClick(at: Point(512, 390))  // Host Game
@@ -235,7 +235,7 @@ struct InProcessTests {
         let app = try App(options: WindowOptions(quitAfter: 30, hidden: true), logger: Self.logger) { app in
             TableScene(app: app, client: second)
         }
-        app.onFrame = { app, _ in
+        app.probing.eachFrame = { app, _ in
             guard let table = app.scene as? TableScene else { return }
             if table.client.name == "Ray", offered == nil, let dialog = table.dialog {
                 offered = dialog
@@ -282,7 +282,7 @@ struct InProcessTests {
         let app = try App(options: options, logger: Self.logger) { _ in scene }
         let targets = [Point(632, 680), Point(100, 50), Point(930, 670)]
         var pushed = false
-        app.onFrame = { app, _ in
+        app.probing.eachFrame = { app, _ in
             if !pushed {
                 pushed = true
                 for target in targets { app.pushClick(at: target) }
@@ -311,7 +311,7 @@ struct InProcessTests {
         // (Quitting from onFrame depended on a frame happening between 1 s and the limit.)
         let server = try #require(host.server)
         DispatchQueue.global().asyncAfter(deadline: .now() + 1) { server.submit(.quit) }
-        app.onFrame = { app, _ in
+        app.probing.eachFrame = { app, _ in
             if app.scene is MenuScene { app.quit() }
         }
         try await app.runOffThePool()
@@ -367,7 +367,7 @@ struct InProcessTests {
             guard let view = client.session.table, client.session.seenTurns >= 1 else { return nil }
             return view.seats.first { !view[$0].open.isEmpty }
         }
-        app.beforePresent = { app in
+        app.probing.beforePresent = { app in
             guard truthShown == nil, let seat = firstTurner() else { return }
             if drainedAt == nil { drainedAt = client.session.referenceShownAt.map { Double($0.microseconds) / 1e6 } }
             let centre = TableLayout.openCenter(seat.onScreen(of: client.session.seat ?? .bottom))
@@ -378,7 +378,7 @@ struct InProcessTests {
         app.afterPresent.append { time in
             if inkInFrame, truthShown == nil { truthShown = time }
         }
-        app.onFrame = { app, now in
+        app.probing.eachFrame = { app, now in
             if !started, client.session.lobby.count == 2 {
                 started = true
                 client.start()
@@ -456,7 +456,7 @@ struct InProcessTests {
                                                          rules: Rules(turnLimit: 40), directories: Self.directories,
                                                          logger: app.logger))
         }
-        app.onFrame = { app, now in
+        app.probing.eachFrame = { app, now in
             guard let table = app.scene as? TableScene else { return }
             if shownAt == nil, table.dealNotice != nil { shownAt = now }
             // A few frames later, so the line is drawn in the screenshot.
@@ -495,7 +495,7 @@ struct InProcessTests {
         let app = try App(options: WindowOptions(quitAfter: 5, hidden: true), logger: Self.logger) { app in
             JoinScene(app: app, directories: Self.directories)
         }
-        app.onFrame = { app, now in
+        app.probing.eachFrame = { app, now in
             if !clicked, now > 1.2 {
                 clicked = true
                 app.pushClick(at: Point(512, 285))  // the first game in the list
@@ -540,10 +540,13 @@ struct InProcessTests {
                 index += 1
             }
         }
+        // A probe measures; it sets no per-frame hook, so the window still sleeps between wakes.
+        let probe = WindowProbe()
+        app.probe = probe
         joiner.start()
         try await app.runOffThePool()
-        let latencies = app.wakeLatencies.sorted()
-        #expect(latencies.count >= 20, "\(latencies.count) wakes")
+        let latencies = probe.wakeLatencies.sorted()
+        try #require(latencies.count >= 20, "\(latencies.count) wakes")
         let p50 = latencies[latencies.count / 2]
         let p99 = latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.99))]
         print("wake → presented frame: \(latencies.count) wakes, p50 \(String(format: "%.2f", p50)) ms, "

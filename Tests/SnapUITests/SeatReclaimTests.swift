@@ -85,7 +85,7 @@ struct SeatReclaimTests {
         let app = try App(options: WindowOptions(quitAfter: 30, hidden: true), logger: Self.logger) { app in
             TableScene(app: app, client: client)
         }
-        app.onFrame = { app, _ in
+        app.probing.eachFrame = { app, _ in
             _ = host.poll(now: 0)
             for other in others { _ = other.poll(now: 0) }
             let table = app.scene as? TableScene
@@ -163,7 +163,7 @@ struct SeatReclaimTests {
         let app = try App(options: WindowOptions(quitAfter: 20, hidden: true), logger: Self.logger) { app in
             JoinScene(app: app, directories: directories)
         }
-        app.onFrame = { app, now in
+        app.probing.eachFrame = { app, now in
             _ = host.poll(now: 0)
             for other in [windows[0], windows[2]] { _ = other.poll(now: 0) }
             if !clicked, now > 1.2 {

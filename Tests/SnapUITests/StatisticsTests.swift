@@ -192,7 +192,7 @@ struct StatisticsWindowTests {
             return scene
         }
         let scene = try #require(made)
-        app.onFrame = { app, now in script(app, scene, now) }
+        app.probing.eachFrame = { app, now in script(app, scene, now) }
         try await app.runOffThePool()
         return (shown, scene, app.frames)
     }
@@ -324,7 +324,7 @@ struct StatisticsWindowTests {
         var lastClick = -10.0
         var opened: StatisticsScene?
         var shown: [String] = []
-        app.onFrame = { app, now in
+        app.probing.eachFrame = { app, now in
             switch step {
             case 0:
                 // Play Tess's seat: turn on her turn, until the round is over.
