@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Dispatch
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -17,7 +16,8 @@ import SQLiteNIO
 /// the index lacks or holds at another size or time (copied in, written by an older snap,
 /// grown since), and forgets removed ones; a file that is not a usable index is deleted and
 /// built again from the journals, never fatal. Statements run on sqlite-nio's thread pool
-/// and journals are folded on NIO's, never on the caller's thread.
+/// and journals are folded on threads of the index's own at a lower priority, never on the
+/// caller's thread.
 ///
 /// Schema (version 1; another version is dropped and rebuilt):
 /// - `meta(key PRIMARY KEY, value)`: `schema_version`; `directory_modified`, the journals'
@@ -216,24 +216,47 @@ public final class MatchIndex: @unchecked Sendable {  // the connection is Senda
                 }
             }
         }
-        // Read in batches on NIO's thread pool, both cores at once; written a batch a transaction.
+        // Read in batches on the folding threads, each core at once; written a batch a transaction.
         for batch in stride(from: 0, to: stale.count, by: 256) {
             let slice = Array(stale[batch..<min(stale.count, batch + 256)])
-            let facts = try await NIOThreadPool.singleton.runIfActive {
-                let results = UnsafeMutableBufferPointer<MatchFacts?>.allocate(capacity: slice.count)
-                results.initialize(repeating: nil)
-                defer { results.deallocate() }
-                let target = UncheckedSendable(results)
-                DispatchQueue.concurrentPerform(iterations: slice.count) { index in
-                    let file = slice[index]
-                    target.value[index] = MatchFacts.read(path: file.path, name: file.name, size: file.size, modified: file.modified)
-                }
-                return results.map { $0! }
-            }
+            let facts = try await Self.fold(slice)
             try await store(facts)
             result.indexed += facts.count
         }
         return result
+    }
+
+    /// The threads that fold journals into facts, one a core. Building an index from years
+    /// of journals is work nobody watches happen: these threads run at a lower priority (nice
+    /// 10) than the window's and the host's loop, so that it takes the cores only when those
+    /// do not need them (`snap-bench ui`'s Host Game rows measure the window meanwhile).
+    private static let foldingThreads: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(1, System.coreCount))
+        pool.start()
+        return pool
+    }()
+
+    /// `files` folded into facts, in their order, on the folding threads.
+    private static func fold(_ files: [(path: String, name: String, size: Int, modified: Int)]) async throws -> [MatchFacts] {
+        let parts = max(1, min(files.count, System.coreCount))
+        let per = (files.count + parts - 1) / parts
+        return try await withThrowingTaskGroup(of: (Int, [MatchFacts]).self) { group in
+            for part in 0..<parts {
+                let chunk = Array(files[min(files.count, part * per)..<min(files.count, (part + 1) * per)])
+                group.addTask {
+                    let facts = try await foldingThreads.runIfActive {
+                        // On Linux a nice value is each thread's own (setpriority's "process" 0
+                        // is the calling thread): this lowers only the folding thread.
+                        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+                        return chunk.map { MatchFacts.read(path: $0.path, name: $0.name, size: $0.size, modified: $0.modified) }
+                    }
+                    return (part, facts)
+                }
+            }
+            var byPart: [[MatchFacts]] = Array(repeating: [], count: parts)
+            for try await (part, facts) in group { byPart[part] = facts }
+            return byPart.flatMap { $0 }
+        }
     }
 
     /// Reads one journal into the index again (a host's, a round having ended).
@@ -508,10 +531,4 @@ private final class IndexGate: @unchecked Sendable {  // its state is guarded by
         }
         next?.resume()
     }
-}
-
-/// A pointer handed to `concurrentPerform`'s iterations, each writing its own element.
-private struct UncheckedSendable<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }
