@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import SnapBytes
+import SnapPlatform
 import StoryEngine
 import SnapTestSupport
 import Testing
@@ -143,6 +144,10 @@ struct StoryQuotesTests {
         let connections = StoryServer.Limits().connections
         try expect("PROTOCOL.md", quotes: "| \(StoryRefusal.busy.rawValue) | `busy` | the service holds its maximum of connections "
                    + "(\(connections)): \"\(StoryServer.busyText(connections))\"")
+        // Past the bound on refusals in words, a bare close: what the client says of it (StoryTLSRefusalTests).
+        let bare = try #require(closedInHandshakeText("closed the connection").split(separator: "(").first)
+        try expect("PROTOCOL.md", quotes: "past it, a bare close, which `snapcards story` reports as busy too "
+                   + "(`… \(bare.trimmingCharacters(in: .whitespaces)) …`)")
         let seconds = StoryServer.Limits().helloTimeout.nanoseconds / 1_000_000_000
         try expect("PROTOCOL.md", quotes: "A connection that is not welcomed within \(seconds) s of connecting")
         try expect("PROTOCOL.md", quotes: "the \(seconds) s cover hello, challenge and proof together")
