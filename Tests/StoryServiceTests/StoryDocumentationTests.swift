@@ -45,8 +45,7 @@ struct StoryDocumentationTests {
 
     @Test("docs/PROTOCOL.md shows each story example byte for byte")
     func documented() throws {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
-        let document = try String(contentsOf: url, encoding: .utf8)
+        let document = try Documents.original("PROTOCOL.md")
         for (name, bytes) in Self.examples {
             if ProcessInfo.processInfo.environment["SNAP_PRINT_STORY_EXAMPLES"] == "1" { print("\(name):\n\(Self.block(bytes))") }
             #expect(document.contains(Self.block(bytes)), "PROTOCOL.md lacks the story example \(name)")
@@ -62,8 +61,7 @@ struct StoryDocumentationTests {
         }
         #expect(StoryKeyChecks.live.verify(Self.key.publicKey, Self.signature, message))
         #expect(message == Array("snap story sign-in v2".utf8) + Self.nonce + [3] + Array("Ann".utf8) + Array(repeating: 0, count: 32))
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
-        let document = try String(contentsOf: url, encoding: .utf8)
+        let document = try Documents.original("PROTOCOL.md")
         #expect(document.contains("`snap story sign-in v2`"))
         #expect(document.contains("| `0x89` | proof |") && document.contains("| `0xC6` | challenge |"))
         #expect(document.contains("version, **\(StoryWire.version)**"))
@@ -86,8 +84,7 @@ struct StoryDocumentationTests {
 
     @Test("§16's refusal reasons and budget are the service's")
     func documentedRefusals() throws {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
-        let document = try String(contentsOf: url, encoding: .utf8)
+        let document = try Documents.original("PROTOCOL.md")
         for reason in StoryRefusal.allCases {
             #expect(document.contains("| \(reason.rawValue) | `\(reason)` |"), "PROTOCOL.md lacks reason \(reason.rawValue) \(reason)")
         }
