@@ -249,7 +249,7 @@ let package = Package(
                 "SnapNet", "SnapPlatform", "SnapLAN", "SnapHistory", "SnapTestSupport", "SnapSession", "SnapProtocol",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOTLS", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -19,6 +19,13 @@ public enum Endpoint: Sendable, CustomStringConvertible {
     }
 }
 
+/// What a client says of a host that closed (or reset) its connection during the TLS
+/// handshake: a host past its caps does so when even its refusals in words are too many
+/// (PROTOCOL.md §2). The player reads "the host is busy", as from a refusal in words.
+package func closedInHandshakeText(_ detail: String) -> String {
+    "\(detail) during the TLS handshake: the host is busy (past its connection limits); try again later"
+}
+
 /// How long a TCP connect may wait for an answer (LAN.md quotes it).
 package let tcpConnectTimeout: TimeAmount = .seconds(5)
 
@@ -80,8 +87,7 @@ package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: D
                             promise.fail(NetError.cannotConnect(endpoint.description, "\(error)"))
                         }
                     case .failure(TLSRefusal.closedInHandshake(_, let detail)):
-                        promise.fail(NetError.hostBusy(endpoint.description, "\(detail) during the TLS handshake, as a host "
-                            + "past its connection limits does when even its refusals in words are too many; try again later"))
+                        promise.fail(NetError.hostBusy(endpoint.description, closedInHandshakeText(detail)))
                     case .failure(let refusal as TLSRefusal):
                         promise.fail(NetError.untrusted(refusal))
                     case .failure(let error):

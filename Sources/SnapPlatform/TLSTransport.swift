@@ -83,7 +83,10 @@ public enum TLSTransport {
         }
         if case NIOSSLError.uncleanShutdown = error { return .closedInHandshake(address: address, detail: "closed the connection") }
         if text.contains("EOF during handshake") { return .closedInHandshake(address: address, detail: "closed the connection") }
-        if let error = error as? IOError, error.errnoCode == ECONNRESET { return .closedInHandshake(address: address, detail: "reset the connection") }
+        // A reset that came while the client was writing its hello is EPIPE: the same reset.
+        if let error = error as? IOError, [ECONNRESET, EPIPE].contains(error.errnoCode) {
+            return .closedInHandshake(address: address, detail: "reset the connection")
+        }
         if error is HandshakeTimedOut { return .handshake(address: address, detail: "no handshake within \(handshakeDeadline.nanoseconds / 1_000_000_000) s") }
         if case ChannelError.ioOnClosedChannel = error { return .closedInHandshake(address: address, detail: "closed the connection") }
         return .handshake(address: address, detail: text)

@@ -222,6 +222,41 @@ struct HostileClientTests {
         expectGameCompleted(host, bots)
     }
 
+    /// Past the bound on refusals in words a connection is closed bare during its handshake
+    /// (§2); the player must still read that the host is busy, not a TLS fault. Silent
+    /// connections, one every 15 ms while the join runs, hold the cap on signing in (for 5 s)
+    /// and every refusal (2 s each; each one that ends is taken by the next), so the join's
+    /// connection almost always finds both full. Should it slip into a refusal that just
+    /// ended, it is told in words (exit 1): busy too, which is what this test requires.
+    @Test("over TCP past 8 signing in and 8 refusals at once: snapcards join still says the host is busy, not a TLS fault",
+          .timeLimit(.minutes(5)))
+    func busyPastTheRefusals() throws {
+        let directory = makeRuntimeDirectory()
+        let (host, _) = try host(["--start-when", "2", "--listen", "127.0.0.1:0", "--no-announce"], in: directory)
+        let listening = try #require(host.line(startingWith: "listening on tcp:"))
+        let address = String(listening.dropFirst("listening on tcp:".count))
+        let code = String(try #require(host.line(startingWith: "join code: ")).dropFirst("join code: ".count))
+        let port = try #require(Int(address.split(separator: ":").last!))
+        let feeder = SilentFeeder(port: port)
+        feeder.start()
+        usleep(300_000)  // both caps full before the join connects
+        let told = try SnapProcess(["join", "--bot", "--name", "Ann", "--connect", address, "--code", code],
+                                   runtimeDirectory: directory)
+        let status = told.exitStatus(timeout: 30)
+        feeder.stop()
+        let bare = told.output.contains("closed the connection during the TLS handshake")
+            || told.output.contains("reset the connection during the TLS handshake")
+        print("snapcards join past the refusals: \(bare ? "closed bare" : "told in words"), exit \(String(describing: status))")
+        #expect(told.output.contains("the host is busy"), "\(told.output)")
+        #expect(!told.output.contains("encrypted connection"), "\(told.output)")
+        // Bare: host busy (exit 3, §2's status); in words: the host's refusal (exit 1).
+        let bareStatus = try #require(try Documents.numbers("PROTOCOL.md", "try again later` (exit {N})")).map(Int32.init)[0]
+        #expect(status == (bare ? bareStatus : 1), "\(told.output)")
+        // Once those are gone, the game is played as usual.
+        let bots = try bots(["Cy", "Di"], in: directory)
+        expectGameCompleted(host, bots)
+    }
+
     @Test("leave closes the connection; bad names get badName", .timeLimit(.minutes(5)))
     func leaveAndBadNames() throws {
         let directory = makeRuntimeDirectory()
@@ -326,4 +361,33 @@ final class LogLines: @unchecked Sendable {
     func contains(_ text: String) -> Bool { lock.withLock { lines.contains { $0.contains(text) } } }
     func first(where match: (String) -> Bool) -> String? { lock.withLock { lines.first(where: match) } }
     func count(where match: (String) -> Bool) -> Int { lock.withLock { lines.filter(match).count } }
+}
+
+/// Opens silent TCP connections to 127.0.0.1:`port`, one every 15 ms, on a thread of its
+/// own until stopped; at most 500 (the test process may hold 1300 descriptors), about
+/// 7.5 s of them. `stop` closes them all.
+final class SilentFeeder: @unchecked Sendable {  // `lock` guards the state
+    private let port: Int
+    private let lock = NSLock()
+    private var sockets: [RawSocket] = []
+    private var stopped = false
+    private let done = DispatchSemaphore(value: 0)
+
+    init(port: Int) { self.port = port }
+
+    func start() {
+        Thread {
+            while self.lock.withLock({ !self.stopped && self.sockets.count < 500 }) {
+                if let socket = RawSocket(loopbackPort: self.port) { self.lock.withLock { self.sockets.append(socket) } }
+                usleep(15_000)
+            }
+            self.done.signal()
+        }.start()
+    }
+
+    func stop() {
+        lock.withLock { stopped = true }
+        done.wait()
+        lock.withLock { sockets = [] }
+    }
 }

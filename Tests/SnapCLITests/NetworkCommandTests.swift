@@ -259,7 +259,7 @@ struct NetworkCommandTests {
         let join = try SnapProcess(["join", "--bot", "--socket", busy.path], runtimeDirectory: directory)
         // §2's status for a host too busy to take the connection (there: one closed during its
         // TLS handshake; both are NetError.hostBusy, which snapcards join ends with the same status).
-        let status = try #require(try Documents.numbers("PROTOCOL.md", "closed the connection during the TLS handshake …` (exit {N})"),
+        let status = try #require(try Documents.numbers("PROTOCOL.md", "during the TLS handshake: the host is busy (past its connection limits); try again later` (exit {N})"),
                                   "PROTOCOL.md lacks snapcards join's exit status for a busy host").map(Int32.init)[0]
         #expect(join.exitStatus(timeout: 20) == status)
         let waited = Date().timeIntervalSince(started)

@@ -36,6 +36,10 @@ struct NetDocumentationTests {
         try expect("PROTOCOL.md", quotes: "(past the caps, at its refusal's \(seconds(TLSRefusals.deadline)), below)")
         try expect("PROTOCOL.md", quotes: "Past those \(TLSRefusals.allowance) a connection past the caps is closed at once")
         try expect("PROTOCOL.md", quotes: "at most 8 connections signing in and \(TLSRefusals.allowance) being refused")
+        // What snapcards join says of a bare close: busy, in the words of a refusal inside TLS.
+        let bare = NetError.hostBusy("…", closedInHandshakeText("closed the connection")).description
+        #expect(bare.contains("the host is busy"))
+        try expect("PROTOCOL.md", quotes: "`\(bare)` (exit 3)")
         // NIOSSL's default, which the host's server configuration keeps (as every configuration does).
         let shutdown = TLSConfiguration.makeClientConfiguration().shutdownTimeout
         try expect("PROTOCOL.md", quotes: "up to \(seconds(shutdown)) before it closes TCP; for a refusal made before the "

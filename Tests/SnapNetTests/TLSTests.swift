@@ -8,6 +8,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
+import NIOTLS
 @testable import SnapNet
 @testable import SnapPlatform
 import SnapProtocol
@@ -185,6 +186,96 @@ struct TLSTests {
         #expect(waited >= .seconds(4) && waited < .seconds(20), "closed after \(waited)")
     }
 
+    /// §2's decisions: the sign-in deadline counts from the TCP accept, the handshake inside
+    /// it; a connection that never starts its handshake is closed without a word. Compared
+    /// by order, not by time: one accepted 3 s before another but handshaking 1 s after it,
+    /// then silent, is cut first (counted from the handshake, it would be cut second).
+    @Test("the 5 s for hello count from the TCP accept, the handshake inside them; a silent TCP connection is closed without a word",
+          .timeLimit(.minutes(5)))
+    func signInDeadlineFromAccept() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let directory = scratchDirectory("accept")
+        let server = HostServer(HostConfiguration(hostName: "Host"), loop: group.next(), logger: Logger(label: "test"))
+        let port = try server.listenLater(host: "127.0.0.1", port: 0, identity: try TLSIdentity.selfMade(in: directory + "/tls")).wait()
+        defer { server.shutdown(reason: "test over") }
+        // Early: TCP now, its handshake in 4 s. Silent: TCP now, never a byte. Late: TCP and
+        // handshake in 3 s, a second before the early one's handshake.
+        let early = try ClientBootstrap(group: Self.group).connect(host: "127.0.0.1", port: port).wait()
+        let silent = try #require(loopbackSocket(port: port, readTimeout: 30))
+        defer { close(silent) }
+        Thread.sleep(forTimeInterval: 3)
+        let late = try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust(directory))
+        defer { late.close() }
+        Thread.sleep(forTimeInterval: 1)
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .none
+        let context = try NIOSSLContext(configuration: configuration)
+        let heard = HeardBytes()
+        try early.eventLoop.submit {
+            try early.pipeline.syncOperations.addHandlers([NIOSSLClientHandler(context: context, serverHostname: nil), heard])
+        }.wait()
+        let lateClosing = try closing(from: late)
+        // By the time the late one is cut, the early one was cut already, with the same words.
+        #expect(lateClosing?.0 == .timedOut && lateClosing?.1.hasPrefix("no hello within") == true, "\(String(describing: lateClosing))")
+        #expect(heard.firstBytes != nil, "the early connection was not cut before the late one")
+        let earlyClosing = try heard.message()
+        #expect(earlyClosing == lateClosing.map { HostMessage.closing($0.0, message: $0.1) }, "\(String(describing: earlyClosing))")
+        // Never a handshake: closed without a byte (there is no channel to say why in), by now
+        // (at its 5 s); end of file, not the read's own 30 s.
+        var byte: UInt8 = 0
+        let count = read(silent, &byte, 1)
+        #expect(count == 0, "read \(count), errno \(errno)")
+        try? early.close().wait()
+    }
+
+    /// §2's close: after its last frame the host sends close_notify and waits for the client's
+    /// (or its end of file) up to 5 s before it closes TCP; a refusal made before the
+    /// handshake, only up to its 2 s. Two clients that never answer close_notify: one signing
+    /// in (cut for silence at 5 s, then waited for), one past the caps 2 s later (refused). By
+    /// order: the refused one is closed before the other is even cut; the other, no sooner
+    /// than 4 s after its closing frame.
+    @Test("after its last frame the host waits for close_notify: up to 5 s, a refusal before the handshake up to its 2 s",
+          .timeLimit(.minutes(5)))
+    func closeNotify() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let directory = scratchDirectory("notify")
+        let server = HostServer(HostConfiguration(hostName: "Host"), loop: group.next(), logger: Logger(label: "test"))
+        let port = try server.listenLater(host: "127.0.0.1", port: 0, identity: try TLSIdentity.selfMade(in: directory + "/tls")).wait()
+        defer { server.shutdown(reason: "test over") }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .none
+        let context = try NIOSSLContext(configuration: configuration)
+        func mutedClient() throws -> (Channel, HeardBytes) {
+            let heard = HeardBytes()
+            let channel = try ClientBootstrap(group: Self.group).channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let mute = MuteAfterHandshake()
+                    try channel.pipeline.syncOperations.addHandlers([mute, NIOSSLClientHandler(context: context, serverHostname: nil),
+                                                                     MuteAfterHandshake.Trigger(mute), heard])
+                }
+            }.connect(host: "127.0.0.1", port: port).wait()
+            return (channel, heard)
+        }
+        let (signingIn, waited) = try mutedClient()
+        let others = try silentConnections(HostConfiguration(hostName: "Host").maxSigningIn - 1, port: port)
+        defer { others.forEach { close($0) } }
+        // 2 s later: refused at 2 s, closed by 4 s, before the other is cut (5 s); had it
+        // waited the 5 s for close_notify, at 7 s, after.
+        Thread.sleep(forTimeInterval: 2)
+        let (pastTheCaps, refused) = try mutedClient()
+        defer { signingIn.close(promise: nil); pastTheCaps.close(promise: nil) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while waited.closed == nil, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        guard case .closing(.full, _)? = try refused.message() else { Issue.record("refused: \(String(describing: try? refused.message()))"); return }
+        guard case .closing(.timedOut, _)? = try waited.message() else { Issue.record("cut: \(String(describing: try? waited.message()))"); return }
+        let refusedClosed = try #require(refused.closed, "the refused connection was never closed")
+        let cut = try #require(waited.firstBytes), cutClosed = try #require(waited.closed, "never closed")
+        #expect(refusedClosed < cut, "the refusal waited longer than its 2 s for close_notify")
+        #expect(cutClosed - cut >= .seconds(4), "closed \(cutClosed - cut) after its last frame, without waiting for close_notify")
+    }
+
     /// An authority's chain is verified in a task: the test waits for it off the
     /// cooperative pool (its own thread), as the command line and the window do.
     @Test("certificates from an authority: verified with the host name and dates; self-signed refused where one is required")
@@ -274,7 +365,8 @@ struct TLSTests {
                 Issue.record("not busy: \(error)")
                 return false
             }
-            return why.contains("during the TLS handshake") && "\(error)".hasPrefix("host busy: ")
+            // Said as busy, in the words a refusal inside TLS has too, and not as a TLS fault.
+            return why == closedInHandshakeText("closed the connection") || why == closedInHandshakeText("reset the connection")
         }
         // The refused ones that never handshook are closed without a word (there is no channel for one).
         for fd in silent.suffix(TLSRefusals.allowance) { #expect(readUntilClosed(fd).isEmpty) }
@@ -368,6 +460,65 @@ struct TLSTests {
         defer { close(fd) }
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         return readUntilClosed(fd)
+    }
+}
+
+/// What a client connection decrypted, when its first bytes came, and when it was closed.
+final class HeardBytes: ChannelInboundHandler, @unchecked Sendable {  // `box` guards the state
+    typealias InboundIn = ByteBuffer
+    private let box = NIOLockedValueBox<(bytes: [UInt8], first: ContinuousClock.Instant?, closed: ContinuousClock.Instant?)>(([], nil, nil))
+    var bytes: [UInt8] { box.withLockedValue { $0.bytes } }
+    var firstBytes: ContinuousClock.Instant? { box.withLockedValue { $0.first } }
+    var closed: ContinuousClock.Instant? { box.withLockedValue { $0.closed } }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        box.withLockedValue {
+            if $0.first == nil { $0.first = .now }
+            $0.bytes += buffer.readableBytesView
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        box.withLockedValue { $0.closed = .now }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {}
+
+    /// The first frame heard, decoded.
+    func message() throws -> HostMessage? {
+        var decoder = FrameDecoder()
+        decoder.append(bytes)
+        return try decoder.nextFrame().map(WireCodec.decodeHostMessage)
+    }
+}
+
+/// Below TLS: once its handshake is done (TLS has written its last flight by then), nothing
+/// more goes out and the client never closes: a peer that never answers close_notify.
+final class MuteAfterHandshake: ChannelDuplexHandler, @unchecked Sendable {  // touched on its loop only
+    typealias InboundIn = NIOAny
+    typealias OutboundIn = NIOAny
+    private var muted = false
+
+    /// Above TLS: tells `mute` when the handshake is done.
+    final class Trigger: ChannelInboundHandler, @unchecked Sendable {  // touched on its loop only
+        typealias InboundIn = NIOAny
+        let mute: MuteAfterHandshake
+        init(_ mute: MuteAfterHandshake) { self.mute = mute }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if case TLSUserEvent.handshakeCompleted = event { mute.muted = true }
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if muted { promise?.succeed(()) } else { context.write(data, promise: promise) }
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if muted { promise?.succeed(()) } else { context.close(mode: mode, promise: promise) }
     }
 }
 

@@ -81,9 +81,7 @@ struct GoldenTests {
 
     @Test("docs/PROTOCOL.md shows every fixture, byte for byte, and no other example")
     func documentationExamples() throws {
-        let url = URL(filePath: #filePath).deletingLastPathComponent()
-            .appending(path: "../../docs/PROTOCOL.md").standardized
-        let document = try String(contentsOf: url, encoding: .utf8)
+        let document = try Documents.original("PROTOCOL.md")
         for fixture in Fixtures.all {
             let block = "```text\n" + fixtureText(try fixture.bytes) + "```"
             #expect(document.contains(block), "PROTOCOL.md lacks the example \(fixture.name)")
@@ -93,8 +91,7 @@ struct GoldenTests {
 
     @Test("§10's budget table and its example refusal are MessageBudget's numbers")
     func documentedBudgets() throws {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
-        let document = try String(contentsOf: url, encoding: .utf8)
+        let document = try Documents.original("PROTOCOL.md")
         let table = try #require(document.range(of: "| message | burst | rate (per second) |"))
         let rows = document[table.upperBound...].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("|") }
         var documented: [MessageBudget.Kind: (Int, Int)] = [:]
@@ -115,8 +112,7 @@ struct GoldenTests {
 
     @Test("§14's summary of the budgets is MessageBudget's numbers")
     func summarisedBudgets() throws {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
-        let document = try String(contentsOf: url, encoding: .utf8)
+        let document = try Documents.original("PROTOCOL.md")
         let summary = [MessageBudget.Kind.ready, .turn, .snap, .pong].map { kind in
             let limits = MessageBudget.limits(kind)
             return "`\(kind.rawValue)` \(limits.capacity) + \(limits.perSecond)/s"
@@ -127,8 +123,7 @@ struct GoldenTests {
 
     @Test("§14's limits on frames, names, closing words, events and join codes are the decoder's")
     func summarisedLimits() throws {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
-        let document = try String(contentsOf: url, encoding: .utf8)
+        let document = try Documents.original("PROTOCOL.md")
         let rows = [
             "| frame body (`length`) | \(Frame.minBodyLength)–\(Frame.maxBodyLength) bytes; a frame is at most "
                 + "\(Frame.maxBodyLength + Frame.prefixLength) bytes with its prefix |",
@@ -146,8 +141,7 @@ struct GoldenTests {
 
     @Test("§8's table of close reasons: each reason once, with its value; §14 gives their range")
     func documentedCloseReasons() throws {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
-        let document = try String(contentsOf: url, encoding: .utf8)
+        let document = try Documents.original("PROTOCOL.md")
         let table = try #require(document.range(of: "| reason | value | meaning |"))
         let rows = document[table.upperBound...].split(separator: "\n").dropFirst().prefix { $0.hasPrefix("|") }
         let documented = try rows.map { row in

@@ -57,6 +57,17 @@ struct ProtocolDocumentationTests {
         try expectQuoted("took this seat's turn several times in a row (\(away), by default)")
     }
 
+    @Test("the host's words in §6's version refusal, §8's and §10's protocol violation, and §10's wrong join codes")
+    func refusalWords() throws {
+        let current = ProtocolVersion.current
+        try expectQuoted("offering \(current - 1)–\(current - 1) with `closing(versionUnsupported, "
+                         + "\"\(Seating.versionText(offered: (current - 1)...(current - 1)))\")`")
+        let gap = WireText.sequenceGap(expected: 4, got: 5)
+        try expectQuoted("Example: a protocol violation, \"\(gap)\"")
+        try expectQuoted("fault (for instance `\(gap)`)")
+        try expectQuoted("`closing(wrongCode, \"\(JoinCodeGuard.refusedUnheardText("ADDRESS", seconds: 1).replacingOccurrences(of: "in 1 s", with: "in N s"))\")`")
+    }
+
     @Test("the numbers §3, §4, §6, §7 and §8 give in their prose and tables, besides §14's summary")
     func proseNumbers() throws {
         try expectQuoted("- 1 to \(PlayerName.maxScalars) Unicode scalar values (code points), and at most \(PlayerName.maxBytes) bytes of UTF-8;")

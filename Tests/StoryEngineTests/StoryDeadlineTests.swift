@@ -153,13 +153,15 @@ struct StoryDeadlineTests {
         #expect(try pair.apply(.decline(one, name: "Ann", at: 200)).ended)
     }
 
-    @Test("declining again: quitParticipant while the match goes on, matchOver once it has ended")
+    @Test("declining again: quitParticipant while the match goes on, matchOver once it has ended, as for anyone's decline then")
     func declineTwice() throws {
         var book = try book(["Ann", "Bob", "Cy"])
         try book.apply(.decline(one, name: "Cy", at: 200))
         #expect(throws: StoryError.quitParticipant(one, "Cy")) { try book.apply(.decline(one, name: "Cy", at: 300)) }
         try book.apply(.decline(one, name: "Bob", at: 300))  // Ann alone: ended
         #expect(throws: StoryError.matchOver(one)) { try book.apply(.decline(one, name: "Bob", at: 400)) }
+        // Any ended match: Ann, left alone without having written, cannot decline it either.
+        #expect(throws: StoryError.matchOver(one)) { try book.apply(.decline(one, name: "Ann", at: 400)) }
     }
 
     @Test("one who declined may ask for the rematch, which leaves them out; places is the new count; fewer than two left: refused")

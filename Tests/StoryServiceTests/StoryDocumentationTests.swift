@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import SnapBytes
+import SnapPlatform
 import StoryEngine
 import SnapTestSupport
 import Testing
@@ -44,8 +45,7 @@ struct StoryDocumentationTests {
 
     @Test("docs/PROTOCOL.md shows each story example byte for byte")
     func documented() throws {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
-        let document = try String(contentsOf: url, encoding: .utf8)
+        let document = try Documents.original("PROTOCOL.md")
         for (name, bytes) in Self.examples {
             if ProcessInfo.processInfo.environment["SNAP_PRINT_STORY_EXAMPLES"] == "1" { print("\(name):\n\(Self.block(bytes))") }
             #expect(document.contains(Self.block(bytes)), "PROTOCOL.md lacks the story example \(name)")
@@ -61,8 +61,7 @@ struct StoryDocumentationTests {
         }
         #expect(StoryKeyChecks.live.verify(Self.key.publicKey, Self.signature, message))
         #expect(message == Array("snap story sign-in v2".utf8) + Self.nonce + [3] + Array("Ann".utf8) + Array(repeating: 0, count: 32))
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
-        let document = try String(contentsOf: url, encoding: .utf8)
+        let document = try Documents.original("PROTOCOL.md")
         #expect(document.contains("`snap story sign-in v2`"))
         #expect(document.contains("| `0x89` | proof |") && document.contains("| `0xC6` | challenge |"))
         #expect(document.contains("version, **\(StoryWire.version)**"))
@@ -85,8 +84,7 @@ struct StoryDocumentationTests {
 
     @Test("§16's refusal reasons and budget are the service's")
     func documentedRefusals() throws {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../docs/PROTOCOL.md").standardized
-        let document = try String(contentsOf: url, encoding: .utf8)
+        let document = try Documents.original("PROTOCOL.md")
         for reason in StoryRefusal.allCases {
             #expect(document.contains("| \(reason.rawValue) | `\(reason)` |"), "PROTOCOL.md lacks reason \(reason.rawValue) \(reason)")
         }
@@ -143,6 +141,10 @@ struct StoryQuotesTests {
         let connections = StoryServer.Limits().connections
         try expect("PROTOCOL.md", quotes: "| \(StoryRefusal.busy.rawValue) | `busy` | the service holds its maximum of connections "
                    + "(\(connections)): \"\(StoryServer.busyText(connections))\"")
+        // Past the bound on refusals in words, a bare close: what the client says of it (StoryTLSRefusalTests).
+        let bare = try #require(closedInHandshakeText("closed the connection").split(separator: "(").first)
+        try expect("PROTOCOL.md", quotes: "past it, a bare close, which `snapcards story` reports as busy too "
+                   + "(`… \(bare.trimmingCharacters(in: .whitespaces)) …`)")
         let seconds = StoryServer.Limits().helloTimeout.nanoseconds / 1_000_000_000
         try expect("PROTOCOL.md", quotes: "A connection that is not welcomed within \(seconds) s of connecting")
         try expect("PROTOCOL.md", quotes: "the \(seconds) s cover hello, challenge and proof together")

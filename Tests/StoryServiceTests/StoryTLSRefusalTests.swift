@@ -58,4 +58,21 @@ struct StoryTLSRefusalTests {
             }
         }
     }
+
+    @Test("past its maximum and the 8 refusals at once: a bare close, which the client reports as busy, not as a TLS fault")
+    func bareClose() throws {
+        try withTLSServer(connections: 1) { port in
+            // One holds the one connection; the next 8 hold every refusal (2 s each: they never handshake).
+            let holders = try (0...TLSRefusals.allowance).map { _ in try #require(loopbackSocket(port: port)) }
+            defer { holders.forEach { close($0) } }
+            usleep(100_000)
+            do {
+                _ = try StoryClient(endpoint: .tcp(host: "127.0.0.1", port: port), name: "Ann",
+                                    key: StoryKey(privateKeyBytes: Array(repeating: 1, count: 32))!, trust: trust())
+                Issue.record("let in past the caps")
+            } catch StoryClientError.cannotConnect(_, let why) {
+                #expect(why.contains("during the TLS handshake: the host is busy"), "\(why)")
+            }
+        }
+    }
 }

@@ -30,6 +30,11 @@ struct JoinCodeGuard: Sendable {
         maxPause = configuration.wrongCodeMaxPause
     }
 
+    /// The words to an address refused unheard after too many wrong codes (PROTOCOL.md §10 quotes them).
+    static func refusedUnheardText(_ address: String, seconds: Int) -> String {
+        "too many wrong join codes from \(address): try again in \(seconds) s"
+    }
+
     /// Whether a connection from this address (nil: not TCP) must give the code.
     func isAsked(of address: String?) -> Bool { code != nil && address != nil }
 
@@ -39,7 +44,7 @@ struct JoinCodeGuard: Sendable {
         var record = wrongCodes[address] ?? WrongCodes()
         if now < record.refusedUntil {
             let wait = Int(((record.refusedUntil - now) / .seconds(1)).rounded(.up))
-            return .refused("too many wrong join codes from \(address): try again in \(wait) s", announce: nil)
+            return .refused(Self.refusedUnheardText(address, seconds: wait), announce: nil)
         }
         if JoinCode.normalized(given) == code {
             wrongCodes[address] = nil

@@ -102,6 +102,12 @@ struct Seating: Sendable {
     static func tooManyText(_ cap: Int) -> String { "the host is busy: \(cap) connections at once is its limit" }
     static func tooManySigningInText(_ cap: Int) -> String { "the host is busy: \(cap) connections are signing in" }
 
+    /// The words to a hello with no version in common (PROTOCOL.md §6 quotes them).
+    static func versionText(offered: ClosedRange<UInt16>) -> String {
+        "this host speaks protocol \(ProtocolVersion.supported.lowerBound)–\(ProtocolVersion.supported.upperBound); "
+            + "you offered \(offered.lowerBound)–\(offered.upperBound)"
+    }
+
     /// Within budget, or to be cut: one token bucket per message kind per connection.
     mutating func withinBudget(_ message: ClientMessage, from id: ConnectionID, now: Duration) -> Bool {
         let kind = message.budgetKind
@@ -146,9 +152,7 @@ struct Seating: Sendable {
                          now: Duration) -> [Step] {
         let common = hello.versions.clamped(to: ProtocolVersion.supported)
         guard hello.versions.overlaps(ProtocolVersion.supported), let version = common.last else {
-            return [.cut(id, .versionUnsupported,
-                         "this host speaks protocol \(ProtocolVersion.supported.lowerBound)–\(ProtocolVersion.supported.upperBound); "
-                         + "you offered \(hello.versions.lowerBound)–\(hello.versions.upperBound)")]
+            return [.cut(id, .versionUnsupported, Self.versionText(offered: hello.versions))]
         }
         // The code comes before anything that would tell a stranger about the game.
         if case .refused(let why, let announce) = joinCodes.check(hello.joinCode, from: connections[id]!.remote, now: now) {
