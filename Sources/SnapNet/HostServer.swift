@@ -21,6 +21,9 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     private var outbound: [ConnectionID: Outbound] = [:]
     /// Connections that fell too far behind during the current input, cut right after it.
     private var tooSlow: [ConnectionID: String] = [:]
+    /// At the end, connections whose last words still wait in NIO's buffer (their reader is
+    /// behind): each closes once they are written (`wrote`), or at `slowLimit`.
+    private var closingOnceWritten: [ConnectionID: Channel] = [:]
     private var nextID: UInt64 = 1
     private var timer: Scheduled<Void>?
     private var listeners: [Channel] = []
@@ -445,12 +448,37 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         guard outbound[id] != nil else { return }
         outbound[id]!.pending -= size
         if outbound[id]!.pending <= outboundLimits.lowWater { outbound[id]!.congestedSince = nil }
+        if outbound[id]!.pending <= 0, let channel = closingOnceWritten.removeValue(forKey: id) {
+            outbound[id] = nil
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Closes `channel` once its last words (a `closing`, the game's end) have gone out, or
+    /// at `slowLimit` at the latest: a close drops what still waits in NIO's buffer, and a
+    /// player whose reader was behind would see the connection end without being told why
+    /// (at the game's end, a bot would try to rejoin). A connection cut as too slow closes
+    /// at once; one still in its TLS handshake is `refusals`' to close.
+    private func closeOnceWritten(_ id: ConnectionID, _ channel: Channel) -> EventLoopFuture<Void> {
+        guard let pending = outbound[id]?.pending, pending > 0, tooSlow[id] == nil, !refusals.isHandshaking(channel) else {
+            outbound[id] = nil
+            refusals.close(channel)
+            return channel.closeFuture
+        }
+        closingOnceWritten[id] = channel
+        let deadline = loop.scheduleTask(in: .nanoseconds(outboundLimits.slowLimit.nanoseconds)) { [weak self] in
+            guard let self, let channel = self.closingOnceWritten.removeValue(forKey: id) else { return }
+            self.outbound[id] = nil
+            channel.close(promise: nil)
+        }
+        channel.closeFuture.whenComplete { _ in deadline.cancel() }
+        return channel.closeFuture
     }
 
     /// Cuts the connections over the hard cap, and those congested for too long.
     private func cutSlowConnections() {
         let current = now
-        for (id, state) in outbound {
+        for (id, state) in outbound where closingOnceWritten[id] == nil {
             if let since = state.congestedSince, current - since >= outboundLimits.slowLimit, tooSlow[id] == nil {
                 tooSlow[id] = "more than \(outboundLimits.highWater / 1024) KiB waiting to be sent for \(outboundLimits.slowLimit.secondsText)"
             }
@@ -466,8 +494,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         localLinks[id] = nil
         guard let channel = channels.removeValue(forKey: id) else { return }
         sequences[id] = nil
-        outbound[id] = nil
-        refusals.close(channel)
+        _ = closeOnceWritten(id, channel)
     }
 
     private func reschedule() {
@@ -493,17 +520,19 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
             self.listeners = []
             for path in self.socketPaths { unlink(path) }
             self.socketPaths = []
-            // Let the last words (closing frames) go out before the connections close.
-            for channel in self.channels.values { channel.close(promise: nil) }
+            // The last words (closing frames, the game's end) go out before each connection
+            // closes, and the game is over once they have (a host process exits then).
+            let closed = self.channels.map { id, channel in self.closeOnceWritten(id, channel) }
             self.channels = [:]
             self.timer?.cancel()
             guard !self.over else { return }
             self.over = true
+            let (loop, done) = (self.loop, self.done)
+            let allClosed = EventLoopFuture.andAllComplete(closed, on: loop)
             // The game is over once its journal is on disk (`snapcards replay` may read it at
             // once); the loop does not wait for the disk meanwhile.
-            guard let journal = self.journal else { return self.done.succeed(reason) }
-            let (loop, done) = (self.loop, self.done)
-            journal.close { loop.execute { done.succeed(reason) } }
+            guard let journal = self.journal else { return allClosed.whenComplete { _ in done.succeed(reason) } }
+            journal.close { loop.execute { allClosed.whenComplete { _ in done.succeed(reason) } } }
         }
     }
 

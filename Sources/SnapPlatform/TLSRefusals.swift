@@ -19,6 +19,11 @@ package final class TLSRefusals: @unchecked Sendable {  // loop-confined (see ab
 
     package init() {}
 
+    /// `channel` is in its TLS handshake, which `close` waits for (within its bounds).
+    package func isHandshaking(_ channel: Channel) -> Bool {
+        (try? channel.pipeline.syncOperations.handler(type: HandshakeDeadline.self)) != nil
+    }
+
     /// Closes `channel` once what was written to it has gone out. A TLS connection whose
     /// handshake is not done keeps its writes until it is (NIOSSL holds them): it is closed
     /// once the handshake is done, after them; within the allowance, and never later than

@@ -354,6 +354,55 @@ struct BackPressureTests {
     }
 }
 
+extension BackPressureTests {
+    @Test("a reader that is behind when the game ends still gets the end before the host closes", .timeLimit(.minutes(2)))
+    func lastWordsReachAReaderBehind() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var configuration = HostConfiguration(hostName: "Table")
+        configuration.bots = 2
+        configuration.speed = 0.01
+        configuration.rounds = nil
+        configuration.autoNextRound = .milliseconds(50)
+        configuration.silenceLimit = .seconds(60)
+        configuration.turnTimeout = .milliseconds(50)
+        configuration.secretDeals = false
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let server = HostServer(configuration, loop: group.next(), logger: logger)
+        var limits = OutboundLimits()
+        limits.socketSendBuffer = 4096
+        limits.slowLimit = .seconds(30)  // behind, not cut: what is written must still arrive
+        server.outboundLimits = limits
+        server.startWhen(1)
+        let path = makeRuntimeDirectory() + "/host.sock"
+        try await server.listenLater(unixPath: path).get()
+
+        let reader = try #require(RawPlayer(unixPath: path))
+        var small: Int32 = 1024
+        setsockopt(reader.socket.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        reader.send(.hello(Hello(name: "Sloth")))
+        reader.send(.ready)
+        // The game talks while Sloth reads nothing: both socket buffers fill, the rest waits in
+        // the host's. Then the host ends the game, and only afterwards does Sloth read.
+        try await Task.sleep(for: .seconds(2))
+        server.submit(.quit)
+        try await Task.sleep(for: .milliseconds(500))
+        reader.startReading(answerPings: false)
+        let reason = try await server.finished.get()
+        #expect(reason.contains("ended the game"), "\(reason)")
+        #expect(try await offThePool { reader.waitUntilClosed(timeout: 10) } != nil)
+        let messages = reader.messages
+        #expect(messages.count > 50, "\(messages.count) messages: the buffers never filled, so this proves nothing")
+        let last = try #require(messages.last)
+        guard case .closing(let why, _) = last else {
+            Issue.record("the connection ended on \(last), not on the host's closing")
+            return
+        }
+        #expect(why == .hostQuit, "\(why)")
+        try await group.shutdownGracefully()
+    }
+}
+
 final class LogLines: @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [String] = []
