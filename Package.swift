@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "SnapPlatform",
             dependencies: [
-                "SnapBytes",
+                "SnapBytes", "SnapRelayProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -95,7 +95,7 @@ let package = Package(
         .target(
             name: "SnapNet",
             dependencies: [
-                "SnapPlatform", "SnapLAN", "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
+                "SnapPlatform", "SnapRelayProtocol", "SnapLAN", "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

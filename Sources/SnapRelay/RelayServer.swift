@@ -73,8 +73,9 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
         ServerBootstrap(group: loop)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { [unowned self] channel in
+            .childChannelInitializer { [weak self] channel in
                 channel.eventLoop.makeCompletedFuture {
+                    guard let self else { throw ChannelError.ioOnClosedChannel }  // shut down meanwhile
                     try TLSTransport.addServer(to: channel, context: tls, plainRefusal: RelayLine.encode(.error(.malformed)))
                     try channel.pipeline.syncOperations.addHandler(RelayConnectionHandler(server: self))
                 }
@@ -150,7 +151,9 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
 final class RelayConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
-    private unowned let server: RelayServer
+    /// Held strongly: a connection's last events (its close) may come after the server
+    /// was let go of; the server drops its handlers as their connections close.
+    private let server: RelayServer
     private var connection: RelayConnection?
     private var lines = RelayLineBuffer()
     private var peer: Channel?
