@@ -58,6 +58,37 @@ struct RelayProcessTests {
         }
     }
 
+    @Test("through the relay, a bot killed mid-round and started again takes its seat back with its token, and a watcher joins by the same invitation",
+          .timeLimit(.minutes(5)))
+    func rejoinAndWatchThroughRelay() throws {
+        let directory = makeRuntimeDirectory()
+        let (relay, address) = try relay(in: directory, record: directory + "/copied.bin")
+        let slow = ["--speed", "0.05"]
+        let host = try SnapProcess(["host", "--headless", "--name", "Tabletop", "--turn-limit", "200", "--rounds", "1",
+                                    "--start-when", "3", "--grace", "20", "--relay", address, "--verbose"] + slow,
+                                   runtimeDirectory: directory)
+        let invite = String(try #require(host.line(startingWith: "invite: ")).dropFirst("invite: ".count))
+        func join(_ name: String, _ extra: [String] = []) throws -> SnapProcess {
+            try SnapProcess(["join", "--bot", "--name", name, "--invite", invite] + slow + extra, runtimeDirectory: directory)
+        }
+        var bots = try ["Ann", "Bob", "Cy"].map { try join($0) }
+        #expect(host.line(startingWith: "never", timeout: 2) == nil)  // let the round get going
+        bots[1].signal(SIGKILL)
+        let away = try #require(host.line(startingWith: "seat ", timeout: 10), "host: \(host.output)")
+        #expect(away.hasSuffix(": Bob away (grace 20 s)"), "\(away)")
+        let seatNumber = away.dropFirst("seat ".count).prefix { $0 != ":" }
+        bots[1] = try join("Bob")  // the same name by the same invitation: its kept token
+        #expect(host.line(startingWith: "seat \(seatNumber): Bob back", timeout: 10) != nil, "host: \(host.output)")
+        let watcher = try join("Eve", ["--watch"])
+        #expect(host.exitStatus(timeout: 90) == 0, "host: \(host.output) \(host.errors)")
+        #expect(host.lines.contains { $0.hasPrefix("card conservation: held") })
+        for bot in bots { #expect(bot.exitStatus(timeout: 10) == 0, "\(bot.output)") }
+        #expect(watcher.exitStatus(timeout: 10) == 0, "\(watcher.output)")
+        #expect(watcher.lines.contains { $0.hasPrefix("round 1: ") && $0.contains("verified") }, "\(watcher.output)")
+        relay.signal(SIGTERM)
+        _ = relay.exitStatus()
+    }
+
     @Test("an invitation whose fingerprint was changed is refused naming both fingerprints; nothing reaches the host",
           .timeLimit(.minutes(5)))
     func tamperedInvitation() throws {
