@@ -49,6 +49,8 @@ public enum HostReport: Sendable {
     case journal(String)
     /// The invitation to the room at the relay (`snap://…`), once it is open.
     case invite(String)
+    /// What happens to the room at the relay later (lost, open again).
+    case note(String)
     /// Something did not work and the game goes on without it.
     case warning(String)
 }
@@ -160,7 +162,9 @@ public final class HostRuntime: Service, Sendable {
         trust.onFirstUse = { [report] line in report(.warning(line)) }
         let room: RelayRoom
         do {
-            room = try await RelayRoom.open(for: server, relay: relay, identity: identity, trust: trust, logger: server.logger)
+            room = try await RelayRoom.open(for: server, relay: relay, identity: identity, trust: trust, logger: server.logger) {
+                [report] line in report(.note(line))
+            }
         } catch let error as NetError {
             throw error
         } catch {

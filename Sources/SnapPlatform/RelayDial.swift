@@ -90,6 +90,7 @@ public struct RelayRefused: Error, Equatable, CustomStringConvertible {
         case .noSuchRoom?: return "the game at \(host) is over or the host is offline"
         case .hostDidNotAnswer?: return "the host at \(host) did not answer (it may be offline)"
         case .roomFull?: return "the game at \(host) is full at the relay"
+        case .roomTaken?: return "the room at the relay \(relay) is held by another connection"
         case .busy?: return "the relay at \(relay) is busy; try again later"
         case .tooManyRooms?: return "the relay at \(relay) holds as many rooms from this address as it allows"
         case .noSuchConnection?: return "the relay at \(relay) no longer has that player waiting"

@@ -3,6 +3,9 @@
 public enum RelayRequest: Equatable, Sendable {
     /// A host asks for a room (its control connection).
     case register
+    /// A host asks for its room again, by its id (the relay restarted, or the control
+    /// connection dropped): granted if no one holds it.
+    case reregister(room: RelayID)
     /// A player asks for the game in a room.
     case connect(room: RelayID)
     /// A host's data connection takes a waiting player's connection.
@@ -24,6 +27,7 @@ public enum RelayErrorCode: String, Equatable, Sendable, CaseIterable {
     case hostDidNotAnswer = "host-did-not-answer"
     case tooManyRooms = "too-many-rooms"
     case roomFull = "room-full"
+    case roomTaken = "room-taken"
     case malformed = "malformed"
     case busy = "busy"
 }
@@ -64,6 +68,7 @@ public enum RelayLine {
     public static func encode(_ request: RelayRequest) -> [UInt8] {
         switch request {
         case .register: line("register")
+        case .reregister(let room): line("register \(room)")
         case .connect(let room): line("connect \(room)")
         case .accept(let connection): line("accept \(connection)")
         }
@@ -101,6 +106,7 @@ public enum RelayLine {
         guard let (word, argument) = words(line) else { return nil }
         switch (word, argument) {
         case ("register", nil): return .register
+        case ("register", let argument?): return RelayID(argument).map { .reregister(room: $0) }
         case ("connect", let argument?): return RelayID(argument).map { .connect(room: $0) }
         case ("accept", let argument?): return RelayID(argument).map { .accept(connection: $0) }
         default: return nil

@@ -128,12 +128,20 @@ public struct RelayMachine {
     private mutating func firstLine(_ request: RelayRequest, from connection: RelayConnection, now: Duration) -> [RelayAction] {
         let address = addresses[connection] ?? ""
         switch request {
-        case .register:
+        case .register, .reregister:
             guard rooms.values.count(where: { $0.address == address }) < limits.roomsPerAddress else {
                 return refuse(connection, .tooManyRooms)
             }
-            var room = newID()
-            while rooms[room] != nil { room = newID() }
+            var room: RelayID
+            if case .reregister(let asked) = request {
+                // Whoever asks first gets a free id: a stranger who takes it can only keep the
+                // players out, never read them (they check the host's certificate).
+                guard rooms[asked] == nil else { return refuse(connection, .roomTaken) }
+                room = asked
+            } else {
+                room = newID()
+                while rooms[room] != nil { room = newID() }
+            }
             rooms[room] = Room(control: connection, address: address)
             connections[connection] = .control(room: room)
             inLinePhase -= 1

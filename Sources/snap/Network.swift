@@ -261,6 +261,7 @@ struct Host: AsyncParsableCommand {
             case .invite(let url):
                 if listen == nil { say(joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone with the invitation may join)") }
                 say("invite: " + url)
+            case .note(let line): say("relay: " + line)
             case .warning(let problem): warn(problem)
             }
         }

@@ -89,6 +89,38 @@ struct RelayProcessTests {
         _ = relay.exitStatus()
     }
 
+    @Test("the relay restarts mid-game: the host asks for its room again under the same id, the players rejoin by the same invitation within the grace, and the game ends",
+          .timeLimit(.minutes(5)))
+    func relayRestart() throws {
+        let directory = makeRuntimeDirectory()
+        let relayState = ["XDG_STATE_HOME": directory + "/relay-state"]  // the same certificate after the restart
+        var (relay, address) = try relay(in: directory, record: directory + "/copied.bin")
+        let slow = ["--speed", "0.05"]
+        let host = try SnapProcess(["host", "--headless", "--name", "Tabletop", "--turn-limit", "200", "--rounds", "1",
+                                    "--start-when", "2", "--grace", "30", "--relay", address, "--verbose"] + slow,
+                                   runtimeDirectory: directory)
+        let invite = String(try #require(host.line(startingWith: "invite: ")).dropFirst("invite: ".count))
+        let room = invite.dropFirst("snap://\(address)/".count).prefix { $0 != "#" }
+        let bots = try ["Ann", "Bob"].map {
+            try SnapProcess(["join", "--bot", "--name", $0, "--invite", invite] + slow, runtimeDirectory: directory)
+        }
+        #expect(host.line(startingWith: "never", timeout: 2) == nil)  // let the round get going
+        relay.signal(SIGKILL)
+        _ = relay.exitStatus()
+        #expect(host.line(startingWith: "relay: the connection to the relay \(address) closed: asking for room \(room) again",
+                          timeout: 10) != nil, "host: \(host.output)")
+        relay = try SnapProcess(["relay", "serve", "--listen", address], runtimeDirectory: directory, environment: relayState)
+        #expect(relay.line(startingWith: "listening on tcp:\(address)") != nil, "relay: \(relay.output) \(relay.errors)")
+        #expect(host.line(startingWith: "relay: room \(room) is open again", timeout: 20) != nil, "host: \(host.output)")
+        #expect(host.exitStatus(timeout: 120) == 0, "host: \(host.output) \(host.errors)")
+        #expect(host.lines.contains { $0.hasPrefix("card conservation: held") })
+        #expect(host.lines.contains { $0.hasSuffix(": Ann back") } || host.lines.contains { $0.hasSuffix(": Bob back") },
+                "host: \(host.output)")
+        for bot in bots { #expect(bot.exitStatus(timeout: 10) == 0, "\(bot.output)") }
+        relay.signal(SIGTERM)
+        _ = relay.exitStatus()
+    }
+
     @Test("an invitation whose fingerprint was changed is refused naming both fingerprints; nothing reaches the host",
           .timeLimit(.minutes(5)))
     func tamperedInvitation() throws {

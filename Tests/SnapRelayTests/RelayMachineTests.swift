@@ -198,3 +198,33 @@ struct RelayMachineTests {
         #expect(relay.handle(.opened(RelayConnection(4), address: "a"), now: .zero).isEmpty)
     }
 }
+
+/// A host's room again after the relay restarted or its control connection dropped.
+@Suite("Relay: registering a room again")
+struct RelayReregisterTests {
+    let first = RelayConnection(1), second = RelayConnection(2)
+    static let room = RelayID("0123456789abcdef0123456789abcdef")!
+
+    @Test("register ROOM is its own line, byte for byte")
+    func line() {
+        #expect(RelayLine.encode(.reregister(room: Self.room)) == Array("register 0123456789abcdef0123456789abcdef\n".utf8))
+        #expect(RelayLine.decodeRequest(RelayLine.encode(.reregister(room: Self.room)).dropLast()) == .reregister(room: Self.room))
+    }
+
+    @Test("a free room is granted under the same id; a held one is refused as taken; once its holder goes it is free again")
+    func reregister() {
+        var relay = RelayMachine { RelayID(bytes: Array(repeating: 9, count: 16)) }
+        _ = relay.handle(.opened(first, address: "h"), now: .zero)
+        #expect(relay.handle(.line(first, .reregister(room: Self.room)), now: .zero) == [.send(first, .room(Self.room))])
+        _ = relay.handle(.opened(second, address: "x"), now: .zero)
+        #expect(relay.handle(.line(second, .reregister(room: Self.room)), now: .zero) == [.send(second, .error(.roomTaken)), .close(second)])
+        _ = relay.handle(.closed(first), now: .zero)
+        let third = RelayConnection(3)
+        _ = relay.handle(.opened(third, address: "h"), now: .zero)
+        #expect(relay.handle(.line(third, .reregister(room: Self.room)), now: .zero) == [.send(third, .room(Self.room))])
+        // Players find it under its old id.
+        let player = RelayConnection(4)
+        _ = relay.handle(.opened(player, address: "p"), now: .zero)
+        #expect(relay.handle(.line(player, .connect(room: Self.room)), now: .zero) == [.send(third, .incoming(RelayID(bytes: Array(repeating: 9, count: 16))))])
+    }
+}
