@@ -159,7 +159,7 @@ public final class HostRuntime: Service, Sendable {
             throw NetError.cannotConnect("relay " + address, "the host's TLS certificate: \(error)")
         }
         var trust = ServerTrust.standard()
-        trust.onFirstUse = { [report] line in report(.warning(line)) }
+        trust.onFirstUse = { [report] line in report(.note(line)) }
         let room: RelayRoom
         do {
             room = try await RelayRoom.open(for: server, relay: relay, identity: identity, trust: trust, logger: server.logger) {

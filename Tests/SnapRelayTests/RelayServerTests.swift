@@ -51,7 +51,11 @@ struct RelayServerTests {
         return Client(channel: channel, received: received)
     }
 
-    func relay(_ directory: String, limits: RelayLimits = RelayLimits()) async throws -> (RelayServer, Int, NIOLockedValueBox<[UInt8]>) {
+    /// A relay on 127.0.0.1. Its handshake deadline is long: the deadline is RelayMachineTests'
+    /// to check, and a loaded machine (a full test run) can take 10 s between two steps here.
+    func relay(_ directory: String, limits given: RelayLimits = RelayLimits()) async throws -> (RelayServer, Int, NIOLockedValueBox<[UInt8]>) {
+        var limits = given
+        limits.handshakeDeadline = .seconds(120)
         let server = RelayServer(limits: limits, loop: Self.group.next(), logger: Logger(label: "test"))
         let copied = NIOLockedValueBox<[UInt8]>([])
         server.recorder = { bytes in copied.withLockedValue { $0 += bytes } }
