@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "SnapPlatform",
             dependencies: [
-                "SnapBytes",
+                "SnapBytes", "SnapRelayProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -95,7 +95,7 @@ let package = Package(
         .target(
             name: "SnapNet",
             dependencies: [
-                "SnapPlatform", "SnapLAN", "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
+                "SnapPlatform", "SnapRelayProtocol", "SnapLAN", "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -157,6 +157,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The relay's lines and its bookkeeping (docs/RELAY.md) as values: pure, knowing no game.
+        .target(name: "SnapRelayProtocol", dependencies: ["SnapBytes"]),
+        // The relay on the network: pairs connections and copies bytes it cannot read.
+        .target(
+            name: "SnapRelay",
+            dependencies: [
+                "SnapRelayProtocol", "SnapPlatform",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The settings file's text; SnapUI's Settings reads and writes the file.
         .target(name: "SnapSettings", dependencies: ["SnapBytes"]),
         .systemLibrary(
@@ -197,6 +210,7 @@ let package = Package(
                 "SnapEngine", "SnapBots", "SnapSimulation", "SnapBytes", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal", "SnapHistory",
                 .target(name: "SnapTable", condition: gui),
                 "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "StoryNotices", "SnapDBus",
+                "SnapRelay", "SnapRelayProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui),
@@ -258,6 +272,14 @@ let package = Package(
         ),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine", "SnapTestSupport"]),
         .testTarget(name: "SnapSettingsTests", dependencies: ["SnapSettings"]),
+        .testTarget(
+            name: "SnapRelayTests",
+            dependencies: [
+                "SnapRelay", "SnapRelayProtocol", "SnapPlatform", "SnapBytes", "SnapTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Reads the package graph (`swift package describe`) and fails on an edge the layers forbid.
         .testTarget(name: "ModuleBorderTests"),
         .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapSession", "SnapEngine", "SnapProtocol", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "SnapDBus", "StoryEngine",

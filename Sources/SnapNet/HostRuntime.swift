@@ -1,6 +1,8 @@
 import SnapBytes
 import SnapPlatform
+import NIOConcurrencyHelpers
 import ServiceLifecycle
+import SnapRelayProtocol
 
 /// Where and how a host runs its game, beside the game's own configuration.
 public struct HostPlacement: Sendable {
@@ -22,6 +24,9 @@ public struct HostPlacement: Sendable {
     public var announce: Bool
     /// Where a new match is journaled (nil: it is not).
     public var journalDirectory: String?
+    /// Also through this relay (docs/RELAY.md): a room there, and an invitation for players;
+    /// no port is listened on for it.
+    public var relay: HostPort?
     /// TCP without TLS: the baseline `snap-bench` measures TLS against, never a player's.
     package var plainTCP = false
 
@@ -42,6 +47,10 @@ public enum HostReport: Sendable {
     case reachable([String])
     /// This match's journal file.
     case journal(String)
+    /// The invitation to the room at the relay (`snap://…`), once it is open.
+    case invite(String)
+    /// What happens to the room at the relay later (lost, open again).
+    case note(String)
     /// Something did not work and the game goes on without it.
     case warning(String)
 }
@@ -53,6 +62,8 @@ public struct HostStarted: Sendable {
     /// The addresses players on other machines can use (HOST:PORT).
     public var reachable: [String]
     public var certificate: CertificateFingerprint?
+    /// The invitation through the relay, with `HostPlacement.relay`.
+    public var invitation: RelayInvitation?
 }
 
 /// The one way a host runs: `snapcards host --headless`, a host's window (Host Game,
@@ -65,6 +76,7 @@ public final class HostRuntime: Service, Sendable {
     public let server: HostServer
     public let placement: HostPlacement
     private let report: @Sendable (HostReport) -> Void
+    private let relayRoom = NIOLockedValueBox<RelayRoom?>(nil)
 
     public init(server: HostServer, placement: HostPlacement, report: @escaping @Sendable (HostReport) -> Void = { _ in }) {
         self.server = server
@@ -95,6 +107,7 @@ public final class HostRuntime: Service, Sendable {
             report(.listening(.unix(path)))
             var started = HostStarted(socketPath: path, reachable: [])
             if placement.listen != nil { (started.tcp, started.reachable, started.certificate) = try await openTCP() }
+            if let relay = placement.relay { started.invitation = try await openRoom(at: relay) }
             if let directory = placement.journalDirectory {
                 // A journal that cannot be written is a warning: the game goes on without it.
                 do { report(.journal(try await server.startJournal(in: directory) { [report] in report(.warning($0)) })) } catch {
@@ -137,6 +150,34 @@ public final class HostRuntime: Service, Sendable {
         return (HostPort(host: listen.host, port: port), reachable, certificate)
     }
 
+    /// Registers a room at `relay` and reports its invitation: the relay's certificate is
+    /// trusted on first use and remembered, as a host's is.
+    private func openRoom(at relay: HostPort) async throws -> RelayInvitation {
+        let address = formatHostPort(relay.host, relay.port)
+        let identity: TLSIdentity
+        do { identity = try placement.identity() } catch {
+            throw NetError.cannotConnect("relay " + address, "the host's TLS certificate: \(error)")
+        }
+        var trust = ServerTrust.standard()
+        trust.onFirstUse = { [report] line in report(.note(line)) }
+        let room: RelayRoom
+        do {
+            room = try await RelayRoom.open(for: server, relay: relay, identity: identity, trust: trust, logger: server.logger) {
+                [report] line in report(.note(line))
+            }
+        } catch let error as NetError {
+            throw error
+        } catch {
+            throw NetError.noHost("no room at the relay \(address): \(error)")
+        }
+        relayRoom.withLockedValue { $0 = room }
+        guard let invitation = room.invitation(code: server.joinCode, certificate: identity.fingerprint) else {
+            throw NetError.noHost("no room at the relay \(address)")
+        }
+        report(.invite(invitation.description))
+        return invitation
+    }
+
     /// Starts the host and plays until the game ends; on a graceful shutdown the host
     /// quits, and the players are told.
     public func run() async throws {
@@ -147,6 +188,7 @@ public final class HostRuntime: Service, Sendable {
     /// Plays a started host until the game ends; on a graceful shutdown the host quits,
     /// and the players are told.
     public func playUntilOver() async throws {
+        defer { relayRoom.withLockedValue { $0?.close() } }
         try await withGracefulShutdownHandler {
             _ = try await server.finished.get()
         } onGracefulShutdown: { [server] in

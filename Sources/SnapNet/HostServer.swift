@@ -29,7 +29,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     private var listeners: [Channel] = []
     private var socketPaths: [String] = []
     private let origin = ContinuousClock.now
-    private let logger: Logger
+    let logger: Logger
     /// Refusals written before a TLS handshake was done, and their bound.
     private let refusals = TLSRefusals()
     /// Start by itself once this many players have joined and are ready (set from any

@@ -5,17 +5,28 @@ import Musl
 #endif
 import NIOCore
 import NIOPosix
+import SnapBytes
+import SnapRelayProtocol
 
 /// Where a client connects.
 public enum Endpoint: Sendable, CustomStringConvertible {
     case unix(String)
     case tcp(host: String, port: Int)
+    /// A game behind a relay (docs/RELAY.md): the relay's address, the room, and the host's
+    /// certificate as the invitation names it (the end-to-end TLS accepts that one only).
+    case relayed(host: String, port: Int, room: RelayID, certificate: CertificateFingerprint)
 
     public var description: String {
         switch self {
         case .unix(let path): "unix:\(path)"
         case .tcp(let host, let port): "tcp:" + formatHostPort(host, port)
+        case .relayed(let host, let port, let room, _): "relay:" + formatHostPort(host, port) + "/" + room.text
         }
+    }
+
+    /// An invitation's game.
+    public init(_ invitation: RelayInvitation) {
+        self = .relayed(host: invitation.relayHost, port: invitation.relayPort, room: invitation.room, certificate: invitation.certificate)
     }
 }
 
@@ -60,7 +71,7 @@ package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: D
                         try channel.pipeline.syncOperations.addHandler(handler())
                     case .tcp where trust?.plainTCPForBenchmarks == true:
                         try channel.pipeline.syncOperations.addHandler(handler())
-                    case .tcp(let host, let port):
+                    case .tcp(let host, let port), .relayed(let host, let port, _, _):
                         let handshook = channel.eventLoop.makePromise(of: Void.self)
                         handshake.future = handshook.futureResult
                         try TLSTransport.addClient(to: channel, host: host, port: port, trust: trust ?? .standard(),
@@ -70,13 +81,20 @@ package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: D
             }
         let connecting = switch endpoint {
         case .unix(let path): bootstrap.connect(unixDomainSocketPath: path)
-        case .tcp(let host, let port): bootstrap.connect(host: host, port: port)
+        case .tcp(let host, let port), .relayed(let host, let port, _, _): bootstrap.connect(host: host, port: port)
         }
         connecting.whenComplete { result in
             switch result {
             case .success(let channel):
                 guard let handshook = handshake.future else { return promise.succeed(channel) }
-                handshook.whenComplete { handshake in
+                // Through a relay: the relay's TLS, then its line phase, then the host's TLS inside.
+                let endToEnd = if case .relayed(let host, let port, let room, let certificate) = endpoint {
+                    handshook.flatMap {
+                        throughRelay(channel, host: host, port: port, room: room, certificate: certificate,
+                                     knownHosts: (trust ?? .standard()).knownHosts)
+                    }
+                } else { handshook }
+                endToEnd.whenComplete { handshake in
                     switch handshake {
                     case .success:
                         do {
@@ -90,6 +108,9 @@ package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: D
                         promise.fail(NetError.hostBusy(endpoint.description, closedInHandshakeText(detail)))
                     case .failure(let refusal as TLSRefusal):
                         promise.fail(NetError.untrusted(refusal))
+                    case .failure(let refused as RelayRefused):
+                        channel.close(promise: nil)
+                        promise.fail(NetError.noHost(refused.description))
                     case .failure(let error):
                         promise.fail(NetError.cannotConnect(endpoint.description, "\(error)"))
                     }
@@ -108,6 +129,31 @@ package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: D
     }
     attempt(1, pause: .milliseconds(50))
     return promise.futureResult
+}
+
+/// A player's way through a relay, once the relay's own TLS is up: `connect ROOM`, then on
+/// `spliced` the host's TLS inside, its certificate checked against the invitation's
+/// `certificate` and nothing else. Completes when that handshake is done; fails with a
+/// `RelayRefused` or a `TLSRefusal` (nothing of the game sent).
+func throughRelay(_ channel: Channel, host: String, port: Int, room: RelayID, certificate: CertificateFingerprint,
+                  knownHosts: KnownHosts) -> EventLoopFuture<Void> {
+    let handshook = channel.eventLoop.makePromise(of: Void.self)
+    var inner = ServerTrust(knownHosts: knownHosts)
+    inner.invited = certificate
+    let settled = HandshakeSlot()  // reused as a flag: set once `handshook` is answered or handed on
+    let client = RelayLineClient(.connect(room: room), relay: formatHostPort(host, port), onSpliced: { context in
+        try TLSTransport.addClient(to: context.channel, host: host, port: port, trust: inner, handshook: handshook)
+        settled.future = handshook.futureResult  // the handshake's waiter answers it from now on
+    }, onFailure: { error in
+        if settled.future == nil {
+            settled.future = handshook.futureResult
+            handshook.fail(error)
+        }
+    })
+    do { try channel.pipeline.syncOperations.addHandler(client) } catch {
+        handshook.fail(error)
+    }
+    return handshook.futureResult
 }
 
 /// The handshake of the one connection attempt that got a channel (TCP only). Touched on

@@ -38,8 +38,14 @@ package final class FrameConnectionHandler<Server: FrameServer>: ChannelInboundH
     }
 
     package func channelActive(context: ChannelHandlerContext) {
+        guard key == nil, !broken else { return }
         key = server.connected(context.channel)
         if key == nil { broken = true }
+    }
+
+    /// A connection handed over already open (a relay's spliced one) is connected now.
+    package func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { channelActive(context: context) }
     }
 
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -96,6 +96,8 @@ public enum TLSRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case authority(address: String, reason: String)
     /// The other side does not speak TLS (an older snap, or not a Snap! server at all).
     case noTLS(address: String, detail: String)
+    /// Not the certificate the invitation named (docs/RELAY.md §5): nothing was sent.
+    case notInvited(address: String, invited: CertificateFingerprint, presented: CertificateFingerprint)
     /// The server closed (or reset) the connection before the handshake was done: a host
     /// past its connection caps does, when even its refusals in words are too many
     /// (PROTOCOL.md §10). Reported as a busy host, not as a TLS fault.
@@ -114,6 +116,9 @@ public enum TLSRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         case .notAnnounced(let address, let announced, let presented):
             "the certificate of \(address) is \(presented), not \(announced) as its announcement on the local network said; "
                 + "nothing was sent"
+        case .notInvited(let address, let invited, let presented):
+            "the host reached through the relay at \(address) shows the certificate \(presented), not \(invited) as the "
+                + "invitation says: the invitation was changed, or someone is in between; nothing was sent"
         case .selfSigned(let address, let presented):
             "\(address) shows a self-signed certificate (\(presented)) where one from a certificate authority is expected; "
                 + "nothing was sent"
@@ -150,6 +155,9 @@ public struct ServerTrust: Sendable {
     public var knownHosts: KnownHosts
     /// The fingerprint the game's LAN announcement carried.
     public var announced: CertificateFingerprint?
+    /// The fingerprint an invitation names (docs/RELAY.md §5): that certificate only, nothing
+    /// remembered, no first use.
+    public var invited: CertificateFingerprint?
     /// A new fingerprint the player accepts for this address (`--accept-certificate`).
     public var accepting: CertificateFingerprint?
     /// Only a certificate authority's certificate will do (`--require-authority`).
@@ -194,6 +202,7 @@ public struct ServerTrust: Sendable {
         let address = formatHostPort(host, port)
         guard let leafDER = chain.first else { return .decided(.handshake(address: address, detail: "no certificate shown")) }
         let presented = CertificateFingerprint(certificateDER: leafDER)
+        if let invited { return .decided(invited == presented ? nil : .notInvited(address: address, invited: invited, presented: presented)) }
         do {
             if let accepting, accepting == presented {
                 try knownHosts.remember(.fingerprint(presented), for: address)

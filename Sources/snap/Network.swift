@@ -9,6 +9,7 @@ import SnapHistory
 import SnapJournal
 import SnapNet
 import SnapProtocol
+import SnapRelayProtocol
 import SnapSession
 
 #if canImport(Glibc)
@@ -90,6 +91,8 @@ struct Host: AsyncParsableCommand {
     var code: String?
     @Flag(help: "No join code on TCP: for a trusted network only.") var open = false
     @Flag(help: "Do not announce a TCP game on the local network.") var noAnnounce = false
+    @Option(help: "Also take players through this relay (HOST:PORT, docs/RELAY.md): prints \"invite: snap://…\", the line players join with; no port is opened here.")
+    var relay: String?
     @OptionGroup var tls: TLSServerOptions
     @Option(help: "Start once this many players have joined (headless: default 1); in a window, once this many players are at the table, the host's included, instead of when the host clicks Start.")
     var startWhen: Int?
@@ -145,16 +148,17 @@ struct Host: AsyncParsableCommand {
             }
         }
         if let listen { _ = try validAddress(listen, option: "--listen", use: .listen) }
+        if let relay { _ = try validAddress(relay, option: "--relay", use: .connect) }
         if let code {
             if let problem = JoinCode.problem(code) { throw ValidationError("--code: \(problem)") }
             if open { throw ValidationError("--code and --open exclude each other") }
-            if listen == nil { throw ValidationError("--code needs --listen: games on a Unix socket need no code") }
+            if listen == nil, relay == nil { throw ValidationError("--code needs --listen or --relay: games on a Unix socket need no code") }
         }
     }
 
     /// The code TCP players must give: nil without TCP or with --open.
     func joinCode() -> String? {
-        guard listen != nil, !open else { return nil }
+        guard listen != nil || relay != nil, !open else { return nil }
         return code.flatMap(JoinCode.normalized) ?? JoinCode.random()
     }
 
@@ -190,7 +194,7 @@ struct Host: AsyncParsableCommand {
     /// Where the host listens, as the options say.
     func placement(journal: Bool) throws -> HostPlacement {
         let tls = self.tls
-        return HostPlacement(
+        var placement = HostPlacement(
             socket: socket.map { .path($0) } ?? .named(in: nil),
             listen: try listen.map { text in
                 let address = try validAddress(text, option: "--listen", use: .listen)
@@ -198,6 +202,11 @@ struct Host: AsyncParsableCommand {
             },
             identity: { try tls.identity() }, announce: !noAnnounce,
             journalDirectory: journal && !noJournal ? journalDirectory ?? MatchJournal.directory() : nil)
+        placement.relay = try relay.map { text in
+            let address = try validAddress(text, option: "--relay", use: .connect)
+            return HostPort(host: address.host, port: address.port)
+        }
+        return placement
     }
 
     func run() async throws {
@@ -249,6 +258,10 @@ struct Host: AsyncParsableCommand {
                 say("players can connect to: " + addresses.joined(separator: ", "))
                 say(joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone who can reach the port may join)")
             case .journal(let path): say("journal: " + path)
+            case .invite(let url):
+                if listen == nil { say(joinCode.map { "join code: \($0)" } ?? "join code: none (--open: anyone with the invitation may join)") }
+                say("invite: " + url)
+            case .note(let line): say("relay: " + line)
             case .warning(let problem): warn(problem)
             }
         }
@@ -314,6 +327,8 @@ struct Join: AsyncParsableCommand {
     @Option(help: "The host's name, among the hosts on this machine.") var host: String?
     @Option(help: "Connect over TCP to HOST:PORT.") var connect: String?
     @Option(help: "The host's join code (shown in its lobby), for a game over TCP.") var code: String?
+    @Option(help: "Join through a relay by the host's invitation (snap://RELAY:PORT/ROOM#CODE,SHA256:…, docs/RELAY.md); its certificate is the only one accepted.")
+    var invite: String?
     @Option(help: "Multiply the computer player's delays.") var speed = 1.0
     @Option(help: "Seed of the computer player's choices.") var seed: UInt64 = 1
     @Option(help: "Write every byte received from the host to this file.") var record: String?
@@ -331,6 +346,12 @@ struct Join: AsyncParsableCommand {
         if socket != nil, connect != nil { throw ValidationError("--socket and --connect exclude each other") }
         if let connect { _ = try validAddress(connect, option: "--connect", use: .connect) }
         if let code, let problem = JoinCode.problem(code) { throw ValidationError("--code: \(problem)") }
+        if let invite {
+            if socket != nil || connect != nil || host != nil || code != nil {
+                throw ValidationError("--invite carries the relay, the room and the code: it excludes --socket, --connect, --host and --code")
+            }
+            do { _ = try RelayInvitation(parsing: invite) } catch { throw ValidationError("--invite: \(error)") }
+        }
         guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
     }
 
@@ -341,13 +362,14 @@ struct Join: AsyncParsableCommand {
         let group = MultiThreadedEventLoopGroup.singleton
         let loop = group.next()
         let endpoint: Endpoint
+        let invitation = try invite.map { try RelayInvitation(parsing: $0) }
         do {
-            endpoint = try await resolveEndpoint(loop: loop)
+            if let invitation { endpoint = Endpoint(invitation) } else { endpoint = try await resolveEndpoint(loop: loop) }
         } catch let error as NetError {
             say("error: \(error)")
             throw ExitCode(3)
         }
-        let player = BotConnection(name: name, joinCode: code.flatMap(JoinCode.normalized) ?? "",
+        let player = BotConnection(name: name, joinCode: invitation?.code ?? code.flatMap(JoinCode.normalized) ?? "",
                                    bot: BotClient(level: level, seed: seed, timeScale: speed), loop: loop,
                                    role: watch ? .watcher : .player, logger: makeLogger("snap.join", verbose: verbose))
         do { player.trust = try tls.trust() } catch {
@@ -408,8 +430,9 @@ extension Join: WindowCommand {
         let group = MultiThreadedEventLoopGroup.singleton
         let client: GameClient
         do {
-            let endpoint = try await resolveEndpoint(loop: group.next())
-            client = try await GameClient.join(endpoint, name: name, joinCode: code ?? "",
+            let invitation = try invite.map { try RelayInvitation(parsing: $0) }
+            let endpoint = if let invitation { Endpoint(invitation) } else { try await resolveEndpoint(loop: group.next()) }
+            client = try await GameClient.join(endpoint, name: name, joinCode: invitation?.code ?? code ?? "",
                                                role: watch ? .watcher : .player, trust: try tls.trust())
         } catch { try windowFailure(error) }
         try await runWindow(window, verbose: verbose) { app in TableScene(app: app, client: client) }

@@ -7,7 +7,7 @@ struct Snap: AsyncParsableCommand {
         commandName: "snapcards",
         abstract: "Snap!, the card game. With no command: the main menu.",
         version: snapVersion,
-        subcommands: [Menu.self, Play.self, Solo.self, Host.self, Join.self, List.self, History.self, Stats.self, Replay.self, Simulate.self, Story.self],
+        subcommands: [Menu.self, Play.self, Solo.self, Host.self, Join.self, List.self, History.self, Stats.self, Replay.self, Simulate.self, Story.self, Relay.self],
         defaultSubcommand: Menu.self
     )
     #else
@@ -15,7 +15,7 @@ struct Snap: AsyncParsableCommand {
         commandName: "snapcards",
         abstract: "Snap!, the card game (built without windows).",
         version: snapVersion,
-        subcommands: [Host.self, Join.self, List.self, History.self, Stats.self, Replay.self, Simulate.self, Story.self]
+        subcommands: [Host.self, Join.self, List.self, History.self, Stats.self, Replay.self, Simulate.self, Story.self, Relay.self]
     )
     #endif
 

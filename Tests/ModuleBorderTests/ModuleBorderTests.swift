@@ -25,6 +25,9 @@ struct ModuleBorderTests {
         ("SnapBytes", snapGame.union(["StoryEngine", "StoryProtocol"]), "the platform knows no game"),
         ("SnapPlatform", snapGame.union(["StoryEngine", "StoryProtocol"]), "the platform knows no game"),
         ("SnapSettings", snapGame, "the settings file's text needs no game"),
+        // The relay pairs connections and copies bytes: it can link no game, so it can read none.
+        ("SnapRelayProtocol", snapGame.union(["StoryEngine", "StoryProtocol", "SnapPlatform", "NIOCore"]), "the relay's lines are pure"),
+        ("SnapRelay", snapGame.union(["StoryEngine", "StoryProtocol", "StoryService", "SnapJournal"]), "the relay knows no game"),
         ("SnapLAN", ["SnapSession", "SnapNet", "NIOCore", "NIOPosix"], "the LAN's records are pure: the fuzzer builds them whole"),
     ]
 
@@ -49,6 +52,7 @@ struct ModuleBorderTests {
         #expect(graph.reachable(from: "SnapUI")?.isSuperset(of: ["StoryLink", "StoryProtocol", "SnapNet", "SnapEngine", "SnapHistory"]) == true)
         #expect(graph.reachable(from: "snap")?.isSuperset(of: ["StoryService", "SnapUI", "SnapEngine"]) == true)
         #expect(graph.path(from: "SnapNet", to: "SnapEngine").first == "SnapNet")
+        #expect(graph.reachable(from: "SnapRelay")?.isSuperset(of: ["SnapRelayProtocol", "SnapPlatform", "NIOSSL"]) == true)
     }
 }
 

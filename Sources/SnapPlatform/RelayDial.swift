@@ -1,0 +1,101 @@
+import NIOCore
+import SnapRelayProtocol
+
+/// A client's line phase at the relay (docs/RELAY.md §3): sends its one line once added
+/// (after the relay's TLS handshake), reads the answer, and on `spliced` puts what
+/// `onSpliced` adds in its place: from then on the bytes are the other end's, the very
+/// first of them included (they may come in the same read as `spliced`).
+package final class RelayLineClient: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
+
+    private let request: RelayRequest
+    private let relay: String
+    private var lines = RelayLineBuffer()
+    private var done = false
+    /// Told each line before `spliced`: `room` and `incoming` on a host's control connection.
+    private let onReply: (RelayReply) -> Void
+    /// Adds the handlers that speak to the other end (after this one).
+    private let onSpliced: (ChannelHandlerContext) throws -> Void
+    /// Fails with `RelayRefused` (or the connection closing) before `spliced`.
+    private let onFailure: (Error) -> Void
+
+    package init(_ request: RelayRequest, relay: String, onReply: @escaping (RelayReply) -> Void = { _ in },
+                 onSpliced: @escaping (ChannelHandlerContext) throws -> Void, onFailure: @escaping (Error) -> Void) {
+        (self.request, self.relay, self.onReply, self.onSpliced, self.onFailure) = (request, relay, onReply, onSpliced, onFailure)
+    }
+
+    package func handlerAdded(context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: RelayLine.encode(request))), promise: nil)
+    }
+
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !done else { return context.fireChannelRead(data) }
+        lines.append(unwrapInboundIn(data).readableBytesView)
+        do {
+            while !done, let line = try lines.nextLine() {
+                guard let reply = RelayLine.decodeReply(line) else { throw RelayRefused(relay: relay, code: nil) }
+                switch reply {
+                case .spliced:
+                    done = true
+                    try onSpliced(context)
+                    let rest = lines.takeRest()
+                    if !rest.isEmpty { context.fireChannelRead(wrapInboundOut(context.channel.allocator.buffer(bytes: rest))) }
+                    context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+                case .error(let code):
+                    throw RelayRefused(relay: relay, code: code)
+                case .room, .incoming:
+                    onReply(reply)
+                }
+            }
+        } catch {
+            fail(context, error)
+        }
+    }
+
+    package func channelInactive(context: ChannelHandlerContext) {
+        if !done { fail(context, RelayRefused(relay: relay, code: nil, closed: true)) }
+        context.fireChannelInactive()
+    }
+
+    package func errorCaught(context: ChannelHandlerContext, error: Error) {
+        guard !done else { return context.fireErrorCaught(error) }
+        fail(context, error)
+    }
+
+    private func fail(_ context: ChannelHandlerContext, _ error: Error) {
+        guard !done else { return }
+        done = true
+        onFailure(error)
+        context.close(promise: nil)
+    }
+}
+
+/// The relay said no (docs/RELAY.md §6), broke its protocol, or closed before `spliced`.
+public struct RelayRefused: Error, Equatable, CustomStringConvertible {
+    /// The relay's address (HOST:PORT).
+    public var relay: String
+    /// Nil: a line that was not the protocol's, or the connection closed (`closed`).
+    public var code: RelayErrorCode?
+    public var closed = false
+
+    public init(relay: String, code: RelayErrorCode?, closed: Bool = false) {
+        (self.relay, self.code, self.closed) = (relay, code, closed)
+    }
+
+    public var description: String {
+        let host = relay.hasPrefix("[") ? String(relay.dropFirst().prefix { $0 != "]" }) : String(relay.prefix { $0 != ":" })
+        switch code {
+        case .noSuchRoom?: return "the game at \(host) is over or the host is offline"
+        case .hostDidNotAnswer?: return "the host at \(host) did not answer (it may be offline)"
+        case .roomFull?: return "the game at \(host) is full at the relay"
+        case .roomTaken?: return "the room at the relay \(relay) is held by another connection"
+        case .busy?: return "the relay at \(relay) is busy; try again later"
+        case .tooManyRooms?: return "the relay at \(relay) holds as many rooms from this address as it allows"
+        case .noSuchConnection?: return "the relay at \(relay) no longer has that player waiting"
+        case .malformed?: return "the relay at \(relay) did not understand us (malformed)"
+        case nil: return closed ? "the relay at \(relay) closed the connection" : "the relay at \(relay) does not speak the relay protocol"
+        }
+    }
+}

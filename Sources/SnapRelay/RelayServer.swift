@@ -1,0 +1,222 @@
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import SnapPlatform
+import SnapRelayProtocol
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The relay on the network (docs/RELAY.md): TLS connections in, lines read until
+/// `RelayMachine` splices two of them, then bytes copied between them unread. Every
+/// connection and timer runs on `loop`, so the machine needs no locks; everything here
+/// is touched on that loop only.
+public final class RelayServer: @unchecked Sendable {  // state touched on `loop` only (see above)
+    public let loop: EventLoop
+    private var machine: RelayMachine
+    private var channels: [RelayConnection: Channel] = [:]
+    private var handlers: [RelayConnection: RelayConnectionHandler] = [:]
+    private var nextNumber: UInt64 = 1
+    private var listeners: [Channel] = []
+    private var timer: Scheduled<Void>?
+    private let origin = ContinuousClock.now
+    private let logger: Logger
+    /// A spliced pair with no byte either way for this long is closed (docs/RELAY.md §7).
+    public let idleLimit: TimeAmount
+    /// Told every byte copied between spliced connections (tests: proof that nothing
+    /// readable passes); nil in a relay people run.
+    package var recorder: (@Sendable ([UInt8]) -> Void)?
+
+    public init(limits: RelayLimits = RelayLimits(), idleLimit: TimeAmount = .seconds(120), loop: EventLoop, logger: Logger) {
+        self.loop = loop
+        self.logger = logger
+        self.idleLimit = idleLimit
+        machine = RelayMachine(limits: limits) {
+            var generator = SystemRandomNumberGenerator()
+            return RelayID(bytes: (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        }
+    }
+
+    private var now: Duration { ContinuousClock.now - origin }
+
+    /// Listens on TCP, every connection in TLS shown `identity`; returns the port bound.
+    public func listen(host: String, port: Int, identity: TLSIdentity) async throws -> Int {
+        let context = try identity.serverContext()
+        return try await loop.flatSubmit {
+            self.bootstrap(tls: context).bind(host: host, port: port).map { channel in
+                self.listeners.append(channel)
+                return channel.localAddress?.port ?? port
+            }
+        }.flatMapErrorThrowing { error in
+            throw NetError.cannotListen(formatHostPort(host, port), plainReason(error, listening: true, unix: false))
+        }.get()
+    }
+
+    /// Rooms open now.
+    public var roomCount: Int { get async { (try? await loop.submit { self.machine.roomCount }.get()) ?? 0 } }
+
+    /// Stops listening and closes every connection.
+    public func shutdown() async {
+        try? await loop.flatSubmit {
+            self.timer?.cancel()
+            let closing = (self.listeners + Array(self.channels.values)).map { $0.close() }
+            self.listeners = []
+            return EventLoopFuture.andAllComplete(closing, on: self.loop)
+        }.get()
+    }
+
+    private func bootstrap(tls: NIOSSLContext) -> ServerBootstrap {
+        ServerBootstrap(group: loop)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { [weak self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    guard let self else { throw ChannelError.ioOnClosedChannel }  // shut down meanwhile
+                    try TLSTransport.addServer(to: channel, context: tls, plainRefusal: RelayLine.encode(.error(.malformed)))
+                    try channel.pipeline.syncOperations.addHandler(RelayConnectionHandler(server: self))
+                }
+            }
+    }
+
+    // MARK: - From the connections (on the loop)
+
+    func opened(_ channel: Channel, handler: RelayConnectionHandler) -> RelayConnection {
+        let connection = RelayConnection(nextNumber)
+        nextNumber += 1
+        channels[connection] = channel
+        handlers[connection] = handler
+        handle(.opened(connection, address: channel.remoteAddress?.ipAddress ?? "local"))
+        return connection
+    }
+
+    func received(_ line: ArraySlice<UInt8>, from connection: RelayConnection) {
+        guard let request = RelayLine.decodeRequest(line) else { return handle(.malformed(connection)) }
+        handle(.line(connection, request))
+    }
+
+    func malformed(_ connection: RelayConnection) { handle(.malformed(connection)) }
+
+    func closed(_ connection: RelayConnection) {
+        guard channels.removeValue(forKey: connection) != nil else { return }
+        handlers[connection] = nil
+        handle(.closed(connection))
+    }
+
+    func copied(_ buffer: ByteBuffer) { recorder?(Array(buffer.readableBytesView)) }
+
+    private func handle(_ input: RelayInput) {
+        loop.preconditionInEventLoop()
+        for action in machine.handle(input, now: now) { perform(action) }
+        reschedule()
+    }
+
+    private func perform(_ action: RelayAction) {
+        switch action {
+        case .send(let connection, let reply):
+            guard let channel = channels[connection] else { return }
+            channel.writeAndFlush(channel.allocator.buffer(bytes: RelayLine.encode(reply)), promise: nil)
+            if case .error(let code) = reply { logger.info("\(connection): error \(code.rawValue)") }
+        case .splice(let first, let second):
+            guard let a = channels[first], let b = channels[second], let ha = handlers[first], let hb = handlers[second] else { return }
+            logger.info("spliced \(first) and \(second)")
+            for channel in [a, b] {
+                try? channel.pipeline.syncOperations.addHandler(IdleStateHandler(allTimeout: idleLimit), position: .first)
+            }
+            ha.splice(to: b)
+            hb.splice(to: a)
+        case .close(let connection):
+            handlers[connection] = nil
+            channels.removeValue(forKey: connection)?.close(promise: nil)
+        }
+    }
+
+    private func reschedule() {
+        timer?.cancel()
+        timer = nil
+        guard let deadline = machine.nextDeadline else { return }
+        let delay = max(.zero, deadline - now)
+        timer = loop.scheduleTask(in: .nanoseconds(Int64(delay.nanoseconds))) { [weak self] in
+            self?.timer = nil
+            self?.handle(.tick)
+        }
+    }
+}
+
+/// One connection to the relay: lines to the server until spliced, then every byte to the
+/// peer's channel (the same loop's), reading paused while the peer cannot take more.
+final class RelayConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    /// Held strongly: a connection's last events (its close) may come after the server
+    /// was let go of; the server drops its handlers as their connections close.
+    private let server: RelayServer
+    private var connection: RelayConnection?
+    private var lines = RelayLineBuffer()
+    private var peer: Channel?
+
+    init(server: RelayServer) { self.server = server }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { open(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        open(context)
+        context.fireChannelActive()
+    }
+
+    private func open(_ context: ChannelHandlerContext) {
+        guard connection == nil else { return }
+        connection = server.opened(context.channel, handler: self)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        if let peer { return forward(buffer, to: peer, from: context.channel) }
+        guard let connection else { return }
+        lines.append(buffer.readableBytesView)
+        do {
+            while peer == nil, let line = try lines.nextLine() { server.received(line, from: connection) }
+        } catch {
+            server.malformed(connection)
+        }
+    }
+
+    /// From now on bytes go to `other`; any that came after the line go first.
+    func splice(to other: Channel) {
+        peer = other
+        let rest = lines.takeRest()
+        if !rest.isEmpty { forward(other.allocator.buffer(bytes: rest), to: other, from: nil) }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // Idle (watched once spliced only: a control connection waits quietly for players).
+        if event is IdleStateHandler.IdleStateEvent { return context.close(promise: nil) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func forward(_ buffer: ByteBuffer, to peer: Channel, from channel: Channel?) {
+        server.copied(buffer)
+        peer.writeAndFlush(buffer, promise: nil)
+        if !peer.isWritable, let channel { _ = channel.setOption(ChannelOptions.autoRead, value: false) }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        // This side drained (or filled): the peer reads again (or waits).
+        if let peer { _ = peer.setOption(ChannelOptions.autoRead, value: context.channel.isWritable) }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let connection { server.closed(connection) }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,156 @@
+/// A line of the relay's line phase (docs/RELAY.md §3): a word, optionally one space and
+/// one argument, a line feed; printable ASCII, at most `maxLength` bytes in all.
+public enum RelayRequest: Equatable, Sendable {
+    /// A host asks for a room (its control connection).
+    case register
+    /// A host asks for its room again, by its id (the relay restarted, or the control
+    /// connection dropped): granted if no one holds it.
+    case reregister(room: RelayID)
+    /// A player asks for the game in a room.
+    case connect(room: RelayID)
+    /// A host's data connection takes a waiting player's connection.
+    case accept(connection: RelayID)
+}
+
+/// The relay's answers.
+public enum RelayReply: Equatable, Sendable {
+    case room(RelayID)
+    case incoming(RelayID)
+    case spliced
+    case error(RelayErrorCode)
+}
+
+/// Why the relay refuses (docs/RELAY.md §6); it closes right after saying so.
+public enum RelayErrorCode: String, Equatable, Sendable, CaseIterable {
+    case noSuchRoom = "no-such-room"
+    case noSuchConnection = "no-such-connection"
+    case hostDidNotAnswer = "host-did-not-answer"
+    case tooManyRooms = "too-many-rooms"
+    case roomFull = "room-full"
+    case roomTaken = "room-taken"
+    case malformed = "malformed"
+    case busy = "busy"
+}
+
+/// A room id or a connection id: 32 lowercase hexadecimal digits (128 bits).
+public struct RelayID: Hashable, Sendable, CustomStringConvertible {
+    public let text: String
+    public static let length = 32
+
+    /// Nil unless `text` is exactly 32 lowercase hexadecimal digits.
+    public init?(_ text: some StringProtocol) {
+        guard text.utf8.count == Self.length, text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else { return nil }
+        self.text = String(text)
+    }
+
+    /// From 16 random bytes (the caller's generator: the system's secure one in the relay).
+    public init(bytes: [UInt8]) {
+        precondition(bytes.count == Self.length / 2, "a relay id is 16 bytes")
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(Self.length)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        text = String(decoding: out, as: UTF8.self)
+    }
+
+    public var description: String { text }
+}
+
+public enum RelayLine {
+    /// The longest line, line feed included.
+    public static let maxLength = 80
+    static let lineFeed: UInt8 = 0x0A
+
+    public static func encode(_ request: RelayRequest) -> [UInt8] {
+        switch request {
+        case .register: line("register")
+        case .reregister(let room): line("register \(room)")
+        case .connect(let room): line("connect \(room)")
+        case .accept(let connection): line("accept \(connection)")
+        }
+    }
+
+    public static func encode(_ reply: RelayReply) -> [UInt8] {
+        switch reply {
+        case .room(let room): line("room \(room)")
+        case .incoming(let connection): line("incoming \(connection)")
+        case .spliced: line("spliced")
+        case .error(let code): line("error \(code.rawValue)")
+        }
+    }
+
+    private static func line(_ text: String) -> [UInt8] { Array(text.utf8) + [lineFeed] }
+
+    /// Splits one line (without its line feed) into its word and argument; nil if it
+    /// breaks §3's rules.
+    static func words(_ line: ArraySlice<UInt8>) -> (String, String?)? {
+        guard !line.isEmpty, line.count < maxLength else { return nil }
+        var spaces = 0
+        for byte in line {
+            if byte == 0x20 { spaces += 1; continue }
+            guard (0x21...0x7E).contains(byte) else { return nil }
+        }
+        guard spaces <= 1 else { return nil }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let space = text.firstIndex(of: " ") else { return (text, nil) }
+        let word = String(text[..<space]), argument = String(text[text.index(after: space)...])
+        guard !word.isEmpty, !argument.isEmpty else { return nil }
+        return (word, argument)
+    }
+
+    public static func decodeRequest(_ line: ArraySlice<UInt8>) -> RelayRequest? {
+        guard let (word, argument) = words(line) else { return nil }
+        switch (word, argument) {
+        case ("register", nil): return .register
+        case ("register", let argument?): return RelayID(argument).map { .reregister(room: $0) }
+        case ("connect", let argument?): return RelayID(argument).map { .connect(room: $0) }
+        case ("accept", let argument?): return RelayID(argument).map { .accept(connection: $0) }
+        default: return nil
+        }
+    }
+
+    public static func decodeReply(_ line: ArraySlice<UInt8>) -> RelayReply? {
+        guard let (word, argument) = words(line) else { return nil }
+        switch (word, argument) {
+        case ("room", let argument?): return RelayID(argument).map { .room($0) }
+        case ("incoming", let argument?): return RelayID(argument).map { .incoming($0) }
+        case ("spliced", nil): return .spliced
+        case ("error", let argument?): return RelayErrorCode(rawValue: argument).map { .error($0) }
+        default: return nil
+        }
+    }
+}
+
+/// Cuts lines off a byte stream: feed it what arrived, take lines until it needs more.
+/// A line over `RelayLine.maxLength` is a violation (`nextLine` throws); the bytes after a
+/// line stay in `rest`, for whoever reads the stream after the line phase.
+public struct RelayLineBuffer: Sendable {
+    private var buffer: [UInt8] = []
+    public init() {}
+
+    public mutating func append(_ bytes: some Sequence<UInt8>) { buffer.append(contentsOf: bytes) }
+
+    /// The next line without its line feed, nil if it has not all arrived.
+    public mutating func nextLine() throws(RelayLineTooLong) -> ArraySlice<UInt8>? {
+        guard let end = buffer.firstIndex(of: RelayLine.lineFeed) else {
+            if buffer.count >= RelayLine.maxLength { throw RelayLineTooLong() }
+            return nil
+        }
+        guard end < RelayLine.maxLength else { throw RelayLineTooLong() }
+        let line = buffer[..<end]
+        buffer.removeFirst(end + 1)
+        return ArraySlice(Array(line))
+    }
+
+    /// What came after the lines taken (the other end's first bytes, after `spliced`).
+    public mutating func takeRest() -> [UInt8] {
+        defer { buffer = [] }
+        return buffer
+    }
+}
+
+public struct RelayLineTooLong: Error, Equatable {}

@@ -1,0 +1,209 @@
+/// One connection to the relay, as the relay's sockets number them.
+public struct RelayConnection: Hashable, Sendable, CustomStringConvertible {
+    public let number: UInt64
+    public init(_ number: UInt64) { self.number = number }
+    public var description: String { "#\(number)" }
+}
+
+/// The relay's caps (docs/RELAY.md §7).
+public struct RelayLimits: Sendable, Equatable {
+    public var roomsPerAddress = 4
+    public var connectionsPerRoom = 16
+    /// For the first line, and for a waiting player's `accept` by its host.
+    public var handshakeDeadline: Duration = .seconds(10)
+    /// Connections in the line phase at once (not yet a room's control, not spliced).
+    public var connectionsInLinePhase = 1024
+    public init() {}
+}
+
+public enum RelayInput: Sendable, Equatable {
+    /// A connection from `address` (the peer's IP address, as text).
+    case opened(RelayConnection, address: String)
+    case line(RelayConnection, RelayRequest)
+    /// A line that breaks docs/RELAY.md §3.
+    case malformed(RelayConnection)
+    case closed(RelayConnection)
+    /// Time passed: deadlines are due (`nextDeadline`).
+    case tick
+}
+
+/// What the sockets are to do.
+public enum RelayAction: Sendable, Equatable {
+    case send(RelayConnection, RelayReply)
+    /// Said `spliced` to both: copy bytes between them from now on.
+    case splice(RelayConnection, RelayConnection)
+    /// Close it (after anything sent to it before).
+    case close(RelayConnection)
+}
+
+/// The relay's bookkeeping as a value: connections, rooms, waiting players, caps and
+/// deadlines; no sockets, no clock, no randomness of its own (`newID` and `now` are
+/// given). `RelayServer` drives it from its sockets; the tests drive it directly. Once
+/// two connections are spliced it forgets what they carry: it only counts them against
+/// their room until either closes.
+public struct RelayMachine {
+    public let limits: RelayLimits
+    private let newID: () -> RelayID
+
+    private enum State {
+        /// Opened; its first line not yet read.
+        case opening(since: Duration)
+        /// A host's control connection.
+        case control(room: RelayID)
+        /// A player's connection waiting for its host to accept it.
+        case waiting(room: RelayID, id: RelayID, since: Duration)
+        /// Paired: counted against `room` (nil: the host's side).
+        case spliced(with: RelayConnection, room: RelayID?)
+    }
+
+    private struct Room {
+        var control: RelayConnection
+        var address: String
+        /// Player connections waiting or spliced.
+        var players: Set<RelayConnection> = []
+    }
+
+    private var connections: [RelayConnection: State] = [:]
+    private var addresses: [RelayConnection: String] = [:]
+    private var rooms: [RelayID: Room] = [:]
+    private var waiting: [RelayID: RelayConnection] = [:]
+    private var inLinePhase = 0
+
+    public init(limits: RelayLimits = RelayLimits(), newID: @escaping () -> RelayID) {
+        self.limits = limits
+        self.newID = newID
+    }
+
+    /// Rooms open now.
+    public var roomCount: Int { rooms.count }
+    /// Connections known (any phase).
+    public var connectionCount: Int { connections.count }
+
+    /// The earliest deadline of any connection in the line phase, nil if none.
+    public var nextDeadline: Duration? {
+        connections.values.compactMap { state -> Duration? in
+            switch state {
+            case .opening(let since), .waiting(_, _, let since): since + limits.handshakeDeadline
+            case .control, .spliced: nil
+            }
+        }.min()
+    }
+
+    public mutating func handle(_ input: RelayInput, now: Duration) -> [RelayAction] {
+        switch input {
+        case .opened(let connection, let address):
+            guard inLinePhase < limits.connectionsInLinePhase else {
+                return [.send(connection, .error(.busy)), .close(connection)]
+            }
+            connections[connection] = .opening(since: now)
+            addresses[connection] = address
+            inLinePhase += 1
+            return []
+        case .line(let connection, let request):
+            guard case .opening = connections[connection] else {
+                // A second line, or a line after `spliced` (which the sockets never pass):
+                // the protocol reads one.
+                return refuse(connection, .malformed)
+            }
+            return firstLine(request, from: connection, now: now)
+        case .malformed(let connection):
+            return refuse(connection, .malformed)
+        case .closed(let connection):
+            return closed(connection)
+        case .tick:
+            var actions: [RelayAction] = []
+            for (connection, state) in connections {
+                switch state {
+                case .opening(let since) where now - since >= limits.handshakeDeadline:
+                    actions += closeNow(connection)
+                case .waiting(_, _, let since) where now - since >= limits.handshakeDeadline:
+                    actions += refuse(connection, .hostDidNotAnswer)
+                default: break
+                }
+            }
+            return actions
+        }
+    }
+
+    private mutating func firstLine(_ request: RelayRequest, from connection: RelayConnection, now: Duration) -> [RelayAction] {
+        let address = addresses[connection] ?? ""
+        switch request {
+        case .register, .reregister:
+            guard rooms.values.count(where: { $0.address == address }) < limits.roomsPerAddress else {
+                return refuse(connection, .tooManyRooms)
+            }
+            var room: RelayID
+            if case .reregister(let asked) = request {
+                // Whoever asks first gets a free id: a stranger who takes it can only keep the
+                // players out, never read them (they check the host's certificate).
+                guard rooms[asked] == nil else { return refuse(connection, .roomTaken) }
+                room = asked
+            } else {
+                room = newID()
+                while rooms[room] != nil { room = newID() }
+            }
+            rooms[room] = Room(control: connection, address: address)
+            connections[connection] = .control(room: room)
+            inLinePhase -= 1
+            return [.send(connection, .room(room))]
+        case .connect(let room):
+            guard let control = rooms[room]?.control else { return refuse(connection, .noSuchRoom) }
+            guard rooms[room]!.players.count < limits.connectionsPerRoom else { return refuse(connection, .roomFull) }
+            var id = newID()
+            while waiting[id] != nil { id = newID() }
+            waiting[id] = connection
+            rooms[room]!.players.insert(connection)
+            connections[connection] = .waiting(room: room, id: id, since: now)
+            return [.send(control, .incoming(id))]
+        case .accept(let id):
+            guard let player = waiting.removeValue(forKey: id), case .waiting(let room, _, _) = connections[player] else {
+                return refuse(connection, .noSuchConnection)
+            }
+            connections[player] = .spliced(with: connection, room: room)
+            connections[connection] = .spliced(with: player, room: nil)
+            inLinePhase -= 2
+            return [.send(player, .spliced), .send(connection, .spliced), .splice(player, connection)]
+        }
+    }
+
+    private mutating func refuse(_ connection: RelayConnection, _ code: RelayErrorCode) -> [RelayAction] {
+        guard connections[connection] != nil else { return [] }
+        return [.send(connection, .error(code))] + closeNow(connection)
+    }
+
+    /// Forgets `connection` and tells the sockets to close it.
+    private mutating func closeNow(_ connection: RelayConnection) -> [RelayAction] {
+        closed(connection) + [.close(connection)]
+    }
+
+    /// Forgets a connection that closed, and what hung on it.
+    private mutating func closed(_ connection: RelayConnection) -> [RelayAction] {
+        guard let state = connections.removeValue(forKey: connection) else { return [] }
+        addresses[connection] = nil
+        switch state {
+        case .opening:
+            inLinePhase -= 1
+            return []
+        case .waiting(let room, let id, _):
+            inLinePhase -= 1
+            waiting[id] = nil
+            rooms[room]?.players.remove(connection)
+            return []
+        case .control(let room):
+            // The room goes with its host; its waiting players are told. Spliced pairs go on.
+            guard let gone = rooms.removeValue(forKey: room) else { return [] }
+            var actions: [RelayAction] = []
+            for player in gone.players {
+                if case .waiting = connections[player] { actions += refuse(player, .noSuchRoom) }
+            }
+            return actions
+        case .spliced(let other, let room):
+            // One end gone: the other closes too (its bytes have nowhere to go).
+            if let room { rooms[room]?.players.remove(connection) }
+            guard let otherState = connections.removeValue(forKey: other) else { return [] }
+            addresses[other] = nil
+            if case .spliced(_, let otherRoom?) = otherState { rooms[otherRoom]?.players.remove(other) }
+            return [.close(other)]
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import SnapNet
+import SnapRelay
+import SnapRelayProtocol
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// `snapcards relay`: the relay that lets players reach a host behind a home router (docs/RELAY.md).
+struct Relay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "relay",
+        abstract: "Run a relay: players reach hosts that only dial out, and it can read none of their games (docs/RELAY.md).",
+        subcommands: [RelayServe.self])
+}
+
+struct RelayServe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run a relay (headless, until stopped).",
+        discussion: """
+            Listens on TCP (TLS, its own certificate) and prints "listening on tcp:HOST:PORT" and \
+            "certificate: SHA256:…". Hosts register rooms; players connect to a room; the relay \
+            pairs them and copies bytes it cannot read (docs/RELAY.md).
+            """)
+    @Option(help: "Listen on TCP, e.g. 0.0.0.0:7790 (port 0 picks a free one).") var listen: String
+    @Option(help: "Rooms one source address may hold at once.") var roomsPerAddress = RelayLimits().roomsPerAddress
+    @Option(help: "Player connections one room may hold at once (waiting or spliced).")
+    var connectionsPerRoom = RelayLimits().connectionsPerRoom
+    @OptionGroup var tls: TLSServerOptions
+    @Option(help: .hidden) var recordCopies: String?
+    @Flag(help: "Log connections and refusals to standard error.") var verbose = false
+
+    func validate() throws {
+        _ = try validAddress(listen, option: "--listen", use: .listen)
+        guard roomsPerAddress >= 1 else { throw ValidationError("--rooms-per-address must be at least 1") }
+        guard connectionsPerRoom >= 1 else { throw ValidationError("--connections-per-room must be at least 1") }
+    }
+
+    func run() async throws {
+        let logger = makeLogger("snap.relay", verbose: verbose)
+        var limits = RelayLimits()
+        limits.roomsPerAddress = roomsPerAddress
+        limits.connectionsPerRoom = connectionsPerRoom
+        let server = RelayServer(limits: limits, loop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger)
+        if let recordCopies {
+            // Tests only: every byte copied, to show none of it is readable.
+            let file = open(recordCopies, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            guard file >= 0 else { throw ValidationError("--record-copies: cannot write \(recordCopies)") }
+            server.recorder = { bytes in bytes.withUnsafeBufferPointer { _ = write(file, $0.baseAddress, $0.count) } }
+        }
+        let address = try validAddress(listen, option: "--listen", use: .listen)
+        let tls = self.tls
+        let service = RelayServing(server: server) {
+            let identity = try tls.identity()
+            let port = try await server.listen(host: address.host, port: address.port, identity: identity)
+            say("listening on tcp:" + formatHostPort(address.host, port))
+        }
+        try await runServices([service], logger: logger)
+        say("stopped")
+    }
+}
+
+/// The relay as a service: listens, relays until a graceful shutdown, then closes all.
+struct RelayServing: Service {
+    let server: RelayServer
+    let listen: @Sendable () async throws -> Void
+
+    func run() async throws {
+        do { try await listen() } catch {
+            await server.shutdown()
+            printError("error: \(error)")
+            throw ExitCode(3)
+        }
+        try? await gracefulShutdown()
+        await server.shutdown()
+    }
+}

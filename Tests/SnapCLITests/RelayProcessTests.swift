@@ -1,0 +1,174 @@
+import Foundation
+import SnapTestSupport
+import Testing
+
+/// A relay, a host that only dials out (a Unix socket, no TCP listener) and players who join
+/// by its invitation, all as `snapcards` processes on 127.0.0.1 (docs/RELAY.md).
+@Suite("snapcards relay serve, host --relay and join --invite, as processes", .serialized)
+struct RelayProcessTests {
+    static let fast = ["--speed", "0.01"]
+
+    /// A relay recording every byte it copies into `record`; its address.
+    func relay(in directory: String, record: String) throws -> (SnapProcess, String) {
+        let relay = try SnapProcess(["relay", "serve", "--listen", "127.0.0.1:0", "--record-copies", record, "--verbose"],
+                                    runtimeDirectory: directory, environment: ["XDG_STATE_HOME": directory + "/relay-state"])
+        let listening = try #require(relay.line(startingWith: "listening on tcp:"), "relay: \(relay.output) \(relay.errors)")
+        #expect(relay.lines.contains { $0.hasPrefix("certificate: SHA256:") })
+        // Its certificate is its own (its own state directory), not the host's.
+        return (relay, String(listening.dropFirst("listening on tcp:".count)))
+    }
+
+    func host(_ extra: [String], relay address: String, in directory: String) throws -> (SnapProcess, String) {
+        let host = try SnapProcess(["host", "--headless", "--name", "Tabletop", "--turn-limit", "150", "--relay", address]
+                                   + Self.fast + extra, runtimeDirectory: directory)
+        let invite = try #require(host.line(startingWith: "invite: "), "host: \(host.output) \(host.errors)")
+        return (host, String(invite.dropFirst("invite: ".count)))
+    }
+
+    func join(_ name: String, _ invite: String, in directory: String) throws -> SnapProcess {
+        try SnapProcess(["join", "--bot", "--name", name, "--invite", invite] + Self.fast, runtimeDirectory: directory)
+    }
+
+    @Test("a host with no TCP listener is joined by invitation through the relay, the game is played to its end, and the relay's copies hold no code, no name and no frame",
+          .timeLimit(.minutes(5)))
+    func playThroughRelay() throws {
+        let directory = makeRuntimeDirectory()
+        let record = directory + "/copied.bin"
+        let (relay, address) = try relay(in: directory, record: record)
+        let (host, invite) = try host(["--rounds", "1", "--start-when", "2"], relay: address, in: directory)
+        #expect(invite.hasPrefix("snap://\(address)/"))
+        // The host listens on its Unix socket only.
+        #expect(!host.lines.contains { $0.hasPrefix("listening on tcp:") })
+        #expect(host.lines.contains { $0.hasPrefix("listening on unix:") })
+        let code = try #require(host.line(startingWith: "join code: ")).dropFirst("join code: ".count)
+        #expect(invite.contains("#\(code),SHA256:"))
+        let players = try ["Marigold", "Bartholomew"].map { try join($0, invite, in: directory) }
+        #expect(host.exitStatus() == 0, "host: \(host.output) \(host.errors)")
+        #expect(host.lines.filter { $0.hasPrefix("round 1: ") }.count == 1)
+        for player in players { #expect(player.exitStatus() == 0, "player: \(player.output) \(player.errors)") }
+
+        relay.signal(SIGTERM)
+        #expect(relay.exitStatus() == 0)
+        let copied = try [UInt8](Data(contentsOf: URL(fileURLWithPath: record)))
+        // A game's worth of bytes went through (both ends' TLS handshakes alone are kilobytes)…
+        #expect(copied.count > 4000, "copied \(copied.count) bytes")
+        // …and none of it is readable.
+        for secret in [String(code), "Marigold", "Bartholomew", "Tabletop", "SNAP"] {
+            #expect(!contains(copied, Array(secret.utf8)), "the relay saw \(secret)")
+        }
+    }
+
+    @Test("through the relay, a bot killed mid-round and started again takes its seat back with its token, and a watcher joins by the same invitation",
+          .timeLimit(.minutes(5)))
+    func rejoinAndWatchThroughRelay() throws {
+        let directory = makeRuntimeDirectory()
+        let (relay, address) = try relay(in: directory, record: directory + "/copied.bin")
+        let slow = ["--speed", "0.05"]
+        let host = try SnapProcess(["host", "--headless", "--name", "Tabletop", "--turn-limit", "200", "--rounds", "1",
+                                    "--start-when", "3", "--grace", "20", "--relay", address, "--verbose"] + slow,
+                                   runtimeDirectory: directory)
+        let invite = String(try #require(host.line(startingWith: "invite: ")).dropFirst("invite: ".count))
+        func join(_ name: String, _ extra: [String] = []) throws -> SnapProcess {
+            try SnapProcess(["join", "--bot", "--name", name, "--invite", invite] + slow + extra, runtimeDirectory: directory)
+        }
+        var bots = try ["Ann", "Bob", "Cy"].map { try join($0) }
+        #expect(host.line(startingWith: "never", timeout: 2) == nil)  // let the round get going
+        bots[1].signal(SIGKILL)
+        let away = try #require(host.line(startingWith: "seat ", timeout: 10), "host: \(host.output)")
+        #expect(away.hasSuffix(": Bob away (grace 20 s)"), "\(away)")
+        let seatNumber = away.dropFirst("seat ".count).prefix { $0 != ":" }
+        bots[1] = try join("Bob")  // the same name by the same invitation: its kept token
+        #expect(host.line(startingWith: "seat \(seatNumber): Bob back", timeout: 10) != nil, "host: \(host.output)")
+        let watcher = try join("Eve", ["--watch"])
+        #expect(host.exitStatus(timeout: 90) == 0, "host: \(host.output) \(host.errors)")
+        #expect(host.lines.contains { $0.hasPrefix("card conservation: held") })
+        for bot in bots { #expect(bot.exitStatus(timeout: 10) == 0, "\(bot.output)") }
+        #expect(watcher.exitStatus(timeout: 10) == 0, "\(watcher.output)")
+        #expect(watcher.lines.contains { $0.hasPrefix("round 1: ") && $0.contains("verified") }, "\(watcher.output)")
+        relay.signal(SIGTERM)
+        _ = relay.exitStatus()
+    }
+
+    @Test("the relay restarts mid-game: the host asks for its room again under the same id, the players rejoin by the same invitation within the grace, and the game ends",
+          .timeLimit(.minutes(5)))
+    func relayRestart() throws {
+        let directory = makeRuntimeDirectory()
+        let relayState = ["XDG_STATE_HOME": directory + "/relay-state"]  // the same certificate after the restart
+        var (relay, address) = try relay(in: directory, record: directory + "/copied.bin")
+        let slow = ["--speed", "0.05"]
+        let host = try SnapProcess(["host", "--headless", "--name", "Tabletop", "--turn-limit", "200", "--rounds", "1",
+                                    "--start-when", "2", "--grace", "30", "--relay", address, "--verbose"] + slow,
+                                   runtimeDirectory: directory)
+        let invite = String(try #require(host.line(startingWith: "invite: ")).dropFirst("invite: ".count))
+        let room = invite.dropFirst("snap://\(address)/".count).prefix { $0 != "#" }
+        let bots = try ["Ann", "Bob"].map {
+            try SnapProcess(["join", "--bot", "--name", $0, "--invite", invite] + slow, runtimeDirectory: directory)
+        }
+        #expect(host.line(startingWith: "never", timeout: 2) == nil)  // let the round get going
+        relay.signal(SIGKILL)
+        _ = relay.exitStatus()
+        #expect(host.line(startingWith: "relay: the connection to the relay \(address) closed: asking for room \(room) again",
+                          timeout: 10) != nil, "host: \(host.output)")
+        relay = try SnapProcess(["relay", "serve", "--listen", address], runtimeDirectory: directory, environment: relayState)
+        #expect(relay.line(startingWith: "listening on tcp:\(address)") != nil, "relay: \(relay.output) \(relay.errors)")
+        #expect(host.line(startingWith: "relay: room \(room) is open again", timeout: 20) != nil, "host: \(host.output)")
+        #expect(host.exitStatus(timeout: 120) == 0, "host: \(host.output) \(host.errors)")
+        #expect(host.lines.contains { $0.hasPrefix("card conservation: held") })
+        #expect(host.lines.contains { $0.hasSuffix(": Ann back") } || host.lines.contains { $0.hasSuffix(": Bob back") },
+                "host: \(host.output)")
+        for bot in bots { #expect(bot.exitStatus(timeout: 10) == 0, "\(bot.output)") }
+        relay.signal(SIGTERM)
+        _ = relay.exitStatus()
+    }
+
+    @Test("an invitation whose fingerprint was changed is refused naming both fingerprints; nothing reaches the host",
+          .timeLimit(.minutes(5)))
+    func tamperedInvitation() throws {
+        let directory = makeRuntimeDirectory()
+        let (relay, address) = try relay(in: directory, record: directory + "/copied.bin")
+        let (host, invite) = try host(["--rounds", "1", "--start-when", "2"], relay: address, in: directory)
+        var characters = Array(invite)
+        let at = characters.count - 3
+        characters[at] = characters[at] == "A" ? "B" : "A"
+        let tampered = String(characters)
+        let player = try join("Mallory", tampered, in: directory)
+        #expect(player.exitStatus(timeout: 30) == 3)
+        let real = String(invite.suffix(50).split(separator: ",").last!)
+        let forged = String(tampered.suffix(50).split(separator: ",").last!)
+        #expect(player.output.contains(real) && player.output.contains(forged), "\(player.output)")
+        #expect(player.output.contains("nothing was sent"))
+        #expect(!host.output.contains("Mallory") && !host.errors.contains("Mallory"))
+        host.signal(SIGTERM)
+        _ = host.exitStatus()
+        relay.signal(SIGTERM)
+        _ = relay.exitStatus()
+    }
+
+    @Test("an invitation to a room that is gone says the game is over or the host offline (exit 3)", .timeLimit(.minutes(5)))
+    func roomGone() throws {
+        let directory = makeRuntimeDirectory()
+        let (relay, address) = try relay(in: directory, record: directory + "/copied.bin")
+        let (host, invite) = try host(["--rounds", "1", "--start-when", "2"], relay: address, in: directory)
+        host.signal(SIGTERM)
+        _ = host.exitStatus()
+        let player = try join("Late", invite, in: directory)
+        #expect(player.exitStatus(timeout: 30) == 3)
+        #expect(player.output.contains("the game at 127.0.0.1 is over or the host is offline"), "\(player.output)")
+        relay.signal(SIGTERM)
+        _ = relay.exitStatus()
+    }
+
+    @Test("a malformed invitation is a usage error that says what is wrong")
+    func malformedInvitation() throws {
+        let directory = makeRuntimeDirectory()
+        let player = try SnapProcess(["join", "--bot", "--invite", "snap://127.0.0.1:7790/short#ABCDEF,SHA256:x"], runtimeDirectory: directory)
+        #expect(player.exitStatus() == 64)
+        #expect(player.errors.contains("--invite: not a valid invitation (the room must be 32 lowercase hexadecimal digits)"),
+                "\(player.errors)")
+    }
+
+    func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+}

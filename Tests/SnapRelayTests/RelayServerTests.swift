@@ -1,0 +1,167 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+@testable import SnapPlatform
+@testable import SnapRelay
+import SnapRelayProtocol
+import SnapTestSupport
+import Testing
+
+/// The relay on real sockets (127.0.0.1, TLS): rooms, splicing, and bytes copied unchanged.
+@Suite("Relay: the server on sockets", .serialized)
+struct RelayServerTests {
+    static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+    /// Everything a client connection received, in order.
+    final class Received: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let bytes = NIOLockedValueBox<[UInt8]>([])
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let buffer = unwrapInboundIn(data)
+            bytes.withLockedValue { $0 += buffer.readableBytesView }
+        }
+
+        var text: String { String(decoding: bytes.withLockedValue { $0 }, as: UTF8.self) }
+
+        /// Waits (within 10 s, a bound for a hang, not a timing) until the bytes end with `suffix`.
+        func waitFor(_ suffix: String) async throws -> String {
+            for _ in 0..<1000 {
+                if text.hasSuffix(suffix) { return text }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return text
+        }
+    }
+
+    struct Client {
+        let channel: Channel
+        let received: Received
+
+        func send(_ bytes: [UInt8]) async throws {
+            try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
+        }
+    }
+
+    func client(_ port: Int, _ directory: String) async throws -> Client {
+        let received = Received()
+        let trust = ServerTrust(knownHosts: KnownHosts(path: directory + "/known_hosts"))
+        let channel = try await connectLater(to: .tcp(host: "127.0.0.1", port: port), on: Self.group.next(), trust: trust) { received }.get()
+        return Client(channel: channel, received: received)
+    }
+
+    /// A relay on 127.0.0.1. Its handshake deadline is long: the deadline is RelayMachineTests'
+    /// to check, and a loaded machine (a full test run) can take 10 s between two steps here.
+    func relay(_ directory: String, limits given: RelayLimits = RelayLimits()) async throws -> (RelayServer, Int, NIOLockedValueBox<[UInt8]>) {
+        var limits = given
+        limits.handshakeDeadline = .seconds(120)
+        let server = RelayServer(limits: limits, loop: Self.group.next(), logger: Logger(label: "test"))
+        let copied = NIOLockedValueBox<[UInt8]>([])
+        server.recorder = { bytes in copied.withLockedValue { $0 += bytes } }
+        let port = try await server.listen(host: "127.0.0.1", port: 0, identity: try TLSIdentity.selfMade(in: directory + "/relay-tls"))
+        return (server, port, copied)
+    }
+
+    @Test("a host registers, a player connects, the host accepts: bytes go both ways unchanged, and the relay copies exactly them")
+    func spliceCopiesBothWays() async throws {
+        let directory = scratchDirectory("relay-splice")
+        let (server, port, copied) = try await relay(directory)
+        let host = try await client(port, directory)
+        try await host.send(RelayLine.encode(.register))
+        let roomLine = try await host.received.waitFor("\n")
+        let room = try #require(RelayLine.decodeReply(ArraySlice(Array(roomLine.utf8.dropLast()))))
+        guard case .room(let id) = room else { Issue.record("not a room: \(roomLine)"); return }
+        #expect(await server.roomCount == 1)
+
+        let player = try await client(port, directory)
+        try await player.send(RelayLine.encode(.connect(room: id)))
+        let incoming = try await host.received.waitFor("\n", after: roomLine)
+        guard case .incoming(let connection)? = RelayLine.decodeReply(ArraySlice(Array(incoming.utf8.dropLast()))) else {
+            Issue.record("no incoming line: \(incoming)"); return
+        }
+        let data = try await client(port, directory)
+        try await data.send(RelayLine.encode(.accept(connection: connection)))
+        #expect(try await data.received.waitFor("spliced\n") == "spliced\n")
+        #expect(try await player.received.waitFor("spliced\n") == "spliced\n")
+
+        // Every byte value, both ways, in pieces: what arrives is what was sent.
+        let toHost: [UInt8] = (0...255).map { UInt8($0) } + Array("hello host\n".utf8)
+        let toPlayer: [UInt8] = Array("SNAP and more\n".utf8) + (0...255).reversed().map { UInt8($0) }
+        try await player.send(Array(toHost.prefix(100)))
+        try await player.send(Array(toHost.dropFirst(100)))
+        try await data.send(toPlayer)
+        try await data.received.waitForCount(8 + toHost.count)
+        try await player.received.waitForCount(8 + toPlayer.count)
+        #expect(data.received.bytes.withLockedValue { $0 } == Array("spliced\n".utf8) + toHost)
+        #expect(player.received.bytes.withLockedValue { $0 } == Array("spliced\n".utf8) + toPlayer)
+        #expect(copied.withLockedValue { $0 }.count == toHost.count + toPlayer.count)
+
+        // One end closes: the other is closed by the relay.
+        try await data.channel.close()
+        try await player.channel.closeFuture.get()
+        for channel in [host.channel] { try await channel.close() }
+        await server.shutdown()
+    }
+
+    @Test("a room that does not exist is refused in words, and the connection closed")
+    func noSuchRoom() async throws {
+        let directory = scratchDirectory("relay-noroom")
+        let (server, port, _) = try await relay(directory)
+        let player = try await client(port, directory)
+        try await player.send(RelayLine.encode(.connect(room: RelayID(bytes: Array(repeating: 7, count: 16)))))
+        try await player.channel.closeFuture.get()
+        #expect(player.received.text == "error no-such-room\n")
+        await server.shutdown()
+    }
+
+    @Test("a line that breaks the rules is refused as malformed")
+    func malformed() async throws {
+        let directory = scratchDirectory("relay-malformed")
+        let (server, port, _) = try await relay(directory)
+        let player = try await client(port, directory)
+        try await player.send(Array("GET / HTTP/1.1\n".utf8))
+        try await player.channel.closeFuture.get()
+        #expect(player.received.text == "error malformed\n")
+        await server.shutdown()
+    }
+
+    @Test("rooms per address: the next register from 127.0.0.1 is refused, the rooms held stay")
+    func roomsPerAddress() async throws {
+        let directory = scratchDirectory("relay-rooms")
+        var limits = RelayLimits()
+        limits.roomsPerAddress = 2
+        let (server, port, _) = try await relay(directory, limits: limits)
+        var hosts: [Client] = []
+        for _ in 0..<2 {
+            let host = try await client(port, directory)
+            try await host.send(RelayLine.encode(.register))
+            #expect(try await host.received.waitFor("\n").hasPrefix("room "))
+            hosts.append(host)
+        }
+        let third = try await client(port, directory)
+        try await third.send(RelayLine.encode(.register))
+        try await third.channel.closeFuture.get()
+        #expect(third.received.text == "error too-many-rooms\n")
+        #expect(await server.roomCount == 2)
+        for host in hosts { try await host.channel.close() }
+        await server.shutdown()
+    }
+}
+
+extension RelayServerTests.Received {
+    /// Waits (within 10 s) until `count` bytes have arrived.
+    func waitForCount(_ count: Int) async throws {
+        for _ in 0..<1000 where bytes.withLockedValue({ $0.count }) < count { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    /// Waits until a line more than `earlier` has arrived; returns that line.
+    func waitFor(_ suffix: String, after earlier: String) async throws -> String {
+        for _ in 0..<1000 {
+            let all = text
+            if all.count > earlier.count, all.hasSuffix(suffix) { return String(all.dropFirst(earlier.count)) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return String(text.dropFirst(earlier.count))
+    }
+}
