@@ -17,6 +17,11 @@ public struct StoryBenchmark: Sendable {
     public struct Latency: Sendable {
         public var turn: [Double]
         public var ping: [Double]
+        /// The turn's parts, sorted, taken in this process on a file beside the service's:
+        /// the store's `apply(turn)` alone (BEGIN IMMEDIATE … COMMIT, the commit's fsync
+        /// included), and a 4 KiB write with its `fdatasync` alone. Empty for PostgreSQL.
+        public var storeApply: [Double] = []
+        public var fsync: [Double] = []
     }
 
     /// The service's memory with `matches` stored matches and with none, and its restarts.
@@ -76,7 +81,8 @@ public struct StoryBenchmark: Sendable {
         let service = try ServiceProcess(directory: directory, database: directory + "/live.sqlite")
         let times = try measureTurns(socket: service.socket)
         service.stop()
-        latency(Latency(turn: times.turn, ping: times.ping))
+        let parts = try measureStoreParts(directory: directory)
+        latency(Latency(turn: times.turn, ping: times.ping, storeApply: parts.apply, fsync: parts.fsync))
 
         // 1b. The same over TCP on loopback, with TLS and without (the baseline).
         var over: [ServiceProcess.TCP: [Double]] = [:]
@@ -214,6 +220,38 @@ public struct StoryBenchmark: Sendable {
         let times = try measureTurns(socket: restart.socket)
         latency(Latency(turn: times.turn, ping: times.ping))
         if players >= 2 { sustained(try measureSustained(socket: restart.socket)) }
+    }
+
+    /// `turns` turns applied to an SQLite store in this process, each timed, and after each a
+    /// 4 KiB write and `fdatasync` of a file beside it, timed: what of a turn is the store,
+    /// and what of the store is the disk. Back to back, as the service's turns above come
+    /// (three writers and a pinger each within their budget: no idle gaps); a disk left idle
+    /// between writes answers its next `fsync` slower here, 2 ms rather than under 1.
+    func measureStoreParts(directory: String) throws -> (apply: [Double], fsync: [Double]) {
+        let turns = self.turns
+        let path = directory + "/parts.sqlite"
+        return try blockingAwait(on: OffPoolExecutor.shared) {
+            let store = try await SQLiteStoryStore.open(path: path)
+            let descriptor = open(directory + "/parts.fsync", O_CREAT | O_WRONLY, 0o600)
+            guard descriptor >= 0 else { throw StoryTestError("cannot open \(directory)/parts.fsync") }
+            defer { close(descriptor) }
+            let page = [UInt8](repeating: 0x5A, count: 4096)
+            var apply: [Double] = [], fsync: [Double] = []
+            var match = try await store.apply(.create(starter: "Ann", others: ["Bob", "Cy"], title: "Bench", at: 1))
+            for turn in 0..<turns {
+                if match.ended { match = try await store.apply(.create(starter: "Ann", others: ["Bob", "Cy"], title: "Bench", at: 1)) }
+                let start = ContinuousClock.now
+                match = try await store.apply(.turn(match.id, name: match.participants[match.current!].name, text: "word\(turn)", at: 2))
+                apply.append(self.seconds(ContinuousClock.now - start))
+                let write = ContinuousClock.now
+                guard pwrite(descriptor, page, page.count, 0) == page.count, fdatasync(descriptor) == 0 else {
+                    throw StoryTestError("cannot write \(directory)/parts.fsync: \(String(cString: strerror(errno)))")
+                }
+                fsync.append(self.seconds(ContinuousClock.now - write))
+            }
+            await store.close()
+            return (apply.sorted(), fsync.sorted())
+        }
     }
 
     /// `matches` matches as the old benchmark's journal held them (three players, five

@@ -21,6 +21,13 @@ import StoryProtocol
 /// event loop. Rows hold a match as `StoryWire.bytes(of:)`; nothing is kept in memory
 /// but SQLite's own page cache, so memory does not grow with the matches stored.
 ///
+/// The write-ahead log is checkpointed off the commit path: SQLite's automatic checkpoint
+/// (which runs inside the commit that crosses 1000 pages, and makes that turn wait for the
+/// database file's writes and `fsync`) is off, and a `WALCheckpointer` on a connection and
+/// a thread of its own runs a PASSIVE checkpoint every `checkpointEvery` commits. PASSIVE
+/// never waits for nor blocks a writer; once a checkpoint has copied the whole log, the next
+/// commit starts the log again from its beginning, so it stays a few hundred pages long.
+///
 /// Schema (`StorySchema`'s steps; at version 1):
 /// - `meta(key PRIMARY KEY, value)`: `schema_version`, and `imported` once a journal was.
 /// - `matches(id INTEGER PRIMARY KEY, open INTEGER, due_at INTEGER NULL, body BLOB)`,
@@ -29,8 +36,14 @@ import StoryProtocol
 /// - `keys(name PRIMARY KEY, kind, bytes)`: 0 an old key's digest, 1 a public key.
 public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `connection` is Sendable; `gate` is an actor
     public let path: String
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
     private let gate = StoreGate()
+    let checkpointer: WALCheckpointer
+    /// Commits since the checkpointer was last asked; touched inside `gate` only.
+    private var commitsSinceCheckpoint = 0
+    /// A checkpoint every this many commits: with a turn's 3 or 4 pages, the log stays near
+    /// 400 pages (SQLite's own default is 1000 pages).
+    static let checkpointEvery = 100
 
     public var description: String { "sqlite \(path)" }
 
@@ -72,28 +85,37 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
         } catch {
             throw StoryStoreError.unreachable("cannot open \(path): \(plain(error))")
         }
-        let store = SQLiteStoryStore(path: path, connection: connection)
         do {
-            try await store.prepare(migrations)
+            try await prepare(connection, migrations: migrations, path: path)
         } catch {
             try? await connection.close()
             throw Self.storeError(error, path: path)
         }
-        return store
+        let checkpointer: WALCheckpointer
+        do {
+            checkpointer = try await WALCheckpointer.open(path: path, logger: logger, eventLoop: eventLoop)
+        } catch {
+            try? await connection.close()
+            throw StoryStoreError.unreachable("cannot open \(path) for its checkpoints: \(plain(error))")
+        }
+        return SQLiteStoryStore(path: path, connection: connection, checkpointer: checkpointer)
     }
 
-    private init(path: String, connection: SQLiteConnection) {
+    private init(path: String, connection: SQLiteConnection, checkpointer: WALCheckpointer) {
         self.path = path
         self.connection = connection
+        self.checkpointer = checkpointer
     }
 
     /// Puts the file in WAL mode and applies the schema's steps it lacks (`StorySchema`),
     /// in one transaction.
-    private func prepare(_ migrations: [StoryMigration]) async throws {
+    private static func prepare(_ connection: SQLiteConnection, migrations: [StoryMigration], path: String) async throws {
         // Not a database at all: SQLite says so on the first read.
         let mode = try await connection.query("PRAGMA journal_mode=WAL").first?.column("journal_mode")?.string
         guard mode == "wal" else { throw StoryStoreError.failed("\(path) cannot be put in WAL mode (it is in \(mode ?? "no") mode)") }
         _ = try await connection.query("PRAGMA synchronous=FULL")
+        // No checkpoint inside a commit: the `WALCheckpointer` does them.
+        _ = try await connection.query("PRAGMA wal_autocheckpoint=0")
         _ = try await connection.query("PRAGMA foreign_keys=OFF")
         _ = try await connection.query("BEGIN IMMEDIATE")
         do {
@@ -181,7 +203,7 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
     }
 
     public func importBook(_ matches: [StoryMatch], keys: [String: StoryRegisteredKey], source: String) async throws -> Int {
-        try await transaction { _ in
+        let count = try await transaction { _ in
             // Many rows a statement: one thread-pool hop per batch, not per row.
             for batch in stride(from: 0, to: matches.count, by: 500) {
                 let slice = matches[batch..<min(matches.count, batch + 500)]
@@ -209,10 +231,13 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
             _ = try await self.connection.query("INSERT OR REPLACE INTO meta(key, value) VALUES('imported', ?)", [.text(source)])
             return matches.count
         }
+        checkpointer.request()  // many pages at once: copied now, not 100 turns later
+        return count
     }
 
     public func close() async {
         await gate.enter()
+        await checkpointer.close()
         try? await connection.close()
         gate.leave()
     }
@@ -241,12 +266,22 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
             do {
                 let value = try await body(Transaction(store: self))
                 _ = try await self.connection.query("COMMIT")
+                self.committed()
                 return value
             } catch {
                 _ = try? await self.connection.query("ROLLBACK")
                 throw error
             }
         }
+    }
+
+    /// Counts a commit (inside `gate`), and asks for a checkpoint every `checkpointEvery`;
+    /// the commit does not wait for it.
+    private func committed() {
+        commitsSinceCheckpoint += 1
+        guard commitsSinceCheckpoint >= Self.checkpointEvery else { return }
+        commitsSinceCheckpoint = 0
+        checkpointer.request()
     }
 
     final class Transaction: StoryTransaction, @unchecked Sendable {  // used by one task, inside the gate
@@ -401,5 +436,66 @@ final class StoreGate: @unchecked Sendable {  // its state is guarded by `lock`
             return waiting.removeFirst()
         }
         next?.resume()
+    }
+}
+
+/// PASSIVE checkpoints of a store's write-ahead log, on a connection and a thread of their
+/// own, so that no commit waits for one. `request()` never waits: requests made while a
+/// checkpoint runs are one more checkpoint after it, not one each.
+final class WALCheckpointer: @unchecked Sendable {  // `task` is set in init and cleared by `close` alone
+    private let connection: SQLiteConnection
+    private let thread: NIOThreadPool
+    private let requests: AsyncStream<Void>.Continuation
+    private var task: Task<Void, Never>?
+    private let done = NIOLockedValueBox(0)
+
+    /// Checkpoints the requests ran.
+    var checkpoints: Int { done.withLockedValue { $0 } }
+
+    static func open(path: String, logger: Logger, eventLoop: any EventLoop) async throws -> WALCheckpointer {
+        let thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+        do {
+            let connection = try await SQLiteConnection.open(storage: .file(path: path), threadPool: thread, logger: logger, on: eventLoop)
+            // The checkpoint syncs the log before copying it and the database file before the log
+            // may start again: with synchronous=OFF on this connection a power loss could lose
+            // committed turns.
+            _ = try await connection.query("PRAGMA synchronous=FULL")
+            return WALCheckpointer(connection: connection, thread: thread)
+        } catch {
+            try? await thread.shutdownGracefully()
+            throw error
+        }
+    }
+
+    private init(connection: SQLiteConnection, thread: NIOThreadPool) {
+        self.connection = connection
+        self.thread = thread
+        let (stream, requests) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.requests = requests
+        task = Task(executorPreference: OffPoolExecutor.shared) { [connection, done] in
+            for await _ in stream {
+                // A failed checkpoint is tried again at the next request; the log is durable meanwhile.
+                _ = try? await connection.query("PRAGMA wal_checkpoint(PASSIVE)")
+                done.withLockedValue { $0 += 1 }
+            }
+        }
+    }
+
+    func request() { requests.yield() }
+
+    /// A PASSIVE checkpoint now, waited for: (frames in the log, frames copied to the database).
+    func checkpoint() async throws -> (log: Int, copied: Int) {
+        let row = try await connection.query("PRAGMA wal_checkpoint(PASSIVE)").first
+        return (row?.column("log")?.integer ?? -1, row?.column("checkpointed")?.integer ?? -1)
+    }
+
+    /// After the checkpoint asked for last (if any) is done.
+    func close() async {
+        requests.finish()
+        await task?.value
+        task = nil
+        try? await connection.close()
+        try? await thread.shutdownGracefully()
     }
 }

@@ -33,6 +33,9 @@ struct StoryBench: ParsableCommand {
                 + "baseline ping round trip p50 \(micros(latency.ping, 0.5)), p99 \(micros(latency.ping, 0.99)); "
                 + "ratio p50 \(twoDecimals(StoryBenchmark.percentile(latency.turn, 0.5) / StoryBenchmark.percentile(latency.ping, 0.5)))x "
                 + "(a turn is committed to SQLite, WAL with synchronous=FULL, before anyone hears of it)")
+            print("the turn's parts, in this process on a file beside the service's: the store's apply(turn) alone p50 "
+                + "\(micros(latency.storeApply, 0.5)), p99 \(micros(latency.storeApply, 0.99)) (BEGIN IMMEDIATE … COMMIT, its fsync "
+                + "included); a 4 KiB write and fdatasync alone p50 \(micros(latency.fsync, 0.5)), p99 \(micros(latency.fsync, 0.99))")
         } overTCP: { tls, plain in
             print("over TCP: turn → all 3 views updated with TLS p50 \(micros(tls, 0.5)), p99 \(micros(tls, 0.99)); "
                 + "plain TCP p50 \(micros(plain, 0.5)), p99 \(micros(plain, 0.99)); "

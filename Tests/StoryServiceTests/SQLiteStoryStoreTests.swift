@@ -90,6 +90,41 @@ struct SQLiteStoryStoreTests {
         }
     }
 
+    /// Bytes of the file at `path` (0: none).
+    func size(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+    }
+
+    @Test("the write-ahead log is checkpointed off the commit path: commits never checkpoint, the checkpointer does, and the log starts again rather than growing")
+    func checkpointsOffTheCommitPath() async throws {
+        let file = path()
+        let store = try await SQLiteStoryStore.open(path: file)
+        // The connection that commits never checkpoints inside a commit.
+        let automatic = try await store.connection.query("PRAGMA wal_autocheckpoint").first?.column("wal_autocheckpoint")?.integer
+        #expect(automatic == 0)
+        var match = try await store.apply(.create(starter: "Ann", others: ["Bob"], title: "", at: 1))
+        var sizes: [Int] = []
+        for round in 0..<5 {
+            for turn in 0..<120 {
+                if match.ended { match = try await store.apply(.create(starter: "Ann", others: ["Bob"], title: "", at: 1)) }
+                match = try await store.apply(.turn(match.id, name: match.participants[match.current!].name, text: "w\(round)x\(turn)", at: 2))
+            }
+            // Everything committed is copied: the next commit writes the log from its start.
+            let (log, copied) = try await store.checkpointer.checkpoint()
+            #expect(log == copied && log > 0, "round \(round): \(copied) of \(log) frames copied")
+            sizes.append(size(file + "-wal"))
+        }
+        await store.close()
+        // 600 turns without a checkpoint leave a log about five times the first round's.
+        #expect(sizes.allSatisfy { $0 <= 2 * sizes[0] }, "the log grew: \(sizes) bytes after each round")
+        // 601 commits: the checkpointer was asked six times; it ran at least once, off the commits.
+        #expect(store.checkpointer.checkpoints >= 1)
+        let reopened = try await SQLiteStoryStore.open(path: file)
+        #expect(try await reopened.match(match.id) == match, "the last turn did not survive the checkpoints")
+        await reopened.close()
+    }
+
     @Test("openStoryStore: a postgres URL opens PostgreSQL (here nothing listens: unreachable, in words); a malformed one is refused")
     func postgresURLs() async throws {
         do {
