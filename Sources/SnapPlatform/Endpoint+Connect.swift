@@ -45,10 +45,22 @@ package let tcpConnectTimeout: TimeAmount = .seconds(5)
 /// to a server that was not trusted. A refusal fails with `NetError.untrusted`.
 package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
                   handler: @escaping @Sendable () -> ChannelHandler) -> EventLoopFuture<Channel> {
-    let promise = loop.makePromise(of: Channel.self)
+    connectLater(to: endpoint, on: loop, patience: patience, trust: trust) { channel in
+        try channel.pipeline.syncOperations.addHandler(handler())
+        return channel
+    }
+}
+
+/// The same, with `configure` run on the channel's loop where `handler` would join (after
+/// the TLS handshake over TCP): e.g. to wrap the channel in an `NIOAsyncChannel`, which
+/// then sees everything the server sent.
+package func connectLater<Output: Sendable>(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5),
+                                            trust: ServerTrust? = nil,
+                                            configure: @escaping @Sendable (Channel) throws -> Output) -> EventLoopFuture<Output> {
+    let promise = loop.makePromise(of: Output.self)
     let deadline = NIODeadline.now() + .nanoseconds(Int64(patience.nanoseconds))
     @Sendable func attempt(_ number: Int, pause: TimeAmount) {
-        let handshake = HandshakeSlot()
+        let handshake = HandshakeSlot<Output>()
         let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(tcpConnectTimeout)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
@@ -57,9 +69,9 @@ package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: D
                 channel.eventLoop.makeCompletedFuture {
                     switch endpoint {
                     case .unix:
-                        try channel.pipeline.syncOperations.addHandler(handler())
+                        handshake.output = try configure(channel)
                     case .tcp where trust?.plainTCPForBenchmarks == true:
-                        try channel.pipeline.syncOperations.addHandler(handler())
+                        handshake.output = try configure(channel)
                     case .tcp(let host, let port):
                         let handshook = channel.eventLoop.makePromise(of: Void.self)
                         handshake.future = handshook.futureResult
@@ -75,13 +87,17 @@ package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: D
         connecting.whenComplete { result in
             switch result {
             case .success(let channel):
-                guard let handshook = handshake.future else { return promise.succeed(channel) }
+                guard let handshook = handshake.future else {
+                    guard let output = handshake.output else {
+                        return promise.fail(NetError.cannotConnect(endpoint.description, "the connection was not set up"))
+                    }
+                    return promise.succeed(output)
+                }
                 handshook.whenComplete { handshake in
                     switch handshake {
                     case .success:
                         do {
-                            try channel.pipeline.syncOperations.addHandler(handler())
-                            promise.succeed(channel)
+                            promise.succeed(try configure(channel))
                         } catch {
                             channel.close(promise: nil)
                             promise.fail(NetError.cannotConnect(endpoint.description, "\(error)"))
@@ -110,8 +126,9 @@ package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: D
     return promise.futureResult
 }
 
-/// The handshake of the one connection attempt that got a channel (TCP only). Touched on
-/// the attempt's loop only.
-private final class HandshakeSlot: @unchecked Sendable {  // touched on the attempt's loop only
+/// The handshake of the one connection attempt that got a channel (TCP), or what
+/// `configure` made of it at once (Unix). Touched on the attempt's loop only.
+private final class HandshakeSlot<Output>: @unchecked Sendable {  // touched on the attempt's loop only
     var future: EventLoopFuture<Void>?
+    var output: Output?
 }
