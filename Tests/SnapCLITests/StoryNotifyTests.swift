@@ -108,7 +108,7 @@ struct StoryNotifyTests: StoryProcessTests {
     }
 
     @Test("a turn with just over an hour to go: 'Your turn' at once, then the timer's '1 h left' notice, once, replacing it on the desktop", .timeLimit(.minutes(5)))
-    func deadlineNear() throws {
+    func deadlineNear() async throws {
         let bus = try SessionBus()
         defer { bus.stop() }
         let monitor = try BusMonitor(address: bus.address)
@@ -119,15 +119,15 @@ struct StoryNotifyTests: StoryProcessTests {
         defer { service.signal(SIGTERM) }
         // Ann asks for 3615 s a turn (the command line has no option for it yet): Bob's
         // time comes within the hour 15 seconds after her turn.
-        let ann = try StoryKeyStore(directory: directory + "/state/snap/story/keys")
+        let ann = try await StoryKeyStore(directory: directory + "/state/snap/story/keys")
             .signIn(endpoint: .unix(directory + "/snap/story.socket"), name: "Ann")
-        let match = try ann.match(.create(others: ["Bob"], title: "Quick", turnSeconds: 3615))
+        let match = try await ann.match(.create(others: ["Bob"], title: "Quick", turnSeconds: 3615))
 
         let notify = try SnapProcess(["story", "notify", "--name", "Bob", "--tick", "1"], runtimeDirectory: directory,
                                      environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         defer { if notify.process.isRunning { notify.signal(SIGKILL) } }
         try #require(notify.line(startingWith: "watching 1 match for Bob", timeout: 30) != nil, "\(notify.lines) \(notify.errors)")
-        _ = try ann.match(.turn(match.id, text: "Hurry up."))
+        _ = try await ann.match(.turn(match.id, text: "Hurry up."))
         let turn = try #require(notify.line(startingWith: "notice: Your turn in 'Quick' — Ann wrote: Hurry up.", timeout: 20),
                                 "\(notify.lines) \(notify.errors)")
         if turn.hasSuffix(" left)") {
