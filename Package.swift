@@ -185,6 +185,8 @@ let package = Package(
                 "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryService",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .target(name: "SnapTable", condition: gui),
                 .target(name: "SnapUI", condition: gui),
