@@ -7,7 +7,10 @@ import SnapBytes
 /// benchmark clients): the connection is NIO's, TLS on TCP like every other
 /// (`connectLater`), as an `NIOAsyncChannel` read by a task of its own for as long as it is
 /// open. What arrives is kept until read; a read that waits past its time limit gives
-/// nothing and leaves the connection open.
+/// nothing and leaves the connection open. The reading task and the time limits run on
+/// `OffPoolExecutor`, as the story service's tasks do: a test process whose synchronous
+/// tests hold the cooperative pool must not stop a connection from being read (a test
+/// that awaits the client prefers that executor too).
 package actor AsyncByteStream {
     /// The fingerprint of the certificate the server showed and the client trusted (TCP only).
     package nonisolated let serverFingerprint: CertificateFingerprint?
@@ -50,19 +53,23 @@ package actor AsyncByteStream {
     /// it can be written to.
     private func start(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
         await withCheckedContinuation { (ready: CheckedContinuation<Void, Never>) in
-            Task {
+            Task(executorPreference: OffPoolExecutor.shared) {
                 do {
                     try await connection.executeThenClose { inbound, outbound in
-                        self.writer = outbound
+                        await self.attach(outbound)
                         ready.resume()
-                        for try await buffer in inbound { self.deliver(Array(buffer.readableBytesView), ended: nil) }
+                        for try await buffer in inbound { await self.deliver(Array(buffer.readableBytesView), ended: nil) }
                     }
-                    deliver([], ended: "the other side closed the connection")
+                    await self.deliver([], ended: "the other side closed the connection")
                 } catch {
-                    deliver([], ended: "\(error)")
+                    await self.deliver([], ended: "\(error)")
                 }
             }
         }
+    }
+
+    private func attach(_ outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+        writer = outbound
     }
 
     private func deliver(_ bytes: [UInt8], ended reason: String?) {
@@ -95,9 +102,9 @@ package actor AsyncByteStream {
             waitNumber += 1
             let number = waitNumber
             let timer = timeout.map { timeout in
-                Task {
+                Task(executorPreference: OffPoolExecutor.shared) {
                     try? await Task.sleep(for: timeout)
-                    self.timeUp(number)
+                    await self.timeUp(number)
                 }
             }
             await withCheckedContinuation { waiting = $0 }

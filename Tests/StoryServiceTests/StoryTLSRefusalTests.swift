@@ -28,7 +28,7 @@ struct StoryTLSRefusalTests {
         let outcome: Result<Void, Error>
         do {
             let port = try await server.listenLater(host: "127.0.0.1", port: 0, identity: try TLSIdentity.selfMade(in: directory + "/tls")).get()
-            try await body(port)
+            try await withTaskExecutorPreference(OffPoolExecutor.shared) { try await body(port) }  // see StoryServerTests
             outcome = .success(())
         } catch {
             outcome = .failure(error)
