@@ -198,6 +198,8 @@ let package = Package(
                 "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryService",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .target(name: "SnapTable", condition: gui),
                 .target(name: "SnapUI", condition: gui),
@@ -288,7 +290,7 @@ let package = Package(
         .testTarget(
             name: "SnapUITests",
             dependencies: [
-                "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport", "StoryEngine", "SnapHistory",
+                "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport", "StoryEngine", "SnapHistory", "StoryLink",
                 .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
                 .target(name: "snap", condition: gui), .target(name: "snap-bench", condition: gui),
             ]

@@ -207,7 +207,7 @@ public struct NetBenchmark {
     // MARK: - TLS against plain TCP, through the same NIO client
 
     /// Snap → verdict at every client and connect → welcome, with TLS and without, both
-    /// through `BlockingStream` (the client the story commands use), so that the only
+    /// through one NIO client (`BlockingStream`, TLS as every client connects), so that the only
     /// difference is TLS.
     public struct TLSResult: Sendable {
         /// Microseconds, sorted.

@@ -112,7 +112,7 @@ public struct StoryBenchmark: Sendable {
         let loaded = try ServiceProcess(directory: directory, database: full)
         // The first and the last match read back; no list (Ann takes part in every one of
         // them, so her list would read them all, which is that request's memory, not the service's).
-        let check = try StoryClient(endpoint: .unix(loaded.socket), name: "Ann", key: benchKey("Ann"))
+        let check = try BenchStoryClient(endpoint: .unix(loaded.socket), name: "Ann", key: benchKey("Ann"))
         let listed = try [1, matches].filter { try check.match(.show(StoryMatchID(UInt32($0)))).id.value == UInt32($0) }.count
         let fullRSS = loaded.residentKiB
         loaded.signalKill()  // a crash: the restart below is a recovery
@@ -144,11 +144,11 @@ public struct StoryBenchmark: Sendable {
         defer { first.stop() }
         let second = try ServiceProcess(directory: directory + "/two", database: url)
         defer { second.stop() }
-        let ann = try StoryClient(endpoint: .unix(first.socket), name: "Ann", key: benchKey("Ann"))
-        let bob = try StoryClient(endpoint: .unix(first.socket), name: "Bob", key: benchKey("Bob"))
-        let cy = try StoryClient(endpoint: .unix(first.socket), name: "Cy", key: benchKey("Cy"))
-        let otherWatcher = try StoryClient(endpoint: .unix(second.socket), name: "Bob", key: benchKey("Bob"))
-        let sameWatcher = try StoryClient(endpoint: .unix(first.socket), name: "Cy", key: benchKey("Cy"))
+        let ann = try BenchStoryClient(endpoint: .unix(first.socket), name: "Ann", key: benchKey("Ann"))
+        let bob = try BenchStoryClient(endpoint: .unix(first.socket), name: "Bob", key: benchKey("Bob"))
+        let cy = try BenchStoryClient(endpoint: .unix(first.socket), name: "Cy", key: benchKey("Cy"))
+        let otherWatcher = try BenchStoryClient(endpoint: .unix(second.socket), name: "Bob", key: benchKey("Bob"))
+        let sameWatcher = try BenchStoryClient(endpoint: .unix(first.socket), name: "Cy", key: benchKey("Cy"))
         for watcher in [otherWatcher, sameWatcher] { try watcher.send(.watch) }
         var pacer = TokenBucket(capacity: 20, perSecond: 25)
         let origin = ContinuousClock.now
@@ -207,7 +207,7 @@ public struct StoryBenchmark: Sendable {
         try fill(store, matches: matches)
         let fillSeconds = seconds(ContinuousClock.now - fillStart)
         let loaded = try ServiceProcess(directory: directory, database: url)
-        let check = try StoryClient(endpoint: .unix(loaded.socket), name: "Ann", key: benchKey("Ann"))
+        let check = try BenchStoryClient(endpoint: .unix(loaded.socket), name: "Ann", key: benchKey("Ann"))
         let listed = try [1, matches].filter { try check.match(.show(StoryMatchID(UInt32($0)))).id.value == UInt32($0) }.count
         let fullRSS = loaded.residentKiB
         loaded.signalKill()
@@ -287,10 +287,10 @@ public struct StoryBenchmark: Sendable {
         let signInStart = ContinuousClock.now
         let clients = try (0..<(players / 2 * 2)).map { index in
             let name = "P\(index)"
-            return try StoryClient(endpoint: .unix(socket), name: name, key: benchKey(name))
+            return try BenchStoryClient(endpoint: .unix(socket), name: name, key: benchKey(name))
         }
         let signInSeconds = seconds(ContinuousClock.now - signInStart)
-        var made: [(id: StoryMatchID, players: [StoryClient])] = []
+        var made: [(id: StoryMatchID, players: [BenchStoryClient])] = []
         for pair in stride(from: 0, to: clients.count, by: 2) {
             let match = try clients[pair].match(.create(others: ["P\(pair + 1)"], title: ""))
             made.append((match.id, [clients[pair], clients[pair + 1]]))
@@ -339,10 +339,10 @@ public struct StoryBenchmark: Sendable {
 
     func measureTurns(endpoint: StoryEndpoint, trust: ServerTrust?) throws -> (turn: [Double], ping: [Double]) {
         let names = ["Ann", "Bob", "Cy"]
-        let actors = try names.map { try StoryClient(endpoint: endpoint, name: $0, key: benchKey($0), trust: trust) }
-        let watchers = try names.map { try StoryClient(endpoint: endpoint, name: $0, key: benchKey($0), trust: trust) }
+        let actors = try names.map { try BenchStoryClient(endpoint: endpoint, name: $0, key: benchKey($0), trust: trust) }
+        let watchers = try names.map { try BenchStoryClient(endpoint: endpoint, name: $0, key: benchKey($0), trust: trust) }
         for watcher in watchers { try watcher.send(.watch) }
-        let pinger = try StoryClient(endpoint: endpoint, name: "Pinger", key: benchKey("Pinger"), trust: trust)
+        let pinger = try BenchStoryClient(endpoint: endpoint, name: "Pinger", key: benchKey("Pinger"), trust: trust)
         // Clients keep to the service's budget (30 requests a second per connection).
         var pacers = Array(repeating: TokenBucket(capacity: 20, perSecond: 25), count: 4)
         let origin = ContinuousClock.now

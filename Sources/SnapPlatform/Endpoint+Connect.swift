@@ -56,10 +56,22 @@ package let tcpConnectTimeout: TimeAmount = .seconds(5)
 /// to a server that was not trusted. A refusal fails with `NetError.untrusted`.
 package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5), trust: ServerTrust? = nil,
                   handler: @escaping @Sendable () -> ChannelHandler) -> EventLoopFuture<Channel> {
-    let promise = loop.makePromise(of: Channel.self)
+    connectLater(to: endpoint, on: loop, patience: patience, trust: trust) { channel in
+        try channel.pipeline.syncOperations.addHandler(handler())
+        return channel
+    }
+}
+
+/// The same, with `configure` run on the channel's loop where `handler` would join (after
+/// the TLS handshake over TCP): e.g. to wrap the channel in an `NIOAsyncChannel`, which
+/// then sees everything the server sent.
+package func connectLater<Output: Sendable>(to endpoint: Endpoint, on loop: EventLoop, patience: Duration = .seconds(5),
+                                            trust: ServerTrust? = nil,
+                                            configure: @escaping @Sendable (Channel) throws -> Output) -> EventLoopFuture<Output> {
+    let promise = loop.makePromise(of: Output.self)
     let deadline = NIODeadline.now() + .nanoseconds(Int64(patience.nanoseconds))
     @Sendable func attempt(_ number: Int, pause: TimeAmount) {
-        let handshake = HandshakeSlot()
+        let handshake = HandshakeSlot<Output>()
         let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(tcpConnectTimeout)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
@@ -68,9 +80,9 @@ package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: D
                 channel.eventLoop.makeCompletedFuture {
                     switch endpoint {
                     case .unix:
-                        try channel.pipeline.syncOperations.addHandler(handler())
+                        handshake.output = try configure(channel)
                     case .tcp where trust?.plainTCPForBenchmarks == true:
-                        try channel.pipeline.syncOperations.addHandler(handler())
+                        handshake.output = try configure(channel)
                     case .tcp(let host, let port), .relayed(let host, let port, _, _):
                         let handshook = channel.eventLoop.makePromise(of: Void.self)
                         handshake.future = handshook.futureResult
@@ -86,7 +98,12 @@ package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: D
         connecting.whenComplete { result in
             switch result {
             case .success(let channel):
-                guard let handshook = handshake.future else { return promise.succeed(channel) }
+                guard let handshook = handshake.future else {
+                    guard let output = handshake.output else {
+                        return promise.fail(NetError.cannotConnect(endpoint.description, "the connection was not set up"))
+                    }
+                    return promise.succeed(output)
+                }
                 // Through a relay: the relay's TLS, then its line phase, then the host's TLS inside.
                 let endToEnd = if case .relayed(let host, let port, let room, let certificate) = endpoint {
                     handshook.flatMap {
@@ -98,8 +115,7 @@ package func connectLater(to endpoint: Endpoint, on loop: EventLoop, patience: D
                     switch handshake {
                     case .success:
                         do {
-                            try channel.pipeline.syncOperations.addHandler(handler())
-                            promise.succeed(channel)
+                            promise.succeed(try configure(channel))
                         } catch {
                             channel.close(promise: nil)
                             promise.fail(NetError.cannotConnect(endpoint.description, "\(error)"))
@@ -140,7 +156,7 @@ func throughRelay(_ channel: Channel, host: String, port: Int, room: RelayID, ce
     let handshook = channel.eventLoop.makePromise(of: Void.self)
     var inner = ServerTrust(knownHosts: knownHosts)
     inner.invited = certificate
-    let settled = HandshakeSlot()  // reused as a flag: set once `handshook` is answered or handed on
+    let settled = HandshakeSlot<Void>()  // reused as a flag: set once `handshook` is answered or handed on
     let client = RelayLineClient(.connect(room: room), relay: formatHostPort(host, port), onSpliced: { context in
         try TLSTransport.addClient(to: context.channel, host: host, port: port, trust: inner, handshook: handshook)
         settled.future = handshook.futureResult  // the handshake's waiter answers it from now on
@@ -156,8 +172,9 @@ func throughRelay(_ channel: Channel, host: String, port: Int, room: RelayID, ce
     return handshook.futureResult
 }
 
-/// The handshake of the one connection attempt that got a channel (TCP only). Touched on
-/// the attempt's loop only.
-private final class HandshakeSlot: @unchecked Sendable {  // touched on the attempt's loop only
+/// The handshake of the one connection attempt that got a channel (TCP), or what
+/// `configure` made of it at once (Unix). Touched on the attempt's loop only.
+private final class HandshakeSlot<Output>: @unchecked Sendable {  // touched on the attempt's loop only
     var future: EventLoopFuture<Void>?
+    var output: Output?
 }

@@ -8,50 +8,94 @@ import StoryEngine
 import StoryLink
 import StoryProtocol
 
-/// The story service as the window sees it: one signed-in, watching connection whose
-/// messages a reader thread collects; the scene drains them every frame (woken by
-/// `WindowWake`), so a turn taken elsewhere shows at once.
-public final class StoryLink: @unchecked Sendable {  // `inbox` is guarded by `lock`; `client` writes are locked inside
-    public let client: StoryClient
-    private let lock = NSLock()
-    private var inbox: [StoryReply] = []
-    private var failure: String?
+/// The story service as the window sees it: one signed-in, watching connection, signed in
+/// to and read by a task; what it brings waits in an inbox that the scene drains every
+/// frame (woken by `WindowWake`), so a turn taken elsewhere shows at once. Nothing here
+/// waits on the window's thread: requests are queued for the task to send, in order.
+public final class StoryLink: Sendable {
+    private let inbox = StoryInbox()
+    private let requests: AsyncStream<StoryRequest>.Continuation
+    private let task: Task<Void, Never>
 
-    public init(endpoint: StoryEndpoint, name: String, joinCode: String = "", trust: ServerTrust? = nil) throws {
-        client = try StoryKeyStore.default().signIn(endpoint: endpoint, name: name, joinCode: joinCode, timeoutSeconds: 0, trust: trust)
-        try client.send(.watch)
-        try client.send(.list)
-        let thread = Thread { [self] in
-            while true {
-                do {
-                    let reply = try client.next()
-                    lock.withLock { inbox.append(reply) }
-                } catch {
-                    lock.withLock { failure = "\(error)" }
-                    WindowWake.wake()
-                    return
+    public init(endpoint: StoryEndpoint, name: String, joinCode: String = "", trust: ServerTrust? = nil) {
+        let (outgoing, requests) = AsyncStream.makeStream(of: StoryRequest.self)
+        self.requests = requests
+        requests.yield(.watch)
+        requests.yield(.list)
+        let inbox = self.inbox
+        task = Task.detached {
+            let client: StoryClient
+            do {
+                client = try await StoryKeyStore.default().signIn(endpoint: endpoint, name: name, joinCode: joinCode,
+                                                                  timeoutSeconds: 0, trust: trust)
+            } catch {
+                inbox.end("\(error)", signingIn: true)
+                return
+            }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await request in outgoing {
+                        do { try await client.send(request) } catch {
+                            return inbox.end("\(error)")
+                        }
+                    }
                 }
-                WindowWake.wake()
+                group.addTask {
+                    while true {
+                        do { inbox.add(try await client.next()) } catch { return inbox.end("\(error)") }
+                    }
+                }
+                // Either side ending (or the window going) ends both.
+                await group.next()
+                client.hangUp()
+                group.cancelAll()
             }
         }
-        thread.start()
     }
 
-    /// What arrived since the last call, and why the connection ended if it did.
-    func drain() -> (replies: [StoryReply], failure: String?) {
-        lock.withLock {
-            defer { inbox = [] }
-            return (inbox, failure)
-        }
-    }
+    /// What arrived since the last call, and why the connection ended if it did
+    /// (`signingIn`: it never signed in).
+    func drain() -> (replies: [StoryReply], failure: String?, signingIn: Bool) { inbox.drain() }
 
+    /// Queues `request` for the connection's task (which sends it after those before it).
     func send(_ request: StoryRequest) {
-        do { try client.send(request) } catch {
-            lock.withLock { failure = "\(error)" }
-        }
+        requests.yield(request)
     }
 
-    deinit { client.hangUp() }
+    deinit {
+        requests.finish()
+        task.cancel()
+    }
+}
+
+/// What the link's task hands the window.
+private final class StoryInbox: @unchecked Sendable {  // everything behind `lock`
+    private let lock = NSLock()
+    private var replies: [StoryReply] = []
+    private var failure: String?
+    private var signingIn = false
+
+    func add(_ reply: StoryReply) {
+        lock.withLock { replies.append(reply) }
+        WindowWake.wake()
+    }
+
+    func end(_ why: String, signingIn: Bool = false) {
+        lock.withLock {
+            if failure == nil {
+                failure = why
+                self.signingIn = signingIn
+            }
+        }
+        WindowWake.wake()
+    }
+
+    func drain() -> (replies: [StoryReply], failure: String?, signingIn: Bool) {
+        lock.withLock {
+            defer { replies = [] }
+            return (replies, failure, signingIn)
+        }
+    }
 }
 
 /// Story's window: the list of your matches (Your turn / Their turn / Ended), and a match
@@ -76,7 +120,8 @@ public final class StoryScene: Scene {
         }
     }
 
-    private let link: StoryLink?
+    /// nil once signing in failed (or when there is no socket path to try).
+    private var link: StoryLink?
     private let name: String
     private var matches: [StoryMatchID: StoryMatch] = [:]
     private var loaded = false
@@ -110,7 +155,7 @@ public final class StoryScene: Scene {
         invite = TextField(text: "", frame: Rect(x: 356, y: 668, width: 336, height: 40), maxLength: 120)
         do {
             let target = try endpoint ?? .unix(defaultStorySocketPath(create: false))
-            link = try StoryLink(endpoint: target, name: name, joinCode: joinCode, trust: trust)
+            link = StoryLink(endpoint: target, name: name, joinCode: joinCode, trust: trust)
         } catch {
             link = nil
             problem = "\(error)"
@@ -129,9 +174,14 @@ public final class StoryScene: Scene {
         self.now = now
         if let until = notice?.until, now > until { notice = nil; app.setNeedsRedraw() }
         guard let link else { return nil }
-        let (replies, failure) = link.drain()
+        let (replies, failure, signingIn) = link.drain()
         for reply in replies { receive(reply, app: app) }
-        if let failure, problem == nil {
+        if let failure, signingIn {
+            // As when the window could not sign in at all: the reason alone, no match to act on.
+            self.link = nil
+            problem = failure
+            app.setNeedsRedraw()
+        } else if let failure, problem == nil {
             problem = "The story service connection ended: \(failure)"
             app.setNeedsRedraw()
         }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import SnapPlatform
 import SnapBytes
 import StoryEngine
@@ -38,20 +33,20 @@ public enum StoryEndpoint: Sendable, CustomStringConvertible, Equatable {
     }
 }
 
-/// A signed-in connection to the story service, used from one thread at a time: send a
-/// request, read what comes back. Blocking sockets: the command line and the benchmark
-/// want nothing cleverer, and the window reads on its own thread.
-public final class StoryClient: @unchecked Sendable {  // one thread at a time (see above)
-    public let name: String
-    private let stream: BlockingStream
+/// A signed-in connection to the story service: send a request, await what comes back.
+/// An actor: a window's reader task may wait in `next` while requests are sent; requests
+/// go one at a time (a send is awaited before the next, so that their sequence numbers go
+/// out in order).
+public actor StoryClient {
+    public nonisolated let name: String
+    private nonisolated let stream: AsyncByteStream
     /// How long to wait for an answer (nil: for ever, a window's reader).
     private let timeout: Duration?
     /// The certificate the service showed over TCP (nil on a Unix socket).
-    public var serverFingerprint: CertificateFingerprint? { stream.serverFingerprint }
+    public nonisolated var serverFingerprint: CertificateFingerprint? { stream.serverFingerprint }
     private var decoder = FrameDecoder(maxBodyLength: StoryWire.maxBodyLength)
     private var outSequence = SequenceCounter()
     private var inSequence = SequenceChecker()
-    private let writeLock = NSLockish()
     /// Updates that arrived while waiting for an answer (a watching connection).
     public private(set) var pendingUpdates: [StoryMatch] = []
 
@@ -63,30 +58,30 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
     /// bound to the fingerprint of the certificate verified; on a Unix socket it is
     /// `.unbound`. `StoryKeyStore.signIn` does this with the player's own keys.
     public init(endpoint: StoryEndpoint, name: String, key: StoryKey, oldKey: SeatToken? = nil, joinCode: String = "",
-                timeoutSeconds: Int = 30, trust: ServerTrust? = nil, channelBinding: StoryChannelBinding? = nil) throws {
+                timeoutSeconds: Int = 30, trust: ServerTrust? = nil, channelBinding: StoryChannelBinding? = nil) async throws {
         self.name = name
         timeout = timeoutSeconds > 0 ? .seconds(timeoutSeconds) : nil
         do {
-            stream = try BlockingStream(endpoint: endpoint.endpoint, trust: trust)
-        } catch let error as NetError {
+            stream = try await AsyncByteStream.connect(endpoint: endpoint.endpoint, trust: trust)
+        } catch {
             if case .untrusted = error { throw StoryClientError.cannotConnect(endpoint.description, error.description) }
             throw StoryClientError.cannotConnect(endpoint.description, Self.reason(error))
         }
         // `channelBinding` given: a test's, to check that a proof bound elsewhere is refused.
         let channelBinding = channelBinding ?? stream.serverFingerprint.flatMap { StoryChannelBinding.tlsCertificate(sha256: $0.digest) } ?? .unbound
         do {
-            do { try send(.hello(name: name, publicKey: key.publicKey, joinCode: joinCode)) } catch {
+            do { try await send(.hello(name: name, publicKey: key.publicKey, joinCode: joinCode)) } catch {
                 // A busy service refuses before the hello, and closes: its words say more.
-                if case .refused(let why, let message)? = try? next() { throw StoryClientError.refused(why, message) }
+                if case .refused(let why, let message)? = try? await next() { throw StoryClientError.refused(why, message) }
                 throw error
             }
-            switch try next() {
+            switch try await next() {
             case .challenge(let nonce):
-                try send(key.proof(nonce: nonce, name: name, channelBinding: channelBinding, oldKey: oldKey))
+                try await send(key.proof(nonce: nonce, name: name, channelBinding: channelBinding, oldKey: oldKey))
             case .refused(let why, let message): throw StoryClientError.refused(why, message)
             case let other: throw StoryClientError.broken("expected a challenge, got \(other.kind)")
             }
-            switch try next() {
+            switch try await next() {
             case .welcome: break
             case .refused(let why, let message): throw StoryClientError.refused(why, message)
             case let other: throw StoryClientError.broken("expected a welcome, got \(other.kind)")
@@ -99,21 +94,20 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
 
     deinit { stream.close() }
 
-    /// Closes the connection now (a window's reader thread then stops).
-    public func hangUp() { stream.close() }
+    /// Closes the connection now (a window's reader then stops).
+    public nonisolated func hangUp() { stream.close() }
 
-    public func send(_ request: StoryRequest) throws {
+    public func send(_ request: StoryRequest) async throws {
         // What cannot go on the wire is refused here, in the service's words where it has them.
         if let problem = request.problem { throw StoryClientError.refused(problem.refusal, problem.message) }
-        try writeLock.locked {
-            do { try stream.write(request.encode(sequence: outSequence.next())) } catch {
-                throw StoryClientError.broken("the connection is closed")
-            }
+        let bytes = request.encode(sequence: outSequence.next())
+        do { try await stream.write(bytes) } catch {
+            throw StoryClientError.broken("the connection is closed")
         }
     }
 
     /// The next message from the service, whatever it is.
-    public func next() throws -> StoryReply {
+    public func next() async throws -> StoryReply {
         while true {
             do {
                 if let frame = try decoder.nextFrame(failing: StoryWireError.self) {
@@ -123,18 +117,17 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
             } catch {
                 throw StoryClientError.broken("\(error)")
             }
-            let (bytes, closed) = stream.read(timeout: timeout ?? .seconds(3600))
+            let (bytes, closed) = await stream.read(timeout: timeout)
             if let closed { throw StoryClientError.broken(closed == "the other side closed the connection" ? "the service closed the connection" : closed) }
-            if bytes.isEmpty, timeout == nil { continue }
             if bytes.isEmpty { throw StoryClientError.broken("no answer in time") }
             decoder.append(bytes)
         }
     }
 
     /// The next message that is not a pushed update (those are kept in `pendingUpdates`).
-    private func answer() throws -> StoryReply {
+    private func answer() async throws -> StoryReply {
         while true {
-            switch try next() {
+            switch try await next() {
             case .update(let match): pendingUpdates.append(match)
             case .refused(let why, let message): throw StoryClientError.refused(why, message)
             case let reply: return reply
@@ -143,18 +136,18 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
     }
 
     /// Sends a command that answers with a match (create, automatch, show, turn, quit).
-    public func match(_ request: StoryRequest) throws -> StoryMatch {
-        try send(request)
-        guard case .match(let match) = try answer() else { throw StoryClientError.broken("expected a match") }
+    public func match(_ request: StoryRequest) async throws -> StoryMatch {
+        try await send(request)
+        guard case .match(let match) = try await answer() else { throw StoryClientError.broken("expected a match") }
         return match
     }
 
     /// Every match this player takes part in, in order of joining.
-    public func list() throws -> [StoryMatch] {
-        try send(.list)
+    public func list() async throws -> [StoryMatch] {
+        try await send(.list)
         var matches: [StoryMatch] = []
         while true {
-            switch try answer() {
+            switch try await answer() {
             case .match(let match): matches.append(match)
             case .listed(let count):
                 guard count == matches.count else { throw StoryClientError.broken("a list of \(count) brought \(matches.count)") }
@@ -164,9 +157,9 @@ public final class StoryClient: @unchecked Sendable {  // one thread at a time (
         }
     }
 
-    public func ping(_ nonce: UInt64) throws {
-        try send(.ping(nonce))
-        guard case .pong(nonce) = try answer() else { throw StoryClientError.broken("expected pong \(nonce)") }
+    public func ping(_ nonce: UInt64) async throws {
+        try await send(.ping(nonce))
+        guard case .pong(nonce) = try await answer() else { throw StoryClientError.broken("expected pong \(nonce)") }
     }
 
     public func takeUpdates() -> [StoryMatch] {
@@ -190,17 +183,5 @@ extension StoryEndpoint {
         case .unix(let path): .unix(path)
         case .tcp(let host, let port): .tcp(host: host, port: port)
         }
-    }
-}
-
-/// A pthread mutex (the client avoids Foundation so the headless build stays small).
-final class NSLockish: @unchecked Sendable {  // the mutex is the synchronisation
-    private var mutex = pthread_mutex_t()
-    init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body()
     }
 }

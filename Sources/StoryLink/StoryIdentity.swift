@@ -78,9 +78,9 @@ public struct StoryKeyStore: Sendable {
     /// first use). `channelBinding`: see `StoryChannelBinding` (`.unbound` but over TLS).
     /// An old key is sent along and its file removed after the welcome.
     public func signIn(endpoint: StoryEndpoint, name: String, joinCode: String = "",
-                       timeoutSeconds: Int = 30, trust: ServerTrust? = nil) throws -> StoryClient {
+                       timeoutSeconds: Int = 30, trust: ServerTrust? = nil) async throws -> StoryClient {
         let identity = try identity(for: name)
-        let client = try StoryClient(endpoint: endpoint, name: name, key: identity.key, oldKey: identity.oldKey,
+        let client = try await StoryClient(endpoint: endpoint, name: name, key: identity.key, oldKey: identity.oldKey,
                                      joinCode: joinCode, timeoutSeconds: timeoutSeconds, trust: trust)
         if identity.oldKey != nil { forgetOldKey(for: name) }
         return client

@@ -82,10 +82,10 @@ struct StoryPlayerOptions: ParsableArguments {
     }
 
     /// Signs in; a refusal or an unreachable service is a clear error, exit 1 or 3.
-    func client() throws -> StoryClient {
+    func client() async throws -> StoryClient {
         let name = try playerName()
         do {
-            return try StoryKeyStore.default().signIn(endpoint: try endpoint(), name: name, joinCode: code.flatMap(JoinCode.normalized) ?? "",
+            return try await StoryKeyStore.default().signIn(endpoint: try endpoint(), name: name, joinCode: code.flatMap(JoinCode.normalized) ?? "",
                                                       trust: try tls.trust())
         } catch {
             throw storyFailure(error)
@@ -102,9 +102,9 @@ func storyFailure(_ error: Error) -> Error {
     return ExitCode(1)
 }
 
-func withStoryClient<T>(_ options: StoryPlayerOptions, _ body: (StoryClient) throws -> T) throws -> T {
-    let client = try options.client()
-    do { return try body(client) } catch { throw storyFailure(error) }
+func withStoryClient<T>(_ options: StoryPlayerOptions, _ body: (StoryClient) async throws -> T) async throws -> T {
+    let client = try await options.client()
+    do { return try await body(client) } catch { throw storyFailure(error) }
 }
 
 func parseMatchID(_ text: String) throws -> StoryMatchID {
@@ -112,7 +112,7 @@ func parseMatchID(_ text: String) throws -> StoryMatchID {
     return StoryMatchID(value)
 }
 
-struct StoryNew: ParsableCommand {
+struct StoryNew: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "new", abstract: "Start a match with the named players (you write first); prints \"match ID\".")
     @Option(help: "The other participants, in turn order, e.g. Ann,Bob.") var with: String
@@ -131,23 +131,27 @@ struct StoryNew: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let others = with.split(separator: ",").map { String($0) }
         let seconds = try turnSeconds()
-        try withStoryClient(player) { client in
-            say("match \(try client.match(.create(others: others, title: title, turnSeconds: seconds)).id)")
+        try await withStoryClient(player) { client in
+            let match = try await client.match(.create(others: others, title: title, turnSeconds: seconds))
+            say("match \(match.id)")
         }
     }
 }
 
-struct StoryAutomatch: ParsableCommand {
+struct StoryAutomatch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "automatch",
         abstract: "Join the oldest open match with a free place, or open a new one; prints \"match ID\".")
     @OptionGroup var player: StoryPlayerOptions
 
-    func run() throws {
-        try withStoryClient(player) { client in say("match \(try client.match(.automatch).id)") }
+    func run() async throws {
+        try await withStoryClient(player) { client in
+            let match = try await client.match(.automatch)
+            say("match \(match.id)")
+        }
     }
 }
 
@@ -185,15 +189,15 @@ func storyNotes(_ match: StoryMatch, now: UInt64 = storyNow()) -> [String] {
     return notes
 }
 
-struct StoryList: ParsableCommand {
+struct StoryList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "Your matches, one line each: ID, your turn / their turn / ended, whose turn, participants, the opening, time left.")
     @OptionGroup var player: StoryPlayerOptions
 
-    func run() throws {
-        try withStoryClient(player) { client in
-            let matches = try client.list()
+    func run() async throws {
+        try await withStoryClient(player) { client in
+            let matches = try await client.list()
             if matches.isEmpty { say("no matches yet: snapcards story new --with NAME, or snapcards story automatch") }
             for match in matches {
                 let group = match.ended ? "ended" : match.currentName == client.name ? "your turn" : "their turn"
@@ -205,17 +209,17 @@ struct StoryList: ParsableCommand {
     }
 }
 
-struct StoryShow: ParsableCommand {
+struct StoryShow: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Print a match's story, who declined or missed turns, the time left, then \"turn: NAME\" or \"ended\".")
     @Argument(help: "The match ID.") var id: String
     @OptionGroup var player: StoryPlayerOptions
 
-    func run() throws {
+    func run() async throws {
         let matchID = try parseMatchID(id)
-        try withStoryClient(player) { client in
-            let match = try client.match(.show(matchID))
+        try await withStoryClient(player) { client in
+            let match = try await client.match(.show(matchID))
             if !match.text.isEmpty { say(match.text) }
             if match.ended, match.textBytes > StoryRules.finishBytes { say("The story is finished") }
             if let left = match.lettersLeft { say("about \(left) letters left") }
@@ -225,7 +229,7 @@ struct StoryShow: ParsableCommand {
     }
 }
 
-struct StoryTurn: ParsableCommand {
+struct StoryTurn: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "turn",
         abstract: "Add up to \(StoryRules.maxTurnScalars) characters to the story; prints \"turn passed to NAME\" or \"story finished\".")
@@ -233,45 +237,45 @@ struct StoryTurn: ParsableCommand {
     @Argument(help: "Your text.") var text: String
     @OptionGroup var player: StoryPlayerOptions
 
-    func run() throws {
+    func run() async throws {
         let matchID = try parseMatchID(id)
-        try withStoryClient(player) { client in
-            let match = try client.match(.turn(matchID, text: text))
+        try await withStoryClient(player) { client in
+            let match = try await client.match(.turn(matchID, text: text))
             say(match.currentName.map { "turn passed to \($0)" } ?? "story finished")
         }
     }
 }
 
-struct StoryQuit: ParsableCommand {
+struct StoryQuit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "quit", abstract: "Leave a match for good.")
     @Argument(help: "The match ID.") var id: String
     @OptionGroup var player: StoryPlayerOptions
 
-    func run() throws {
+    func run() async throws {
         let matchID = try parseMatchID(id)
-        try withStoryClient(player) { client in
-            let match = try client.match(.quit(matchID))
+        try await withStoryClient(player) { client in
+            let match = try await client.match(.quit(matchID))
             say("quit match \(match.id); " + (match.currentName.map { "turn: \($0)" } ?? "the match has ended"))
         }
     }
 }
 
-struct StoryDecline: ParsableCommand {
+struct StoryDecline: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decline", abstract: "Say no to a match you were invited to, before writing in it; the others go on without you.")
     @Argument(help: "The match ID.") var id: String
     @OptionGroup var player: StoryPlayerOptions
 
-    func run() throws {
+    func run() async throws {
         let matchID = try parseMatchID(id)
-        try withStoryClient(player) { client in
-            let match = try client.match(.decline(matchID))
+        try await withStoryClient(player) { client in
+            let match = try await client.match(.decline(matchID))
             say("declined match \(match.id); " + (match.currentName.map { "turn: \($0)" } ?? "the match has ended"))
         }
     }
 }
 
-struct StoryRematch: ParsableCommand {
+struct StoryRematch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rematch",
         abstract: "Start a new match with an ended match's participants, the next one writing first; prints \"match ID\".",
@@ -279,10 +283,10 @@ struct StoryRematch: ParsableCommand {
     @Argument(help: "The ended match's ID.") var id: String
     @OptionGroup var player: StoryPlayerOptions
 
-    func run() throws {
+    func run() async throws {
         let matchID = try parseMatchID(id)
-        try withStoryClient(player) { client in
-            let match = try client.match(.rematch(matchID))
+        try await withStoryClient(player) { client in
+            let match = try await client.match(.rematch(matchID))
             say("match \(match.id)")
             say(storyStatusLine(match))
         }

@@ -64,20 +64,13 @@ struct StoryNotify: AsyncParsableCommand {
         let watch = NoticeWatch(poster: NoticePoster(desktop: desktop, failuresAreErrors: once),
                                 notices: StoryNotices(player: name))
 
-        // The story client reads a blocking stream: each connection is read on a thread of
-        // its own, and the waits between them are the command's (`Task.sleep`).
         if once {
-            let player = self.player
-            let shown = try await onAThreadOfItsOwn { try watch.postWaiting(player) }
-            if !shown { throw ExitCode(1) }
+            if !(try await watch.postWaiting(player)) { throw ExitCode(1) }
             return
         }
         var wait = StoryNotices.firstRetryWait
         while true {
-            let tick = self.tick
-            let ended = await onAThreadOfItsOwn {
-                watch.watch(endpoint: endpoint, name: name, joinCode: joinCode, tick: tick, trust: trust)
-            }
+            let ended = await watch.watch(endpoint: endpoint, name: name, joinCode: joinCode, tick: tick, trust: trust)
             switch ended {
             case .notSignedIn(let error as StoryClientError):
                 switch error {
@@ -100,9 +93,9 @@ struct StoryNotify: AsyncParsableCommand {
     }
 }
 
-/// What `story notify` posts, across its connections: used by one connection's thread at
-/// a time (the command awaits each before the next).
-final class NoticeWatch: @unchecked Sendable {  // one thread at a time (see above)
+/// What `story notify` posts, across its connections (one at a time: the command awaits
+/// each before the next).
+final class NoticeWatch {
     private var poster: NoticePoster
     private var notices: StoryNotices
     private var nonce: UInt64 = 0
@@ -120,21 +113,21 @@ final class NoticeWatch: @unchecked Sendable {  // one thread at a time (see abo
     private func now() -> UInt64 { UInt64(max(0, time(nil))) }
 
     /// `--once`: what waits for the player now; whether every notice was shown.
-    func postWaiting(_ player: StoryPlayerOptions) throws -> Bool {
-        let matches = try withStoryClient(player) { try $0.list() }
+    func postWaiting(_ player: StoryPlayerOptions) async throws -> Bool {
+        let matches = try await withStoryClient(player) { try await $0.list() }
         return poster.post(notices.listed(matches, at: now()))
     }
 
-    /// Signs in, watches, and posts until the connection ends (blocking: on its own thread).
-    func watch(endpoint: StoryEndpoint, name: String, joinCode: String, tick: Int, trust: ServerTrust) -> Ended {
+    /// Signs in, watches, and posts until the connection ends.
+    func watch(endpoint: StoryEndpoint, name: String, joinCode: String, tick: Int, trust: ServerTrust) async -> Ended {
         let client: StoryClient
         do {
-            client = try StoryKeyStore.default().signIn(endpoint: endpoint, name: name, joinCode: joinCode,
-                                                        timeoutSeconds: tick, trust: trust)
-            try client.send(.watch)
-            let matches = try client.list()
+            client = try await StoryKeyStore.default().signIn(endpoint: endpoint, name: name, joinCode: joinCode,
+                                                              timeoutSeconds: tick, trust: trust)
+            try await client.send(.watch)
+            let matches = try await client.list()
             // What was pushed while the list was on its way is in the list already.
-            _ = client.takeUpdates()
+            _ = await client.takeUpdates()
             say("watching \(matches.count) match\(matches.count == 1 ? "" : "es") for \(name)")
             poster.post(notices.listed(matches, at: now()))
         } catch {
@@ -145,14 +138,14 @@ final class NoticeWatch: @unchecked Sendable {  // one thread at a time (see abo
             while true {
                 let reply: StoryReply
                 do {
-                    reply = try client.next()
+                    reply = try await client.next()
                 } catch StoryClientError.broken("no answer in time") {
                     // Quiet for a while: the deadlines' turn, and a ping (a TCP peer that
                     // vanished says nothing until written to).
                     poster.post(notices.deadlines(at: now()))
                     nonce &+= 1
-                    try client.ping(nonce)
-                    for match in client.takeUpdates() { poster.post(notices.updated(match, at: now())) }
+                    try await client.ping(nonce)
+                    for match in await client.takeUpdates() { poster.post(notices.updated(match, at: now())) }
                     continue
                 }
                 if case .update(let match) = reply { poster.post(notices.updated(match, at: now())) }
@@ -161,20 +154,6 @@ final class NoticeWatch: @unchecked Sendable {  // one thread at a time (see abo
         } catch {
             return .wentAway(error)
         }
-    }
-}
-
-/// Runs `body`, which blocks, on a thread of its own and awaits it.
-func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { (done: CheckedContinuation<T, Error>) in
-        Thread { done.resume(with: Result { try body() }) }.start()
-    }
-}
-
-/// The same, for a `body` that does not throw.
-func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { (done: CheckedContinuation<T, Never>) in
-        Thread { done.resume(returning: body()) }.start()
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SnapDBus
+import SnapNet
 import SnapTestSupport
 import StoryLink
 import StoryProtocol
@@ -108,47 +109,49 @@ struct StoryNotifyTests: StoryProcessTests {
     }
 
     @Test("a turn with just over an hour to go: 'Your turn' at once, then the timer's '1 h left' notice, once, replacing it on the desktop", .timeLimit(.minutes(5)))
-    func deadlineNear() throws {
-        let bus = try SessionBus()
-        defer { bus.stop() }
-        let monitor = try BusMonitor(address: bus.address)
-        defer { monitor.stop() }
-        let desktop = try NotificationsThread(address: bus.address)
-        defer { desktop.stop() }
-        let service = try serve()
-        defer { service.signal(SIGTERM) }
-        // Ann asks for 3615 s a turn (the command line has no option for it yet): Bob's
-        // time comes within the hour 15 seconds after her turn.
-        let ann = try StoryKeyStore(directory: directory + "/state/snap/story/keys")
-            .signIn(endpoint: .unix(directory + "/snap/story.socket"), name: "Ann")
-        let match = try ann.match(.create(others: ["Bob"], title: "Quick", turnSeconds: 3615))
+    func deadlineNear() async throws {
+        try await withTaskExecutorPreference(OffPoolExecutor.shared) {
+            let bus = try SessionBus()
+            defer { bus.stop() }
+            let monitor = try BusMonitor(address: bus.address)
+            defer { monitor.stop() }
+            let desktop = try NotificationsThread(address: bus.address)
+            defer { desktop.stop() }
+            let service = try serve()
+            defer { service.signal(SIGTERM) }
+            // Ann asks for 3615 s a turn (the command line has no option for it yet): Bob's
+            // time comes within the hour 15 seconds after her turn.
+            let ann = try await StoryKeyStore(directory: directory + "/state/snap/story/keys")
+                .signIn(endpoint: .unix(directory + "/snap/story.socket"), name: "Ann")
+            let match = try await ann.match(.create(others: ["Bob"], title: "Quick", turnSeconds: 3615))
 
-        let notify = try SnapProcess(["story", "notify", "--name", "Bob", "--tick", "1"], runtimeDirectory: directory,
-                                     environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
-        defer { if notify.process.isRunning { notify.signal(SIGKILL) } }
-        try #require(notify.line(startingWith: "watching 1 match for Bob", timeout: 30) != nil, "\(notify.lines) \(notify.errors)")
-        _ = try ann.match(.turn(match.id, text: "Hurry up."))
-        let turn = try #require(notify.line(startingWith: "notice: Your turn in 'Quick' — Ann wrote: Hurry up.", timeout: 20),
-                                "\(notify.lines) \(notify.errors)")
-        if turn.hasSuffix(" left)") {
-            // A machine so busy that the notice came 15 s late: the time left is in it, and
-            // no second notice follows for the same turn.
-            sleep(3)
-            #expect(desktop.calls.count == 1, "\(desktop.calls)")
-        } else {
-            #expect(turn == "notice: Your turn in 'Quick' — Ann wrote: Hurry up.")
-            let near = notify.line(startingWith: "notice: 1 h left in 'Quick'", timeout: 40)
-                ?? notify.line(startingWith: "notice: 59 min left in 'Quick'", timeout: 1)
-            #expect(near?.hasSuffix(" — Write your turn, or it passes to Ann.") == true, "\(notify.lines) \(notify.errors)")
-            #expect(monitor.wait(for: "string \"Write your turn, or it passes to Ann.\"", timeout: 10), "\(monitor.output)")
-            sleep(3)  // more ticks: no second warning for the same turn
-            #expect(desktop.calls.count == 2, "\(desktop.calls)")
-            #expect(desktop.calls.last?.replacesID == desktop.calls.first?.id)
+            let notify = try SnapProcess(["story", "notify", "--name", "Bob", "--tick", "1"], runtimeDirectory: directory,
+                                         environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            defer { if notify.process.isRunning { notify.signal(SIGKILL) } }
+            try #require(notify.line(startingWith: "watching 1 match for Bob", timeout: 30) != nil, "\(notify.lines) \(notify.errors)")
+            _ = try await ann.match(.turn(match.id, text: "Hurry up."))
+            let turn = try #require(notify.line(startingWith: "notice: Your turn in 'Quick' — Ann wrote: Hurry up.", timeout: 20),
+                                    "\(notify.lines) \(notify.errors)")
+            if turn.hasSuffix(" left)") {
+                // A machine so busy that the notice came 15 s late: the time left is in it, and
+                // no second notice follows for the same turn.
+                sleep(3)
+                #expect(desktop.calls.count == 1, "\(desktop.calls)")
+            } else {
+                #expect(turn == "notice: Your turn in 'Quick' — Ann wrote: Hurry up.")
+                let near = notify.line(startingWith: "notice: 1 h left in 'Quick'", timeout: 40)
+                    ?? notify.line(startingWith: "notice: 59 min left in 'Quick'", timeout: 1)
+                #expect(near?.hasSuffix(" — Write your turn, or it passes to Ann.") == true, "\(notify.lines) \(notify.errors)")
+                #expect(monitor.wait(for: "string \"Write your turn, or it passes to Ann.\"", timeout: 10), "\(monitor.output)")
+                sleep(3)  // more ticks: no second warning for the same turn
+                #expect(desktop.calls.count == 2, "\(desktop.calls)")
+                #expect(desktop.calls.last?.replacesID == desktop.calls.first?.id)
+            }
+            // Quiet reads that time out every tick are not a dropped connection.
+            #expect(!notify.errors.contains("went away"), "\(notify.errors)")
+            notify.signal(SIGINT)
+            #expect(notify.exitStatus(timeout: 10) == 0)
         }
-        // Quiet reads that time out every tick are not a dropped connection.
-        #expect(!notify.errors.contains("went away"), "\(notify.errors)")
-        notify.signal(SIGINT)
-        #expect(notify.exitStatus(timeout: 10) == 0)
     }
 
     @Test("no notification service on the bus, or no bus: a clear error and exit 1, no crash; with one, --once tells the turn that waits")

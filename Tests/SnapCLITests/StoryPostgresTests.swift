@@ -1,4 +1,5 @@
 import Foundation
+import SnapNet
 import SnapTestSupport
 import StoryEngine
 import StoryLink
@@ -26,59 +27,61 @@ struct StoryPostgresTests {
     }
 
     @Test("two services on one PostgreSQL: a watcher on one sees the turns taken through the other", .timeLimit(.minutes(5)))
-    func twoServicesOneDatabase() throws {
-        let server = try PostgresServer.shared()
-        let url = server.socketURL(try server.createDatabase("serve"))
-        let first = try serve(url, socket: directory + "/one.socket")
-        let second = try serve(url, socket: directory + "/two.socket")
-        defer {
-            first.signal(SIGTERM)
-            second.signal(SIGTERM)
-            _ = first.exitStatus(timeout: 20)
-            _ = second.exitStatus(timeout: 20)
-        }
-        let shown = "store: postgres \(try PostgresURL(url))"
-        #expect(first.lines.contains(shown) && second.lines.contains(shown), "\(first.lines) \(second.lines)")
-
-        let ann = try StoryClient(endpoint: .unix(directory + "/one.socket"), name: "Ann", key: key("Ann"), timeoutSeconds: 10)
-        let watcher = try StoryClient(endpoint: .unix(directory + "/two.socket"), name: "Bob", key: key("Bob"), timeoutSeconds: 10)
-        try watcher.send(.watch)
-        var match = try ann.match(.create(others: ["Bob"], title: "Two services"))
-        guard case .update(let created) = try watcher.next(), created.id == match.id else {
-            Issue.record("the watcher on the other service did not hear of the new match")
-            return
-        }
-        var latencies: [Double] = []
-        let clock = ContinuousClock()
-        let bob = try StoryClient(endpoint: .unix(directory + "/two.socket"), name: "Bob", key: key("Bob"), timeoutSeconds: 10)
-        for turn in 0..<60 {
-            let start = clock.now
-            let text = "word\(turn)"
-            if match.currentName == "Ann" {
-                match = try ann.match(.turn(match.id, text: text))
-            } else {
-                match = try bob.match(.turn(match.id, text: text))
+    func twoServicesOneDatabase() async throws {
+        try await withTaskExecutorPreference(OffPoolExecutor.shared) {
+            let server = try PostgresServer.shared()
+            let url = server.socketURL(try server.createDatabase("serve"))
+            let first = try serve(url, socket: directory + "/one.socket")
+            let second = try serve(url, socket: directory + "/two.socket")
+            defer {
+                first.signal(SIGTERM)
+                second.signal(SIGTERM)
+                _ = first.exitStatus(timeout: 20)
+                _ = second.exitStatus(timeout: 20)
             }
-            // Bob's own turns reach his watcher through his own service; Ann's through the database.
-            guard case .update(let updated) = try watcher.next(), updated.id == match.id, updated.text.hasSuffix(text) else {
-                Issue.record("the watcher missed turn \(turn)")
+            let shown = "store: postgres \(try PostgresURL(url))"
+            #expect(first.lines.contains(shown) && second.lines.contains(shown), "\(first.lines) \(second.lines)")
+
+            let ann = try await StoryClient(endpoint: .unix(directory + "/one.socket"), name: "Ann", key: key("Ann"), timeoutSeconds: 10)
+            let watcher = try await StoryClient(endpoint: .unix(directory + "/two.socket"), name: "Bob", key: key("Bob"), timeoutSeconds: 10)
+            try await watcher.send(.watch)
+            var match = try await ann.match(.create(others: ["Bob"], title: "Two services"))
+            guard case .update(let created) = try await watcher.next(), created.id == match.id else {
+                Issue.record("the watcher on the other service did not hear of the new match")
                 return
             }
-            if turn % 2 == 0 { latencies.append(Double((clock.now - start).components.attoseconds) / 1e15) }
+            var latencies: [Double] = []
+            let clock = ContinuousClock()
+            let bob = try await StoryClient(endpoint: .unix(directory + "/two.socket"), name: "Bob", key: key("Bob"), timeoutSeconds: 10)
+            for turn in 0..<60 {
+                let start = clock.now
+                let text = "word\(turn)"
+                if match.currentName == "Ann" {
+                    match = try await ann.match(.turn(match.id, text: text))
+                } else {
+                    match = try await bob.match(.turn(match.id, text: text))
+                }
+                // Bob's own turns reach his watcher through his own service; Ann's through the database.
+                guard case .update(let updated) = try await watcher.next(), updated.id == match.id, updated.text.hasSuffix(text) else {
+                    Issue.record("the watcher missed turn \(turn)")
+                    return
+                }
+                if turn % 2 == 0 { latencies.append(Double((clock.now - start).components.attoseconds) / 1e15) }
+            }
+            latencies.sort()
+            print("two services on one PostgreSQL: turn → watcher on the other p50 \(latencies[latencies.count / 2]) ms, "
+                + "p99 \(latencies[latencies.count * 99 / 100]) ms (\(latencies.count) turns, debug build)")
+            // Two turns on one match, one through each service at once: one taken, one refused.
+            let carol = try await StoryClient(endpoint: .unix(directory + "/two.socket"), name: "Ann", key: key("Ann"), timeoutSeconds: 10)
+            let race = try await ann.match(.create(others: ["Bob"], title: "Race"))
+            _ = try await watcher.next()
+            try await ann.send(.turn(race.id, text: "one"))
+            try await carol.send(.turn(race.id, text: "two"))
+            let answers = [try await ann.next(), try await carol.next()]
+            let taken = answers.filter { if case .match = $0 { true } else { false } }.count
+            let refused = answers.filter { if case .refused(.notYourTurn, _) = $0 { true } else { false } }.count
+            #expect(taken == 1 && refused == 1, "\(answers)")
         }
-        latencies.sort()
-        print("two services on one PostgreSQL: turn → watcher on the other p50 \(latencies[latencies.count / 2]) ms, "
-            + "p99 \(latencies[latencies.count * 99 / 100]) ms (\(latencies.count) turns, debug build)")
-        // Two turns on one match, one through each service at once: one taken, one refused.
-        let carol = try StoryClient(endpoint: .unix(directory + "/two.socket"), name: "Ann", key: key("Ann"), timeoutSeconds: 10)
-        let race = try ann.match(.create(others: ["Bob"], title: "Race"))
-        _ = try watcher.next()
-        try ann.send(.turn(race.id, text: "one"))
-        try carol.send(.turn(race.id, text: "two"))
-        let answers = [try ann.next(), try carol.next()]
-        let taken = answers.filter { if case .match = $0 { true } else { false } }.count
-        let refused = answers.filter { if case .refused(.notYourTurn, _) = $0 { true } else { false } }.count
-        #expect(taken == 1 && refused == 1, "\(answers)")
     }
 
     @Test("snap-bench story --postgres: the service's figures on PostgreSQL, and the row of two services on one database", .timeLimit(.minutes(5)))

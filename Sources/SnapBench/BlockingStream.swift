@@ -1,12 +1,14 @@
 import NIOConcurrencyHelpers
-import SnapBytes
 import NIOCore
 import NIOPosix
 import NIOSSL
+import SnapBytes
+import SnapPlatform
 
-/// A byte stream for code that reads in a loop on its own thread (the story command line
-/// and window, benchmark clients): the connection itself is NIO's, TLS on TCP like every
-/// other (`connectLater`), and reads and writes block the calling thread only.
+/// A byte stream for the benchmark's clients, which read in a loop on threads of their own
+/// and time each read: the connection itself is NIO's, TLS on TCP like every other
+/// (`connectLater`), and reads and writes block the calling thread only (benchmarks only:
+/// the product reads an `AsyncByteStream`).
 package final class BlockingStream: @unchecked Sendable {  // `received` and `ended` behind `condition`
     private let channel: Channel
     /// 1 while there are bytes or an end to read.
