@@ -221,6 +221,7 @@ let package = Package(
                 // The processes' lifecycles (signals, graceful shutdown): the group is the
                 // executable's; the host runtime it runs is SnapNet's.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // `snap-bench`: the commands, options and output lines `snap bench` had. It starts the

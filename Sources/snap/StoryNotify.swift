@@ -1,6 +1,6 @@
 import ArgumentParser
-import Dispatch
 import Foundation
+import UnixSignals
 import SnapDBus
 import SnapPlatform
 import SnapProtocol
@@ -39,18 +39,17 @@ struct StoryNotify: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Ctrl-C and SIGTERM end it at once, whatever it waits for.
-        let signals = [SIGINT, SIGTERM].map { (number: Int32) -> DispatchSourceSignal in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
+        // Ctrl-C and SIGTERM end it at once, whatever it waits for. (Trapped the way
+        // swift-service-lifecycle does: on Linux a signal set to SIG_IGN, as Darwin's dispatch
+        // sources want, may be discarded before the source sees it, and notify never stopped.)
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let stopping = Task {
+            for await _ in signals {
                 say("stopped")
                 Foundation.exit(0)
             }
-            source.resume()
-            signal(number, SIG_IGN)
-            return source
         }
-        defer { signals.forEach { $0.cancel() } }
+        defer { stopping.cancel() }
 
         let name = try player.playerName()
         let endpoint = try player.endpoint()
