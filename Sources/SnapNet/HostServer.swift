@@ -21,8 +21,9 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     private var outbound: [ConnectionID: Outbound] = [:]
     /// Connections that fell too far behind during the current input, cut right after it.
     private var tooSlow: [ConnectionID: String] = [:]
-    /// At the end, connections whose last words still wait in NIO's buffer (their reader is
-    /// behind): each closes once they are written (`wrote`), or at `slowLimit`.
+    /// Connections hung up (or ended with the game) whose last words still wait in NIO's
+    /// buffer, their reader being behind: each closes once they are written (`wrote`), or at
+    /// `slowLimit`.
     private var closingOnceWritten: [ConnectionID: Channel] = [:]
     private var nextID: UInt64 = 1
     private var timer: Scheduled<Void>?
