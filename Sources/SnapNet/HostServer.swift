@@ -197,13 +197,13 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     /// `listen(unixPath:)` as a future (NIO's own terms; tests wait on it).
     public func listenLater(unixPath path: String) -> EventLoopFuture<Void> {
         do { try claimSocketPath(path) } catch { return loop.makeFailedFuture(error) }
-        // Bound on the loop with a restrictive umask (the umask is the process's: set and
-        // restored around the bind alone), so the socket is never open to others, not even briefly.
+        // Bound 0600 (never open to others, not even briefly), the listener kept on the loop.
         return loop.flatSubmit {
-            bindWithRestrictiveUmask { self.bootstrap(tls: nil).bind(unixDomainSocketPath: path) }.map { channel in
+            let socket: CInt
+            do { socket = try bindPrivateUnixSocket(path) } catch { return self.loop.makeFailedFuture(error) }
+            return self.bootstrap(tls: nil).withBoundSocket(socket).map { channel in
                 self.listeners.append(channel)
                 self.socketPaths.append(path)
-                chmod(path, 0o600)
             }
         }.flatMapErrorThrowing { error in
             throw NetError.cannotListen(path, plainReason(error, listening: true, unix: true))

@@ -209,20 +209,29 @@ public func makePrivateDirectories(_ path: String) -> (directory: String, errno:
     return nil
 }
 
-/// Runs `body` with the process's umask at 0177, so that a Unix socket bound inside it is
-/// created 0600 (never, even for a moment, open to other users); restores the umask after.
-/// The umask belongs to the whole process: keep `body` short.
-public func withRestrictiveUmask<T>(_ body: () throws -> T) rethrows -> T {
-    let previous = umask(0o177)
-    defer { umask(previous) }
-    return try body()
-}
-
-/// `withRestrictiveUmask` for a bind that completes later (NIO binds on its loop): the
-/// umask is restored once the future completes, so the socket file is made under it.
-public func bindWithRestrictiveUmask<T>(_ bind: () -> EventLoopFuture<T>) -> EventLoopFuture<T> {
-    let previous = umask(0o177)
-    return bind().always { _ in umask(previous) }
+/// A Unix stream socket bound at `path` and created 0600 (never, even for a moment, open
+/// to other users), for a server bootstrap's `withBoundSocket` (NIO listens on it).
+///
+/// On Linux a socket file is made with the socket's own mode, less the umask, so the mode
+/// is set on the socket before the bind. The umask is left alone: it is the whole
+/// process's, and setting it around a bind took permissions from whatever another
+/// thread created meanwhile (a 0700 directory came out 0600).
+public func bindPrivateUnixSocket(_ path: String) throws -> CInt {
+    let address = try SocketAddress(unixDomainSocketPath: path)
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+    guard fchmod(fd, 0o600) == 0 else {
+        let failed = errno
+        close(fd)
+        throw IOError(errnoCode: failed, reason: "fchmod")
+    }
+    let bound = address.withSockAddr { pointer, size in bind(fd, pointer, socklen_t(size)) }
+    guard bound == 0 else {
+        let failed = errno
+        close(fd)
+        throw IOError(errnoCode: failed, reason: "bind")
+    }
+    return fd
 }
 
 public func currentEnvironment() -> [String: String] {

@@ -22,12 +22,14 @@ public enum TLSTransport {
     static let handshakeRecord: UInt8 = 0x16
 
     /// Puts TLS in front of a server's TCP connection. A client that speaks plain frames gets
-    /// `plainRefusal` (a frame it can read, saying why) and is closed.
-    package static func addServer(to channel: Channel, context: NIOSSLContext, plainRefusal: [UInt8]) throws {
+    /// `plainRefusal` (a frame it can read, saying why) and is closed. A server whose own
+    /// handshake goes on after TLS (the relay's line phase) passes its whole deadline.
+    package static func addServer(to channel: Channel, context: NIOSSLContext, plainRefusal: [UInt8],
+                                  deadline: TimeAmount = handshakeDeadline) throws {
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(PlainClientRefusal(refusal: plainRefusal))
         try pipeline.addHandler(NIOSSLServerHandler(context: context))
-        try pipeline.addHandler(HandshakeDeadline(limit: handshakeDeadline))
+        try pipeline.addHandler(HandshakeDeadline(limit: deadline))
     }
 
     /// The client side's context: TLS 1.3, the certificate checked by `ServerTrust`.

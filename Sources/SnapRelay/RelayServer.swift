@@ -70,13 +70,16 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
     }
 
     private func bootstrap(tls: NIOSSLContext) -> ServerBootstrap {
-        ServerBootstrap(group: loop)
+        // TLS is the first part of the relay's handshake: one deadline bounds both.
+        let deadline = TimeAmount.nanoseconds(machine.limits.handshakeDeadline.nanoseconds)
+        return ServerBootstrap(group: loop)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { [weak self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     guard let self else { throw ChannelError.ioOnClosedChannel }  // shut down meanwhile
-                    try TLSTransport.addServer(to: channel, context: tls, plainRefusal: RelayLine.encode(.error(.malformed)))
+                    try TLSTransport.addServer(to: channel, context: tls, plainRefusal: RelayLine.encode(.error(.malformed)),
+                                               deadline: deadline)
                     try channel.pipeline.syncOperations.addHandler(RelayConnectionHandler(server: self))
                 }
             }

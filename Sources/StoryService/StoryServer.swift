@@ -105,13 +105,14 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
     }
 
     /// `listen(unixPath:)` as a future (NIO's own terms; tests and benchmarks wait on it).
-    /// Bound on the loop, the listener kept there (everything here is the loop's), with a
-    /// restrictive umask so the socket is never open to others, not even briefly.
+    /// Bound 0600 (never open to others, not even briefly), the listener kept on the loop
+    /// (everything here is the loop's).
     public func listenLater(unixPath path: String, channelBinding: StoryChannelBinding = .unbound) -> EventLoopFuture<Void> {
         do { try claimSocketPath(path) } catch { return loop.makeFailedFuture(error) }
         return loop.flatSubmit {
-            bindWithRestrictiveUmask { self.bootstrap(channelBinding, tls: nil).bind(unixDomainSocketPath: path) }.map { channel in
-                chmod(path, 0o600)
+            let socket: CInt
+            do { socket = try bindPrivateUnixSocket(path) } catch { return self.loop.makeFailedFuture(error) }
+            return self.bootstrap(channelBinding, tls: nil).withBoundSocket(socket).map { channel in
                 self.listeners.append(channel)
                 self.socketPaths.append(path)
             }

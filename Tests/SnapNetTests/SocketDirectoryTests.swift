@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import SnapNet
 import SnapTestSupport
 import Testing
@@ -38,8 +39,7 @@ private struct Scratch {
     func remove() { try? FileManager.default.removeItem(atPath: root) }
 }
 
-// Serialized: one test changes the process's umask.
-@Suite("the socket directory: private or refused, with a fallback both sides agree on", .serialized)
+@Suite("the socket directory: private or refused, with a fallback both sides agree on")
 struct SocketDirectoryTests {
     @Test("a missing preferred directory is created 0700 by the host; clients resolve to it without creating it")
     func createsPreferred() throws {
@@ -162,27 +162,34 @@ struct SocketDirectoryTests {
         #expect(mode(fresh) == 0o700)
     }
 
-    @Test("withRestrictiveUmask: a socket bound inside it is 0600 at once, and the umask is restored")
-    func restrictiveUmask() throws {
+    @Test("bindPrivateUnixSocket: the socket file is 0600 from the bind on, and the umask is left as it was")
+    func privateSocket() throws {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let previous = umask(0o022)
-        defer { umask(previous) }
+        let umaskBefore = try processUmask()
         let path = scratch.root + "/s.sock"
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = try bindPrivateUnixSocket(path)
         defer { close(fd) }
-        let bound = withRestrictiveUmask {
-            withUnixAddress(path) { bind(fd, $0, $1) }
-        }
-        #expect(bound == 0)
         #expect(mode(path) == 0o600)
-        #expect(umask(0o022) == 0o022)
-        // And a plain bind, for contrast, is what the umask 022 gives: open to others.
+        #expect(try processUmask() == umaskBefore)
+        // A plain bind, for contrast, gets what the umask leaves of 0777: group and others
+        // keep every bit the umask does not take (write, which connecting needs, under 002).
         let plain = scratch.root + "/p.sock"
         let other = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(other) }
-        _ = withUnixAddress(plain) { bind(other, $0, $1) }
-        #expect(mode(plain) == 0o755)
+        #expect(withUnixAddress(plain) { bind(other, $0, $1) } == 0)
+        #expect(mode(plain) == 0o777 & ~umaskBefore)
+        #expect(mode(plain) != 0o600)
+        // A path that is taken is refused with the system's reason, the file left alone.
+        #expect(throws: IOError.self) { try bindPrivateUnixSocket(plain) }
+        #expect(mode(plain) == 0o777 & ~umaskBefore)
+    }
+
+    /// The umask, read without setting it (`umask(2)` can only swap it, for every thread).
+    func processUmask() throws -> mode_t {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+        return try #require(mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8))
     }
 }
 
