@@ -285,8 +285,8 @@ let package = Package(
         ),
         // Reads the package graph (`swift package describe`) and fails on an edge the layers forbid.
         .testTarget(name: "ModuleBorderTests"),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapSession", "SnapEngine", "SnapProtocol", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "SnapDBus", "StoryEngine",
-                                                            .product(name: "NIOPosix", package: "swift-nio")]),
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapSession", "SnapEngine", "SnapProtocol", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "SnapDBus", "StoryEngine", "SnapRelay", "SnapPlatform",
+                                                            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation"]),
         .testTarget(
             name: "SnapUITests",

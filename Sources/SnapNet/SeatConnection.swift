@@ -172,6 +172,9 @@ final class HostFrameHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if let tampered = tamperingReason(error) {
+            return connection.handle(.tampered(generation: generation, reason: tampered))
+        }
         connection.handle(.lost(generation: generation, reason: "\(error)"))
     }
 }

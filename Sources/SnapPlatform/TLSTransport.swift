@@ -97,6 +97,19 @@ public enum TLSTransport {
 
 struct HandshakeTimedOut: Error {}
 
+/// Words for an error TLS raised on an established connection's bytes, or nil for any other
+/// error. TCP already checks every byte, so TLS refusing a record after the handshake (a
+/// record that fails authentication, an alert saying the peer's did) means something
+/// between the ends changed it: a relay, a proxy. A connection that merely closed without
+/// TLS's goodbye is not this (NIOSSL's `uncleanShutdown`).
+package func tamperingReason(_ error: Error) -> String? {
+    guard error is BoringSSLError else { return nil }
+    // BoringSSL's reason names ("BAD_DECRYPT", "SSLV3_ALERT_BAD_RECORD_MAC") say what it found.
+    let names = "\(error)".split { !($0.isUppercase || $0.isNumber || $0 == "_") }.filter { $0.count >= 6 && $0.contains("_") }
+    let found = names.last.map { " (\($0))" } ?? ""
+    return "the connection was tampered with: a byte changed on the way, and TLS refused it\(found)"
+}
+
 /// A server-side gate before TLS: a first byte that cannot open a TLS handshake is a plain
 /// Snap! (or story) client, which gets a frame saying why instead of a TLS alert it
 /// could not read.

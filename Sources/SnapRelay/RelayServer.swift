@@ -27,9 +27,10 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
     private let logger: Logger
     /// A spliced pair with no byte either way for this long is closed (docs/RELAY.md §7).
     public let idleLimit: TimeAmount
-    /// Told every byte copied between spliced connections (tests: proof that nothing
-    /// readable passes); nil in a relay people run.
-    package var recorder: (@Sendable ([UInt8]) -> Void)?
+    /// Sees every buffer copied between spliced connections before it goes on, and may change
+    /// it: tests keep what the relay could read, or flip a byte to show that the ends notice.
+    /// nil in a relay people run. Called on the loop.
+    package var copyHook: (@Sendable (inout ByteBuffer) -> Void)?
 
     public init(limits: RelayLimits = RelayLimits(), idleLimit: TimeAmount = .seconds(120), loop: EventLoop, logger: Logger) {
         self.loop = loop
@@ -109,7 +110,7 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
         handle(.closed(connection))
     }
 
-    func copied(_ buffer: ByteBuffer) { recorder?(Array(buffer.readableBytesView)) }
+    func copying(_ buffer: inout ByteBuffer) { copyHook?(&buffer) }
 
     private func handle(_ input: RelayInput) {
         loop.preconditionInEventLoop()
@@ -203,7 +204,8 @@ final class RelayConnectionHandler: ChannelInboundHandler {
     }
 
     private func forward(_ buffer: ByteBuffer, to peer: Channel, from channel: Channel?) {
-        server.copied(buffer)
+        var buffer = buffer
+        server.copying(&buffer)
         peer.writeAndFlush(buffer, promise: nil)
         if !peer.isWritable, let channel { _ = channel.setOption(ChannelOptions.autoRead, value: false) }
     }

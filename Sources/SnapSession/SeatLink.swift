@@ -49,6 +49,9 @@ public struct SeatLink: Sendable {
         case received(HostMessage, generation: Int)
         /// The connection closed, errored or sent something unreadable.
         case lost(generation: Int, reason: String)
+        /// TLS refused what came: something between the ends changed a byte. Not redialled:
+        /// the way to the host cannot be trusted, and the game ends here with the reason.
+        case tampered(generation: Int, reason: String)
         /// The player's intent, for the current connection (dropped while there is none).
         case send(ClientMessage)
         /// The player leaves: close, and report nothing more.
@@ -147,6 +150,9 @@ public struct SeatLink: Sendable {
         case .lost(let generation, let reason):
             guard generation == self.generation, case .connected = phase else { return [] }
             return lost(reason, now: now)
+        case .tampered(let generation, let reason):
+            guard generation == self.generation, case .connected = phase else { return [] }
+            return finish(.dropped(reason))
         case .send(let message):
             guard case .connected = phase else { return [] }
             switch message {

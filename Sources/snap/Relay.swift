@@ -7,12 +7,6 @@ import SnapNet
 import SnapRelay
 import SnapRelayProtocol
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// `snapcards relay`: the relay that lets players reach a host behind a home router (docs/RELAY.md).
 struct Relay: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,7 +29,6 @@ struct RelayServe: AsyncParsableCommand {
     @Option(help: "Player connections one room may hold at once (waiting or spliced).")
     var connectionsPerRoom = RelayLimits().connectionsPerRoom
     @OptionGroup var tls: TLSServerOptions
-    @Option(help: .hidden) var recordCopies: String?
     @Flag(help: "Log connections and refusals to standard error.") var verbose = false
 
     func validate() throws {
@@ -50,12 +43,6 @@ struct RelayServe: AsyncParsableCommand {
         limits.roomsPerAddress = roomsPerAddress
         limits.connectionsPerRoom = connectionsPerRoom
         let server = RelayServer(limits: limits, loop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger)
-        if let recordCopies {
-            // Tests only: every byte copied, to show none of it is readable.
-            let file = open(recordCopies, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            guard file >= 0 else { throw ValidationError("--record-copies: cannot write \(recordCopies)") }
-            server.recorder = { bytes in bytes.withUnsafeBufferPointer { _ = write(file, $0.baseAddress, $0.count) } }
-        }
         let address = try validAddress(listen, option: "--listen", use: .listen)
         let tls = self.tls
         let service = RelayServing(server: server) {

@@ -1,6 +1,51 @@
 import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import SnapPlatform
+import SnapRelay
 import SnapTestSupport
 import Testing
+
+/// A relay in this process, so that a test sees (and may change) every byte it copies; the
+/// host and the players are `snapcards` processes as usual. (The relay people run has no
+/// such hook: `snapcards relay serve` is tested as a process below.)
+final class InProcessRelay: Sendable {
+    let server: RelayServer
+    let address: String
+    /// Every byte copied between spliced connections, as it came.
+    let copied = NIOLockedValueBox<[UInt8]>([])
+    /// Whether the one byte `flipAfter` asks for was changed.
+    let flipped = NIOLockedValueBox(false)
+
+    /// `flipAfter`: the first buffer of 32 bytes or more copied once that many bytes have gone
+    /// through gets its last byte inverted (a record's ciphertext or tag, not its header).
+    init(in directory: String, flipAfter: Int? = nil) throws {
+        server = RelayServer(loop: MultiThreadedEventLoopGroup.singleton.next(), logger: Logger(label: "relay"))
+        let (copied, flipped) = (copied, flipped)
+        server.copyHook = { buffer in
+            let before = copied.withLockedValue { bytes in
+                defer { bytes += buffer.readableBytesView }
+                return bytes.count
+            }
+            guard let flipAfter, before >= flipAfter, buffer.readableBytes >= 32,
+                  flipped.withLockedValue({ done in defer { done = true }; return !done }) else { return }
+            let last = buffer.writerIndex - 1
+            buffer.setInteger(buffer.getInteger(at: last, as: UInt8.self)! ^ 0xFF, at: last)
+        }
+        let server = server
+        let port = try waitOffPool {
+            try await server.listen(host: "127.0.0.1", port: 0, identity: try TLSIdentity.selfMade(in: directory + "/relay-tls"))
+        }
+        address = "127.0.0.1:\(port)"
+    }
+
+    func shutdown() throws {
+        let server = server
+        try waitOffPool { await server.shutdown() }
+    }
+}
 
 /// A relay, a host that only dials out (a Unix socket, no TCP listener) and players who join
 /// by its invitation, all as `snapcards` processes on 127.0.0.1 (docs/RELAY.md).
@@ -8,9 +53,9 @@ import Testing
 struct RelayProcessTests {
     static let fast = ["--speed", "0.01"]
 
-    /// A relay recording every byte it copies into `record`; its address.
-    func relay(in directory: String, record: String) throws -> (SnapProcess, String) {
-        let relay = try SnapProcess(["relay", "serve", "--listen", "127.0.0.1:0", "--record-copies", record, "--verbose"],
+    /// A `snapcards relay serve` process; its address.
+    func relay(in directory: String) throws -> (SnapProcess, String) {
+        let relay = try SnapProcess(["relay", "serve", "--listen", "127.0.0.1:0", "--verbose"],
                                     runtimeDirectory: directory, environment: ["XDG_STATE_HOME": directory + "/relay-state"])
         let listening = try #require(relay.line(startingWith: "listening on tcp:"), "relay: \(relay.output) \(relay.errors)")
         #expect(relay.lines.contains { $0.hasPrefix("certificate: SHA256:") })
@@ -33,10 +78,9 @@ struct RelayProcessTests {
           .timeLimit(.minutes(5)))
     func playThroughRelay() throws {
         let directory = makeRuntimeDirectory()
-        let record = directory + "/copied.bin"
-        let (relay, address) = try relay(in: directory, record: record)
-        let (host, invite) = try host(["--rounds", "1", "--start-when", "2"], relay: address, in: directory)
-        #expect(invite.hasPrefix("snap://\(address)/"))
+        let relay = try InProcessRelay(in: directory)
+        let (host, invite) = try host(["--rounds", "1", "--start-when", "2"], relay: relay.address, in: directory)
+        #expect(invite.hasPrefix("snap://\(relay.address)/"))
         // The host listens on its Unix socket only.
         #expect(!host.lines.contains { $0.hasPrefix("listening on tcp:") })
         #expect(host.lines.contains { $0.hasPrefix("listening on unix:") })
@@ -47,9 +91,8 @@ struct RelayProcessTests {
         #expect(host.lines.filter { $0.hasPrefix("round 1: ") }.count == 1)
         for player in players { #expect(player.exitStatus() == 0, "player: \(player.output) \(player.errors)") }
 
-        relay.signal(SIGTERM)
-        #expect(relay.exitStatus() == 0)
-        let copied = try [UInt8](Data(contentsOf: URL(fileURLWithPath: record)))
+        try relay.shutdown()
+        let copied = relay.copied.withLockedValue { $0 }
         // A game's worth of bytes went through (both ends' TLS handshakes alone are kilobytes)…
         #expect(copied.count > 4000, "copied \(copied.count) bytes")
         // …and none of it is readable.
@@ -58,11 +101,35 @@ struct RelayProcessTests {
         }
     }
 
+    @Test("a relay that changes one byte of a game in play: the player on that connection is told it was tampered with (exit 2), nothing wrong is played, and the other two play on to the end",
+          .timeLimit(.minutes(5)))
+    func flippedByte() throws {
+        let directory = makeRuntimeDirectory()
+        let relay = try InProcessRelay(in: directory, flipAfter: 12_000)
+        let (host, invite) = try host(["--rounds", "2", "--start-when", "3", "--grace", "2"], relay: relay.address, in: directory)
+        let players = try ["Ann", "Bob", "Cy"].map { try join($0, invite, in: directory) }
+        let statuses = players.map { $0.exitStatus(timeout: 120) }
+        let outputs = players.map(\.output).joined(separator: "\n")
+        #expect(relay.flipped.withLockedValue { $0 }, "copied \(relay.copied.withLockedValue { $0.count }) bytes")
+        let told = players.indices.filter { players[$0].output.contains("the connection was tampered with") }
+        #expect(told.count == 1, "\(outputs)")
+        for index in players.indices {
+            // The one told ends with a dropped connection's status; the other two play both rounds.
+            #expect(statuses[index] == (told.contains(index) ? 2 : 0), "\(players[index].output)")
+        }
+        #expect(host.exitStatus(timeout: 60) == 0, "host: \(host.output) \(host.errors)")
+        #expect(host.lines.contains { $0.hasPrefix("round 2: ") }, "host: \(host.output)")
+        #expect(host.lines.contains { $0.hasPrefix("card conservation: held") }, "host: \(host.output)")
+        // Every deal the players saw verified: no changed card got through.
+        #expect(!outputs.contains("does not match its commitment"), "\(outputs)")
+        try relay.shutdown()
+    }
+
     @Test("through the relay, a bot killed mid-round and started again takes its seat back with its token, and a watcher joins by the same invitation",
           .timeLimit(.minutes(5)))
     func rejoinAndWatchThroughRelay() throws {
         let directory = makeRuntimeDirectory()
-        let (relay, address) = try relay(in: directory, record: directory + "/copied.bin")
+        let (relay, address) = try relay(in: directory)
         let slow = ["--speed", "0.05"]
         let host = try SnapProcess(["host", "--headless", "--name", "Tabletop", "--turn-limit", "200", "--rounds", "1",
                                     "--start-when", "3", "--grace", "20", "--relay", address, "--verbose"] + slow,
@@ -94,7 +161,7 @@ struct RelayProcessTests {
     func relayRestart() throws {
         let directory = makeRuntimeDirectory()
         let relayState = ["XDG_STATE_HOME": directory + "/relay-state"]  // the same certificate after the restart
-        var (relay, address) = try relay(in: directory, record: directory + "/copied.bin")
+        var (relay, address) = try relay(in: directory)
         let slow = ["--speed", "0.05"]
         let host = try SnapProcess(["host", "--headless", "--name", "Tabletop", "--turn-limit", "200", "--rounds", "1",
                                     "--start-when", "2", "--grace", "30", "--relay", address, "--verbose"] + slow,
@@ -125,7 +192,7 @@ struct RelayProcessTests {
           .timeLimit(.minutes(5)))
     func tamperedInvitation() throws {
         let directory = makeRuntimeDirectory()
-        let (relay, address) = try relay(in: directory, record: directory + "/copied.bin")
+        let (relay, address) = try relay(in: directory)
         let (host, invite) = try host(["--rounds", "1", "--start-when", "2"], relay: address, in: directory)
         var characters = Array(invite)
         let at = characters.count - 3
@@ -147,7 +214,7 @@ struct RelayProcessTests {
     @Test("an invitation to a room that is gone says the game is over or the host offline (exit 3)", .timeLimit(.minutes(5)))
     func roomGone() throws {
         let directory = makeRuntimeDirectory()
-        let (relay, address) = try relay(in: directory, record: directory + "/copied.bin")
+        let (relay, address) = try relay(in: directory)
         let (host, invite) = try host(["--rounds", "1", "--start-when", "2"], relay: address, in: directory)
         host.signal(SIGTERM)
         _ = host.exitStatus()

@@ -82,6 +82,22 @@ struct SeatLinkTests {
         #expect(!driver.link.isFinished)
     }
 
+    @Test("a tampered connection mid-game ends the link with the reason: no redial, the token kept, late reports ignored")
+    func tamperedEnds() {
+        var driver = Driver()
+        driver.seated()
+        let reason = "the connection was tampered with: a byte changed on the way, and TLS refused it (BAD_DECRYPT)"
+        #expect(driver.step(.tampered(generation: 1, reason: reason), at: .seconds(10))
+                    == [.close(generation: 1), .finished(.dropped(reason))])
+        #expect(driver.link.isFinished && driver.link.nextDeadline == nil)
+        #expect(driver.step(.lost(generation: 1, reason: "closed")) == [])
+        // Only the current connection's report counts.
+        var later = Driver()
+        later.seated()
+        #expect(later.step(.tampered(generation: 7, reason: reason)) == [])
+        #expect(!later.link.isFinished)
+    }
+
     @Test("redialling stops once the grace period and 5 s have passed; without rejoins, or in the lobby, a drop ends the game")
     func givesUp() {
         var driver = Driver()
