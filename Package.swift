@@ -163,7 +163,7 @@ let package = Package(
         .target(
             name: "SnapRelay",
             dependencies: [
-                "SnapRelayProtocol", "SnapPlatform",
+                "SnapRelayProtocol", "SnapPlatform", "SnapBytes",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

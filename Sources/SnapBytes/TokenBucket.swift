@@ -28,6 +28,17 @@ public struct TokenBucket: Hashable, Sendable {
         return .seconds((1 - tokens) / Double(perSecond))
     }
 
+    /// Spends `amount` tokens already used (bytes already read), into debt if need be;
+    /// returns how long until the debt is paid (zero if there is none), which the caller
+    /// waits before using more.
+    public mutating func spend(_ amount: Int, at now: Duration) -> Duration {
+        refill(at: now)
+        tokens -= Double(amount)
+        guard tokens < 0 else { return .zero }
+        guard perSecond > 0 else { return .seconds(1_000_000) }
+        return .seconds(-tokens / perSecond)
+    }
+
     private mutating func refill(at now: Duration) {
         if let updatedAt, now > updatedAt {
             let elapsed = (now - updatedAt) / .seconds(1)

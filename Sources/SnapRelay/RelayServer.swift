@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
+import SnapBytes
 import SnapPlatform
 import SnapRelayProtocol
 
@@ -73,6 +74,7 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
     private func bootstrap(tls: NIOSSLContext) -> ServerBootstrap {
         // TLS is the first part of the relay's handshake: one deadline bounds both.
         let deadline = TimeAmount.nanoseconds(machine.limits.handshakeDeadline.nanoseconds)
+        let bytesPerSecond = machine.limits.bytesPerSecond
         return ServerBootstrap(group: loop)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
@@ -81,7 +83,7 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
                     guard let self else { throw ChannelError.ioOnClosedChannel }  // shut down meanwhile
                     try TLSTransport.addServer(to: channel, context: tls, plainRefusal: RelayLine.encode(.error(.malformed)),
                                                deadline: deadline)
-                    try channel.pipeline.syncOperations.addHandler(RelayConnectionHandler(server: self))
+                    try channel.pipeline.syncOperations.addHandler(RelayConnectionHandler(server: self, bytesPerSecond: bytesPerSecond))
                 }
             }
     }
@@ -130,8 +132,8 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
             for channel in [a, b] {
                 try? channel.pipeline.syncOperations.addHandler(IdleStateHandler(allTimeout: idleLimit), position: .first)
             }
-            ha.splice(to: b)
-            hb.splice(to: a)
+            ha.splice(to: b, handler: hb)
+            hb.splice(to: a, handler: ha)
         case .close(let connection):
             handlers[connection] = nil
             channels.removeValue(forKey: connection)?.close(promise: nil)
@@ -151,7 +153,8 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
 }
 
 /// One connection to the relay: lines to the server until spliced, then every byte to the
-/// peer's channel (the same loop's), reading paused while the peer cannot take more.
+/// peer's channel (the same loop's). Reading pauses while the peer cannot take more, and
+/// while the connection has sent more than its bytes-per-second budget (until it is paid).
 final class RelayConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
@@ -159,10 +162,21 @@ final class RelayConnectionHandler: ChannelInboundHandler {
     /// was let go of; the server drops its handlers as their connections close.
     private let server: RelayServer
     private var connection: RelayConnection?
+    private var channel: Channel?
     private var lines = RelayLineBuffer()
     private var peer: Channel?
+    private weak var peerHandler: RelayConnectionHandler?
+    /// What this connection may send; nil: no cap.
+    private var budget: TokenBucket?
+    /// Over its budget: waiting for the debt to be paid.
+    private var throttled = false
+    /// The peer cannot take more now.
+    private var peerFull = false
 
-    init(server: RelayServer) { self.server = server }
+    init(server: RelayServer, bytesPerSecond: Int?) {
+        self.server = server
+        budget = bytesPerSecond.map { TokenBucket(capacity: $0, perSecond: Double($0)) }
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { open(context) }
@@ -175,12 +189,13 @@ final class RelayConnectionHandler: ChannelInboundHandler {
 
     private func open(_ context: ChannelHandlerContext) {
         guard connection == nil else { return }
+        channel = context.channel
         connection = server.opened(context.channel, handler: self)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
-        if let peer { return forward(buffer, to: peer, from: context.channel) }
+        if let peer { return forward(buffer, to: peer, from: context.eventLoop) }
         guard let connection else { return }
         lines.append(buffer.readableBytesView)
         do {
@@ -190,11 +205,13 @@ final class RelayConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    /// From now on bytes go to `other`; any that came after the line go first.
-    func splice(to other: Channel) {
+    /// From now on bytes go to `other` (whose handler is `handler`); any that came after
+    /// the line go first.
+    func splice(to other: Channel, handler: RelayConnectionHandler) {
         peer = other
+        peerHandler = handler
         let rest = lines.takeRest()
-        if !rest.isEmpty { forward(other.allocator.buffer(bytes: rest), to: other, from: nil) }
+        if !rest.isEmpty { forward(other.allocator.buffer(bytes: rest), to: other, from: other.eventLoop) }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -203,16 +220,33 @@ final class RelayConnectionHandler: ChannelInboundHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
-    private func forward(_ buffer: ByteBuffer, to peer: Channel, from channel: Channel?) {
+    private func forward(_ buffer: ByteBuffer, to peer: Channel, from loop: EventLoop) {
         var buffer = buffer
         server.copying(&buffer)
+        let count = buffer.readableBytes
         peer.writeAndFlush(buffer, promise: nil)
-        if !peer.isWritable, let channel { _ = channel.setOption(ChannelOptions.autoRead, value: false) }
+        peerFull = !peer.isWritable
+        if let pause = budget?.spend(count, at: .nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds))), pause > .zero, !throttled {
+            throttled = true
+            loop.assumeIsolated().scheduleTask(in: .nanoseconds(pause.nanoseconds)) { [self] in
+                throttled = false
+                updateReading()
+            }
+        }
+        updateReading()
+    }
+
+    /// Reads while neither the budget nor the peer holds it back.
+    private func updateReading() {
+        _ = channel?.setOption(ChannelOptions.autoRead, value: !throttled && !peerFull)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         // This side drained (or filled): the peer reads again (or waits).
-        if let peer { _ = peer.setOption(ChannelOptions.autoRead, value: context.channel.isWritable) }
+        if let peerHandler {
+            peerHandler.peerFull = !context.channel.isWritable
+            peerHandler.updateReading()
+        }
         context.fireChannelWritabilityChanged()
     }
 

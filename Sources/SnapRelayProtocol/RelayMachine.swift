@@ -13,6 +13,9 @@ public struct RelayLimits: Sendable, Equatable {
     public var handshakeDeadline: Duration = .seconds(10)
     /// Connections in the line phase at once (not yet a room's control, not spliced).
     public var connectionsInLinePhase = 1024
+    /// What one spliced connection may send a second, on average over a second; nil: no cap.
+    /// A game sends a few kilobytes a second at most: the cap is for a relay's fair share.
+    public var bytesPerSecond: Int? = 256 * 1024
     public init() {}
 }
 

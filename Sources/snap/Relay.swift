@@ -28,6 +28,8 @@ struct RelayServe: AsyncParsableCommand {
     @Option(help: "Rooms one source address may hold at once.") var roomsPerAddress = RelayLimits().roomsPerAddress
     @Option(help: "Player connections one room may hold at once (waiting or spliced).")
     var connectionsPerRoom = RelayLimits().connectionsPerRoom
+    @Option(help: "Bytes one spliced connection may send a second, on average (0: no cap).")
+    var bytesPerSecond = RelayLimits().bytesPerSecond ?? 0
     @OptionGroup var tls: TLSServerOptions
     @Flag(help: "Log connections and refusals to standard error.") var verbose = false
 
@@ -35,6 +37,9 @@ struct RelayServe: AsyncParsableCommand {
         _ = try validAddress(listen, option: "--listen", use: .listen)
         guard roomsPerAddress >= 1 else { throw ValidationError("--rooms-per-address must be at least 1") }
         guard connectionsPerRoom >= 1 else { throw ValidationError("--connections-per-room must be at least 1") }
+        guard bytesPerSecond == 0 || bytesPerSecond >= 1024 else {
+            throw ValidationError("--bytes-per-second must be 0 (no cap) or at least 1024")
+        }
     }
 
     func run() async throws {
@@ -42,6 +47,7 @@ struct RelayServe: AsyncParsableCommand {
         var limits = RelayLimits()
         limits.roomsPerAddress = roomsPerAddress
         limits.connectionsPerRoom = connectionsPerRoom
+        limits.bytesPerSecond = bytesPerSecond == 0 ? nil : bytesPerSecond
         let server = RelayServer(limits: limits, loop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger)
         let address = try validAddress(listen, option: "--listen", use: .listen)
         let tls = self.tls

@@ -234,6 +234,14 @@ struct RelayProcessTests {
                 "\(player.errors)")
     }
 
+    @Test("relay serve refuses a bytes-per-second cap too small to carry a game, in words")
+    func tinyCap() throws {
+        let directory = makeRuntimeDirectory()
+        let relay = try SnapProcess(["relay", "serve", "--listen", "127.0.0.1:0", "--bytes-per-second", "10"], runtimeDirectory: directory)
+        #expect(relay.exitStatus() == 64)
+        #expect(relay.errors.contains("--bytes-per-second must be 0 (no cap) or at least 1024"), "\(relay.errors)")
+    }
+
     func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard !needle.isEmpty, haystack.count >= needle.count else { return false }
         return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }

@@ -1,3 +1,4 @@
+import SnapBytes
 import SnapRelayProtocol
 import Testing
 
@@ -14,6 +15,20 @@ struct RelayMachineTests {
         #expect(RelayLine.encode(.room(Self.room)).count == 38)
         #expect(RelayLine.encode(.spliced) == [0x73, 0x70, 0x6c, 0x69, 0x63, 0x65, 0x64, 0x0a])
         #expect(RelayLine.encode(.error(.noSuchRoom)) == Array("error no-such-room\n".utf8))
+    }
+
+    @Test("a connection's byte budget: a second's worth at once, then a pause as long as the debt takes to pay")
+    func byteBudget() {
+        var budget = TokenBucket(capacity: 1000, perSecond: 1000)
+        #expect(budget.spend(600, at: .zero) == .zero)
+        #expect(budget.spend(400, at: .zero) == .zero)
+        #expect(budget.spend(500, at: .zero) == .milliseconds(500))
+        // Half a second later the debt is paid, and nothing more is free yet.
+        #expect(budget.spend(0, at: .milliseconds(500)) == .zero)
+        #expect(budget.spend(100, at: .milliseconds(500)) == .milliseconds(100))
+        // A long quiet refills to the capacity, no more.
+        #expect(budget.spend(1000, at: .seconds(60)) == .zero)
+        #expect(budget.spend(1, at: .seconds(60)) == .milliseconds(1))
     }
 
     @Test("every line decodes to what was encoded")

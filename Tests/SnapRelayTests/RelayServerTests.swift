@@ -63,27 +63,38 @@ struct RelayServerTests {
         return (server, port, copied)
     }
 
-    @Test("a host registers, a player connects, the host accepts: bytes go both ways unchanged, and the relay copies exactly them")
-    func spliceCopiesBothWays() async throws {
-        let directory = scratchDirectory("relay-splice")
-        let (server, port, copied) = try await relay(directory)
+    /// A host's room, a player in it and the host's data connection, spliced.
+    func splicedPair(_ server: RelayServer, _ port: Int, _ directory: String) async throws -> (host: Client, player: Client, data: Client) {
         let host = try await client(port, directory)
         try await host.send(RelayLine.encode(.register))
         let roomLine = try await host.received.waitFor("\n")
         let room = try #require(RelayLine.decodeReply(ArraySlice(Array(roomLine.utf8.dropLast()))))
-        guard case .room(let id) = room else { Issue.record("not a room: \(roomLine)"); return }
+        guard case .room(let id) = room else { throw RelayTestFailure("not a room: \(roomLine)") }
         #expect(await server.roomCount == 1)
 
         let player = try await client(port, directory)
         try await player.send(RelayLine.encode(.connect(room: id)))
         let incoming = try await host.received.waitFor("\n", after: roomLine)
         guard case .incoming(let connection)? = RelayLine.decodeReply(ArraySlice(Array(incoming.utf8.dropLast()))) else {
-            Issue.record("no incoming line: \(incoming)"); return
+            throw RelayTestFailure("no incoming line: \(incoming)")
         }
         let data = try await client(port, directory)
         try await data.send(RelayLine.encode(.accept(connection: connection)))
         #expect(try await data.received.waitFor("spliced\n") == "spliced\n")
         #expect(try await player.received.waitFor("spliced\n") == "spliced\n")
+        return (host, player, data)
+    }
+
+    struct RelayTestFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    @Test("a host registers, a player connects, the host accepts: bytes go both ways unchanged, and the relay copies exactly them")
+    func spliceCopiesBothWays() async throws {
+        let directory = scratchDirectory("relay-splice")
+        let (server, port, copied) = try await relay(directory)
+        let (host, player, data) = try await splicedPair(server, port, directory)
 
         // Every byte value, both ways, in pieces: what arrives is what was sent.
         let toHost: [UInt8] = (0...255).map { UInt8($0) } + Array("hello host\n".utf8)
@@ -101,6 +112,36 @@ struct RelayServerTests {
         try await data.channel.close()
         try await player.channel.closeFuture.get()
         for channel in [host.channel] { try await channel.close() }
+        await server.shutdown()
+    }
+
+    @Test("bytes per second: a player sending three seconds' worth at once is not read again until it is back under the cap; every byte arrives unchanged",
+          .timeLimit(.minutes(10)))
+    func bytesPerSecondCap() async throws {
+        let directory = scratchDirectory("relay-cap")
+        var limits = RelayLimits()
+        limits.bytesPerSecond = 20_000
+        let (server, port, _) = try await relay(directory, limits: limits)
+        let (host, player, data) = try await splicedPair(server, port, directory)
+        // The first 60,000 bytes may be read in one go (a socket read, then TLS's records);
+        // the 40,000 over the budget are a debt of two seconds, during which nothing more
+        // is read from this player: the last byte cannot arrive sooner, however fast the
+        // machine (a lower bound, the cap's, not a speed).
+        let first = (0..<60_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let last: [UInt8] = [0xEE]
+        let start = ContinuousClock.now
+        try await player.send(first)
+        try await data.received.waitForCount(8 + first.count, within: .seconds(60))
+        try await player.send(last)
+        try await data.received.waitForCount(8 + first.count + 1, within: .seconds(60))
+        let took = ContinuousClock.now - start
+        #expect(data.received.bytes.withLockedValue { $0 } == Array("spliced\n".utf8) + first + last)
+        #expect(took >= .milliseconds(1900), "61,001 bytes at 20,000 a second took \(took)")
+        // The other way is not held back by this connection's budget.
+        try await data.send(Array("back".utf8))
+        try await player.received.waitForCount(8 + 4)
+        #expect(player.received.text == "spliced\nback")
+        for client in [host, player, data] { try? await client.channel.close() }
         await server.shutdown()
     }
 
@@ -150,9 +191,10 @@ struct RelayServerTests {
 }
 
 extension RelayServerTests.Received {
-    /// Waits (within 10 s) until `count` bytes have arrived.
-    func waitForCount(_ count: Int) async throws {
-        for _ in 0..<1000 where bytes.withLockedValue({ $0.count }) < count { try await Task.sleep(for: .milliseconds(10)) }
+    /// Waits (within `bound`, for a hang) until `count` bytes have arrived.
+    func waitForCount(_ count: Int, within bound: Duration = .seconds(10)) async throws {
+        let end = ContinuousClock.now + bound
+        while bytes.withLockedValue({ $0.count }) < count, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(10)) }
     }
 
     /// Waits until a line more than `earlier` has arrived; returns that line.
