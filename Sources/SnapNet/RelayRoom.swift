@@ -66,6 +66,8 @@ public final class RelayRoom: @unchecked Sendable {  // touched on `server.loop`
         dialled.whenFailure { registered.fail($0) }
         dialled.whenSuccess { [self] channel in
             control = channel
+            // Quiet for hours while nobody joins: keepalive notices a relay that vanished.
+            do { try KeepAlive().apply(to: channel) } catch { logger.info("no keepalive on the relay connection: \(error)") }
             channel.closeFuture.whenComplete { _ in registered.fail(RelayRefused(relay: address, code: nil, closed: true)) }
             // Only a room that was granted is asked for again when its connection closes.
             registered.futureResult.whenSuccess { [self] _ in

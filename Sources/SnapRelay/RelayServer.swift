@@ -81,6 +81,9 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
             .childChannelInitializer { [weak self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     guard let self else { throw ChannelError.ioOnClosedChannel }  // shut down meanwhile
+                    // A room's control connection is quiet while nobody joins: keepalive frees
+                    // the room of a host that vanished.
+                    try KeepAlive().apply(to: channel)
                     try TLSTransport.addServer(to: channel, context: tls, plainRefusal: RelayLine.encode(.error(.malformed)),
                                                deadline: deadline)
                     try channel.pipeline.syncOperations.addHandler(RelayConnectionHandler(server: self, bytesPerSecond: bytesPerSecond))
