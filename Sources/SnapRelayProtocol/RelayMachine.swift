@@ -13,6 +13,8 @@ public struct RelayLimits: Sendable, Equatable {
     public var handshakeDeadline: Duration = .seconds(10)
     /// Connections in the line phase at once (not yet a room's control, not spliced).
     public var connectionsInLinePhase = 1024
+    /// Of those, from one source address: a flood from one machine leaves room for the others.
+    public var linePhasePerAddress = 64
     /// What one spliced connection may send a second, on average over a second; nil: no cap.
     /// A game sends a few kilobytes a second at most: the cap is for a relay's fair share.
     public var bytesPerSecond: Int? = 256 * 1024
@@ -71,6 +73,7 @@ public struct RelayMachine {
     private var rooms: [RelayID: Room] = [:]
     private var waiting: [RelayID: RelayConnection] = [:]
     private var inLinePhase = 0
+    private var linePhaseByAddress: [String: Int] = [:]
 
     public init(limits: RelayLimits = RelayLimits(), newID: @escaping () -> RelayID) {
         self.limits = limits
@@ -95,12 +98,14 @@ public struct RelayMachine {
     public mutating func handle(_ input: RelayInput, now: Duration) -> [RelayAction] {
         switch input {
         case .opened(let connection, let address):
-            guard inLinePhase < limits.connectionsInLinePhase else {
+            guard inLinePhase < limits.connectionsInLinePhase,
+                  linePhaseByAddress[address, default: 0] < limits.linePhasePerAddress else {
                 return [.send(connection, .error(.busy)), .close(connection)]
             }
             connections[connection] = .opening(since: now)
             addresses[connection] = address
             inLinePhase += 1
+            linePhaseByAddress[address, default: 0] += 1
             return []
         case .line(let connection, let request):
             guard case .opening = connections[connection] else {
@@ -147,7 +152,7 @@ public struct RelayMachine {
             }
             rooms[room] = Room(control: connection, address: address)
             connections[connection] = .control(room: room)
-            inLinePhase -= 1
+            leftLinePhase(connection)
             return [.send(connection, .room(room))]
         case .connect(let room):
             guard let control = rooms[room]?.control else { return refuse(connection, .noSuchRoom) }
@@ -164,9 +169,18 @@ public struct RelayMachine {
             }
             connections[player] = .spliced(with: connection, room: room)
             connections[connection] = .spliced(with: player, room: nil)
-            inLinePhase -= 2
+            leftLinePhase(player)
+            leftLinePhase(connection)
             return [.send(player, .spliced), .send(connection, .spliced), .splice(player, connection)]
         }
+    }
+
+    /// `connection` is past its first line (a room's control, spliced) or gone.
+    private mutating func leftLinePhase(_ connection: RelayConnection) {
+        inLinePhase -= 1
+        guard let address = addresses[connection] else { return }
+        linePhaseByAddress[address, default: 1] -= 1
+        if linePhaseByAddress[address] == 0 { linePhaseByAddress[address] = nil }
     }
 
     private mutating func refuse(_ connection: RelayConnection, _ code: RelayErrorCode) -> [RelayAction] {
@@ -181,14 +195,17 @@ public struct RelayMachine {
 
     /// Forgets a connection that closed, and what hung on it.
     private mutating func closed(_ connection: RelayConnection) -> [RelayAction] {
-        guard let state = connections.removeValue(forKey: connection) else { return [] }
+        guard let state = connections[connection] else { return [] }
+        switch state {
+        case .opening, .waiting: leftLinePhase(connection)
+        case .control, .spliced: break
+        }
+        connections[connection] = nil
         addresses[connection] = nil
         switch state {
         case .opening:
-            inLinePhase -= 1
             return []
         case .waiting(let room, let id, _):
-            inLinePhase -= 1
             waiting[id] = nil
             rooms[room]?.players.remove(connection)
             return []

@@ -212,6 +212,35 @@ struct RelayMachineTests {
         _ = relay.handle(.line(RelayConnection(1), .register), now: .zero)
         #expect(relay.handle(.opened(RelayConnection(4), address: "a"), now: .zero).isEmpty)
     }
+
+    @Test("one address's connections in the line phase are capped apart: a flood from one machine leaves the others room")
+    func linePhasePerAddress() {
+        var limits = RelayLimits()
+        limits.linePhasePerAddress = 2
+        var relay = Self.machine(limits)
+        let busy = { (number: UInt64) in [RelayAction.send(RelayConnection(number), .error(.busy)), .close(RelayConnection(number))] }
+        #expect(relay.handle(.opened(RelayConnection(1), address: "flood"), now: .zero).isEmpty)
+        #expect(relay.handle(.opened(RelayConnection(2), address: "flood"), now: .zero).isEmpty)
+        #expect(relay.handle(.opened(RelayConnection(3), address: "flood"), now: .zero) == busy(3))
+        // Another address is not held back by the flood.
+        #expect(relay.handle(.opened(RelayConnection(4), address: "friend"), now: .zero).isEmpty)
+        #expect(relay.handle(.line(RelayConnection(4), .register), now: .zero) == [.send(RelayConnection(4), .room(Self.id(1)))])
+        // The flood's own slots come back as its connections leave the line phase: closed,
+        // timed out, or past their first line.
+        _ = relay.handle(.closed(RelayConnection(1)), now: .zero)
+        #expect(relay.handle(.opened(RelayConnection(5), address: "flood"), now: .zero).isEmpty)
+        #expect(relay.handle(.opened(RelayConnection(6), address: "flood"), now: .zero) == busy(6))
+        _ = relay.handle(.tick, now: limits.handshakeDeadline)
+        #expect(relay.connectionCount == 1, "the two quiet ones timed out; the room's control stays")
+        #expect(relay.handle(.opened(RelayConnection(7), address: "flood"), now: limits.handshakeDeadline).isEmpty)
+        #expect(relay.handle(.opened(RelayConnection(8), address: "flood"), now: limits.handshakeDeadline).isEmpty)
+        // A spliced pair has left the line phase: both ends' slots are free again.
+        _ = relay.handle(.line(RelayConnection(7), .connect(room: Self.id(1))), now: limits.handshakeDeadline)
+        _ = relay.handle(.line(RelayConnection(8), .accept(connection: Self.id(2))), now: limits.handshakeDeadline)
+        #expect(relay.handle(.opened(RelayConnection(9), address: "flood"), now: limits.handshakeDeadline).isEmpty)
+        #expect(relay.handle(.opened(RelayConnection(10), address: "flood"), now: limits.handshakeDeadline).isEmpty)
+        #expect(relay.handle(.opened(RelayConnection(11), address: "flood"), now: limits.handshakeDeadline) == busy(11))
+    }
 }
 
 /// A host's room again after the relay restarted or its control connection dropped.
