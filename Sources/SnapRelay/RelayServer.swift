@@ -28,10 +28,11 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
     private let logger: Logger
     /// A spliced pair with no byte either way for this long is closed (docs/RELAY.md §7).
     public let idleLimit: TimeAmount
-    /// Sees every buffer copied between spliced connections before it goes on, and may change
-    /// it: tests keep what the relay could read, or flip a byte to show that the ends notice.
-    /// nil in a relay people run. Called on the loop.
-    package var copyHook: (@Sendable (inout ByteBuffer) -> Void)?
+    /// Sees every buffer copied between spliced connections before it goes on (`toPlayer`:
+    /// from the host's side to the player's), and may change it: tests keep what the relay
+    /// could read, or flip a byte to show that the ends notice. nil in a relay people run.
+    /// Called on the loop.
+    package var copyHook: (@Sendable (_ toPlayer: Bool, inout ByteBuffer) -> Void)?
 
     public init(limits: RelayLimits = RelayLimits(), idleLimit: TimeAmount = .seconds(120), loop: EventLoop, logger: Logger) {
         self.loop = loop
@@ -115,7 +116,7 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
         handle(.closed(connection))
     }
 
-    func copying(_ buffer: inout ByteBuffer) { copyHook?(&buffer) }
+    func copying(_ buffer: inout ByteBuffer, toPlayer: Bool) { copyHook?(toPlayer, &buffer) }
 
     private func handle(_ input: RelayInput) {
         loop.preconditionInEventLoop()
@@ -135,8 +136,9 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
             for channel in [a, b] {
                 try? channel.pipeline.syncOperations.addHandler(IdleStateHandler(allTimeout: idleLimit), position: .first)
             }
-            ha.splice(to: b, handler: hb)
-            hb.splice(to: a, handler: ha)
+            // The machine names the player's connection first, the host's second.
+            ha.splice(to: b, handler: hb, toPlayer: false)
+            hb.splice(to: a, handler: ha, toPlayer: true)
         case .close(let connection):
             handlers[connection] = nil
             channels.removeValue(forKey: connection)?.close(promise: nil)
@@ -169,6 +171,8 @@ final class RelayConnectionHandler: ChannelInboundHandler {
     private var lines = RelayLineBuffer()
     private var peer: Channel?
     private weak var peerHandler: RelayConnectionHandler?
+    /// This is the host's side: what it reads goes to the player.
+    private var toPlayer = false
     /// What this connection may send; nil: no cap.
     private var budget: TokenBucket?
     /// Over its budget: waiting for the debt to be paid.
@@ -208,11 +212,12 @@ final class RelayConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    /// From now on bytes go to `other` (whose handler is `handler`); any that came after
-    /// the line go first.
-    func splice(to other: Channel, handler: RelayConnectionHandler) {
+    /// From now on bytes go to `other` (whose handler is `handler`; the player's when
+    /// `toPlayer`); any that came after the line go first.
+    func splice(to other: Channel, handler: RelayConnectionHandler, toPlayer: Bool) {
         peer = other
         peerHandler = handler
+        self.toPlayer = toPlayer
         let rest = lines.takeRest()
         if !rest.isEmpty { forward(other.allocator.buffer(bytes: rest), to: other, from: other.eventLoop) }
     }
@@ -225,7 +230,7 @@ final class RelayConnectionHandler: ChannelInboundHandler {
 
     private func forward(_ buffer: ByteBuffer, to peer: Channel, from loop: EventLoop) {
         var buffer = buffer
-        server.copying(&buffer)
+        server.copying(&buffer, toPlayer: toPlayer)
         let count = buffer.readableBytes
         peer.writeAndFlush(buffer, promise: nil)
         peerFull = !peer.isWritable

@@ -19,17 +19,18 @@ final class InProcessRelay: Sendable {
     /// Whether the one byte `flipAfter` asks for was changed.
     let flipped = NIOLockedValueBox(false)
 
-    /// `flipAfter`: the first buffer of 32 bytes or more copied once that many bytes have gone
-    /// through gets its last byte inverted (a record's ciphertext or tag, not its header).
+    /// `flipAfter`: the first buffer of 32 bytes or more from a host to a player, copied once
+    /// that many bytes have gone through, gets its last byte inverted (a record's ciphertext
+    /// or tag, not its header).
     init(in directory: String, flipAfter: Int? = nil) throws {
         server = RelayServer(loop: MultiThreadedEventLoopGroup.singleton.next(), logger: Logger(label: "relay"))
         let (copied, flipped) = (copied, flipped)
-        server.copyHook = { buffer in
+        server.copyHook = { toPlayer, buffer in
             let before = copied.withLockedValue { bytes in
                 defer { bytes += buffer.readableBytesView }
                 return bytes.count
             }
-            guard let flipAfter, before >= flipAfter, buffer.readableBytes >= 32,
+            guard let flipAfter, toPlayer, before >= flipAfter, buffer.readableBytes >= 32,
                   flipped.withLockedValue({ done in defer { done = true }; return !done }) else { return }
             let last = buffer.writerIndex - 1
             buffer.setInteger(buffer.getInteger(at: last, as: UInt8.self)! ^ 0xFF, at: last)
@@ -101,7 +102,7 @@ struct RelayProcessTests {
         }
     }
 
-    @Test("a relay that changes one byte of a game in play: the player on that connection is told it was tampered with (exit 2), nothing wrong is played, and the other two play on to the end",
+    @Test("a relay that changes one byte on its way to a player mid-game: that player is told the connection was tampered with (exit 2), nothing wrong is played, and the other two play on to the end",
           .timeLimit(.minutes(5)))
     func flippedByte() throws {
         let directory = makeRuntimeDirectory()

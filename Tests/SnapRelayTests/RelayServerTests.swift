@@ -58,7 +58,7 @@ struct RelayServerTests {
         limits.handshakeDeadline = .seconds(120)
         let server = RelayServer(limits: limits, loop: Self.group.next(), logger: Logger(label: "test"))
         let copied = NIOLockedValueBox<[UInt8]>([])
-        server.copyHook = { buffer in copied.withLockedValue { $0 += buffer.readableBytesView } }
+        server.copyHook = { _, buffer in copied.withLockedValue { $0 += buffer.readableBytesView } }
         let port = try await server.listen(host: "127.0.0.1", port: 0, identity: try TLSIdentity.selfMade(in: directory + "/relay-tls"))
         return (server, port, copied)
     }

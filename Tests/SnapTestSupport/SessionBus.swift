@@ -38,8 +38,10 @@ public final class SessionBus: @unchecked Sendable {  // its process is only sta
         daemon.standardOutput = FileHandle.nullDevice
         daemon.standardError = FileHandle.nullDevice
         try daemon.run()
+        // Ready once it accepts a connection: its socket file is there from the bind on, a
+        // moment before it listens (a client in that moment is refused).
         let deadline = Date().addingTimeInterval(10)
-        while access(socket, F_OK) != 0 {
+        while !Self.accepts(socket) {
             guard daemon.isRunning, Date() < deadline else {
                 stop()
                 throw SessionBusError("dbus-daemon did not start listening on \(socket) within 10 s")
@@ -49,6 +51,13 @@ public final class SessionBus: @unchecked Sendable {  // its process is only sta
     }
 
     public var isRunning: Bool { daemon.isRunning }
+
+    private static func accepts(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return withUnixAddress(path) { connect(fd, $0, $1) } == 0
+    }
 
     public func stop() {
         // SIGKILL: under the test runner a SIGTERM was seen to leave it running for
