@@ -243,7 +243,7 @@ let package = Package(
         .target(name: "SnapTestSupport", dependencies: ["SnapProtocol", "SnapPlatform", "SnapDBus", "CDBus"], path: "Tests/SnapTestSupport"),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
         .testTarget(name: "StoryEngineTests", dependencies: ["StoryEngine"]),
-        .testTarget(name: "StoryNoticesTests", dependencies: ["StoryNotices", "StoryEngine", "SnapTestSupport"]),
+        .testTarget(name: "StoryNoticesTests", dependencies: ["StoryNotices", "StoryEngine", "StoryLink", "StoryProtocol", "SnapTestSupport"]),
         .testTarget(name: "SnapDBusTests", dependencies: ["SnapDBus", "SnapTestSupport"]),
         .testTarget(
             name: "StoryServiceTests",

@@ -53,14 +53,6 @@ public struct StoryNotices: Sendable {
     /// Seconds a watcher waits on a quiet connection before it looks at the deadlines again
     /// (and pings the service): `snapcards story notify`'s tick.
     public static let checkSeconds = 15
-    /// Seconds before the first try to reach the service again; each wait doubles the last,
-    /// up to `longestRetryWait`.
-    public static let firstRetryWait = 1
-    public static let longestRetryWait = 60
-
-    /// The wait after `wait` between two tries to reach the service.
-    public static func retryWait(after wait: Int) -> Int { min(wait * 2, longestRetryWait) }
-
     /// The last view of each match.
     public private(set) var views: [StoryMatchID: StoryMatch] = [:]
     /// Whether the first list has been taken.

@@ -21,8 +21,8 @@ struct StoryNotify: AsyncParsableCommand {
             service (org.freedesktop.Notifications on the session bus, DBUS_SESSION_BUS_ADDRESS); \
             each is also printed as "notice: …". Runs until stopped (Ctrl-C, SIGTERM: exit 0); when \
             the story service goes away it says so and signs in again, waiting \
-            \(StoryNotices.firstRetryWait) s, \(StoryNotices.retryWait(after: StoryNotices.firstRetryWait)) s … up to \
-            \(StoryNotices.longestRetryWait) s between tries. On start it tells the turns that wait for you \
+            \(StoryReconnect.firstWait.components.seconds) s, \((StoryReconnect.firstWait * 2).components.seconds) s … up to \
+            \(StoryReconnect.longestWait.components.seconds) s between tries. On start it tells the turns that wait for you \
             now; after a reconnection only what changed meanwhile. docs/STORY.md shows how to run \
             it as a systemd user service.
             """)
@@ -67,27 +67,46 @@ struct StoryNotify: AsyncParsableCommand {
             if !(try await watch.postWaiting(player)) { throw ExitCode(1) }
             return
         }
-        var wait = StoryNotices.firstRetryWait
+        // Signs in again when the service goes away, for as long as it runs (StoryReconnect).
+        let origin = ContinuousClock.now
+        func now() -> Duration { ContinuousClock.now - origin }
+        var link = StoryReconnect()
+        var actions = link.handle(.start, now: now())
+        var lastError: (any Error)?
         while true {
-            let ended = await watch.watch(endpoint: endpoint, name: name, joinCode: joinCode, tick: tick, trust: trust)
-            switch ended {
-            case .notSignedIn(let error as StoryClientError):
-                switch error {
-                case .refused(.busy, _), .refused(.overBudget, _), .refused(.unavailable, _), .cannotConnect, .broken:
-                    warn("\(error); trying again in \(wait) s")
-                case .refused, .keyFile:
-                    // Not the network: another try would be refused the same way.
+            guard !actions.isEmpty else {
+                // Waiting to try again: sleep until the machine's deadline.
+                guard let due = link.nextDeadline else { return }
+                try await Task.sleep(until: origin + due, clock: .continuous)
+                actions = link.handle(.timerFired, now: now())
+                continue
+            }
+            switch actions.removeFirst() {
+            case .signIn:
+                let ended = await watch.watch(endpoint: endpoint, name: name, joinCode: joinCode, tick: tick, trust: trust) {
+                    actions += link.handle(.signedIn, now: now())
+                }
+                switch ended {
+                case .notSignedIn(let error):
+                    lastError = error
+                    actions += link.handle(.signInFailed("\(error)", retry: error.storySignInIsWorthRetrying), now: now())
+                case .wentAway(let error):
+                    actions += link.handle(.lost("\(error)"), now: now())
+                }
+            case .signedIn:
+                break  // `watch` says "watching N matches"; after a loss, only what changed is news
+            case .retrying(let after, let reason, let wasSignedIn):
+                let seconds = after.components.seconds
+                warn(wasSignedIn ? "the story service went away (\(reason)); signing in again in \(seconds) s"
+                                 : "\(reason); trying again in \(seconds) s")
+            case .finished:
+                // A refusal another try would meet again.
+                if let error = lastError as? StoryClientError {
                     printError("error: \(error)")
                     throw ExitCode(1)
                 }
-            case .notSignedIn(let error):
-                throw storyFailure(error)
-            case .wentAway(let error):
-                wait = StoryNotices.firstRetryWait  // it was signed in: the backoff starts again
-                warn("the story service went away (\(error)); signing in again in \(wait) s")
+                throw storyFailure(lastError ?? StoryClientError.broken("signing in failed"))
             }
-            try await Task.sleep(for: .seconds(wait))
-            wait = StoryNotices.retryWait(after: wait)
         }
     }
 }
@@ -117,8 +136,9 @@ final class NoticeWatch {
         return poster.post(notices.listed(matches, at: now()))
     }
 
-    /// Signs in, watches, and posts until the connection ends.
-    func watch(endpoint: StoryEndpoint, name: String, joinCode: String, tick: Int, trust: ServerTrust) async -> Ended {
+    /// Signs in (then says so through `signedIn`), watches, and posts until the connection ends.
+    func watch(endpoint: StoryEndpoint, name: String, joinCode: String, tick: Int, trust: ServerTrust,
+               signedIn: () -> Void) async -> Ended {
         let client: StoryClient
         do {
             client = try await StoryKeyStore.default().signIn(endpoint: endpoint, name: name, joinCode: joinCode,
@@ -127,6 +147,7 @@ final class NoticeWatch {
             let matches = try await client.list()
             // What was pushed while the list was on its way is in the list already.
             _ = await client.takeUpdates()
+            signedIn()
             say("watching \(matches.count) match\(matches.count == 1 ? "" : "es") for \(name)")
             poster.post(notices.listed(matches, at: now()))
         } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import StoryEngine
+import StoryLink
 import StoryNotices
 import SnapTestSupport
 import Testing
@@ -31,12 +32,20 @@ struct StoryNoticesDocumentationTests {
     @Test("the deadlines looked at every 15 s; a lost service tried again after 1 s, 2 s, 4 s … up to 60 s")
     func checksAndRetries() throws {
         try expectQuoted("(once a turn, looked at every \(StoryNotices.checkSeconds) s;")
-        // The waits as notify takes them, from the first until they stop growing.
-        var waits = [StoryNotices.firstRetryWait]
-        while waits.count < 20, StoryNotices.retryWait(after: waits.last!) != waits.last! {
-            waits.append(StoryNotices.retryWait(after: waits.last!))
+        // The waits as notify's StoryReconnect takes them, from the first until they stop growing.
+        var link = StoryReconnect()
+        var now = Duration.zero
+        _ = link.handle(.start, now: now)
+        var waits: [Int64] = []
+        while waits.count < 20 {
+            guard case .retrying(let after, _, _)? = link.handle(.signInFailed("refused", retry: true), now: now).first else { break }
+            let seconds = after.components.seconds
+            if seconds == waits.last { break }
+            waits.append(seconds)
+            now += after
+            _ = link.handle(.timerFired, now: now)
         }
-        #expect(waits.count > 3 && waits.last == StoryNotices.longestRetryWait, "\(waits)")
+        #expect(waits.count > 3 && waits.last == StoryReconnect.longestWait.components.seconds, "\(waits)")
         try expectQuoted("waiting \(waits[0]) s, \(waits[1]) s, \(waits[2]) s … up to \(waits.last!) s between tries, for as long as it runs")
     }
 
