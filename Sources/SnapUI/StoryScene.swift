@@ -11,59 +11,120 @@ import StoryProtocol
 /// The story service as the window sees it: one signed-in, watching connection, signed in
 /// to and read by a task; what it brings waits in an inbox that the scene drains every
 /// frame (woken by `WindowWake`), so a turn taken elsewhere shows at once. Nothing here
-/// waits on the window's thread: requests are queued for the task to send, in order.
+/// waits on the window's thread: requests are queued for the task to send, in order. When
+/// the service goes away the task signs in again as `StoryReconnect` says (as `story
+/// notify` does), and watches and lists again once back.
 public final class StoryLink: Sendable {
+    /// How the connection stands, as the window shows it.
+    enum State: Equatable {
+        /// Signed in (`again`: after a connection was lost).
+        case connected(again: Bool)
+        /// Away: the words, with when the next try comes.
+        case retrying(String)
+        /// Over: a refusal another try would meet again.
+        case ended(String)
+    }
+
+    /// What the window queues, and a connection's end (which wakes the sending loop).
+    private enum Outgoing: Sendable {
+        case request(StoryRequest)
+        case ended(connection: Int, reason: String)
+    }
+
     private let inbox = StoryInbox()
-    private let requests: AsyncStream<StoryRequest>.Continuation
+    private let outgoing: AsyncStream<Outgoing>.Continuation
     private let task: Task<Void, Never>
 
     public init(endpoint: StoryEndpoint, name: String, joinCode: String = "", trust: ServerTrust? = nil) {
-        let (outgoing, requests) = AsyncStream.makeStream(of: StoryRequest.self)
-        self.requests = requests
-        requests.yield(.watch)
-        requests.yield(.list)
+        let (stream, outgoing) = AsyncStream.makeStream(of: Outgoing.self)
+        self.outgoing = outgoing
         let inbox = self.inbox
         task = Task.detached {
-            let client: StoryClient
-            do {
-                client = try await StoryKeyStore.default().signIn(endpoint: endpoint, name: name, joinCode: joinCode,
-                                                                  timeoutSeconds: 0, trust: trust)
-            } catch {
-                inbox.end("\(error)", signingIn: true)
-                return
-            }
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await request in outgoing {
-                        do { try await client.send(request) } catch {
-                            return inbox.end("\(error)")
-                        }
-                    }
+            let origin = ContinuousClock.now
+            func now() -> Duration { ContinuousClock.now - origin }
+            var link = StoryReconnect()
+            var actions = link.handle(.start, now: now())
+            var queued = stream.makeAsyncIterator()
+            var client: StoryClient?
+            var connection = 0
+            while !Task.isCancelled {
+                guard !actions.isEmpty else {
+                    guard let due = link.nextDeadline else { return }
+                    do { try await Task.sleep(until: origin + due, clock: .continuous) } catch { return }
+                    actions = link.handle(.timerFired, now: now())
+                    continue
                 }
-                group.addTask {
-                    while true {
-                        do { inbox.add(try await client.next()) } catch { return inbox.end("\(error)") }
+                switch actions.removeFirst() {
+                case .signIn:
+                    do {
+                        client = try await StoryKeyStore.default().signIn(endpoint: endpoint, name: name, joinCode: joinCode,
+                                                                          timeoutSeconds: 0, trust: trust)
+                        actions += link.handle(.signedIn, now: now())
+                    } catch {
+                        actions += link.handle(.signInFailed("\(error)", retry: error.storySignInIsWorthRetrying), now: now())
                     }
+                case .signedIn(let again):
+                    guard let signedIn = client else { return }
+                    connection += 1
+                    inbox.set(.connected(again: again))
+                    let reason = await Self.serve(signedIn, connection: connection, queued: &queued, outgoing: outgoing, inbox: inbox)
+                    signedIn.hangUp()
+                    client = nil
+                    guard let reason else { return }  // the window went
+                    actions += link.handle(.lost(reason), now: now())
+                case .retrying(let after, let reason, let wasSignedIn):
+                    let seconds = after.components.seconds
+                    inbox.set(.retrying(wasSignedIn ? "The story service went away (\(reason)); signing in again in \(seconds) s."
+                                                    : "\(reason). Trying again in \(seconds) s."))
+                case .finished(let reason):
+                    inbox.set(.ended(reason))
+                    return
                 }
-                // Either side ending (or the window going) ends both.
-                await group.next()
-                client.hangUp()
-                group.cancelAll()
             }
         }
     }
 
-    /// What arrived since the last call, and why the connection ended if it did
-    /// (`signingIn`: it never signed in).
-    func drain() -> (replies: [StoryReply], failure: String?, signingIn: Bool) { inbox.drain() }
+    /// One signed-in connection: watch and list, then what the window queues goes out in
+    /// order while a reader hands in what comes; returns why it ended (nil: the window went).
+    private static func serve(_ client: StoryClient, connection: Int, queued: inout AsyncStream<Outgoing>.Iterator,
+                              outgoing: AsyncStream<Outgoing>.Continuation, inbox: StoryInbox) async -> String? {
+        let reader = Task {
+            while true {
+                do { inbox.add(try await client.next()) } catch {
+                    outgoing.yield(.ended(connection: connection, reason: "\(error)"))
+                    return
+                }
+            }
+        }
+        defer { reader.cancel() }
+        do {
+            try await client.send(.watch)
+            try await client.send(.list)
+        } catch {
+            return "\(error)"
+        }
+        while let item = await queued.next() {
+            switch item {
+            case .request(let request):
+                do { try await client.send(request) } catch { return "\(error)" }
+            case .ended(let ended, let reason):
+                if ended == connection { return reason }  // an older connection's end is old news
+            }
+        }
+        return nil
+    }
 
-    /// Queues `request` for the connection's task (which sends it after those before it).
+    /// What arrived since the last call, and how the connection stands if that changed.
+    func drain() -> (replies: [StoryReply], state: State?) { inbox.drain() }
+
+    /// Queues `request` for the connection's task (which sends it after those before it;
+    /// while the service is away, once it is back).
     func send(_ request: StoryRequest) {
-        requests.yield(request)
+        outgoing.yield(.request(request))
     }
 
     deinit {
-        requests.finish()
+        outgoing.finish()
         task.cancel()
     }
 }
@@ -72,28 +133,22 @@ public final class StoryLink: Sendable {
 private final class StoryInbox: @unchecked Sendable {  // everything behind `lock`
     private let lock = NSLock()
     private var replies: [StoryReply] = []
-    private var failure: String?
-    private var signingIn = false
+    private var state: StoryLink.State?
 
     func add(_ reply: StoryReply) {
         lock.withLock { replies.append(reply) }
         WindowWake.wake()
     }
 
-    func end(_ why: String, signingIn: Bool = false) {
-        lock.withLock {
-            if failure == nil {
-                failure = why
-                self.signingIn = signingIn
-            }
-        }
+    func set(_ state: StoryLink.State) {
+        lock.withLock { self.state = state }
         WindowWake.wake()
     }
 
-    func drain() -> (replies: [StoryReply], failure: String?, signingIn: Bool) {
+    func drain() -> (replies: [StoryReply], state: StoryLink.State?) {
         lock.withLock {
-            defer { replies = [] }
-            return (replies, failure, signingIn)
+            defer { replies = []; state = nil }
+            return (replies, state)
         }
     }
 }
@@ -174,16 +229,31 @@ public final class StoryScene: Scene {
         self.now = now
         if let until = notice?.until, now > until { notice = nil; app.setNeedsRedraw() }
         guard let link else { return nil }
-        let (replies, failure, signingIn) = link.drain()
+        let (replies, state) = link.drain()
         for reply in replies { receive(reply, app: app) }
-        if let failure, signingIn {
-            // As when the window could not sign in at all: the reason alone, no match to act on.
+        switch state {
+        case .connected(let again)?:
+            problem = nil
+            if again, let sentText {
+                // Sent as the connection went: whether it was taken, the match's state (listed
+                // again) says; the text is back in the field either way.
+                field.set(sentText)
+                self.sentText = nil
+            }
+            onStatus?(again ? "connection: signed in again" : "connection: signed in")
+            app.setNeedsRedraw()
+        case .retrying(let words)?:
+            problem = words
+            onStatus?("connection: \(words)")
+            app.setNeedsRedraw()
+        case .ended(let words)?:
+            // Refused for good: the reason alone, no match to act on.
             self.link = nil
-            problem = failure
+            problem = words
+            onStatus?("connection: \(words)")
             app.setNeedsRedraw()
-        } else if let failure, problem == nil {
-            problem = "The story service connection ended: \(failure)"
-            app.setNeedsRedraw()
+        case nil:
+            break
         }
         if !replies.isEmpty { app.setNeedsRedraw() }
         // The time left ticks without any event: a changed status line is a redraw.
@@ -333,6 +403,14 @@ public final class StoryScene: Scene {
             let box = Rect(x: 262, y: 726, width: 500, height: 36)
             MenuKit.panel(graphics, box, Color(255, 214, 90, 245), radius: 10)
             graphics.text(notice.text, at: Point(512, 733), size: 17, bold: true, color: .ink, shadow: false)
+        }
+        if problem != nil, link != nil, !matches.isEmpty, notice == nil {
+            // Away from the service with matches on screen: they stay, and a band over the
+            // footer says so (the reason is in the status line, and on the list once empty).
+            let band = Rect(x: 262, y: 726, width: 500, height: 36)
+            MenuKit.panel(graphics, band, Color(196, 64, 52, 240), radius: 10)
+            graphics.text("The story service is away: signing in again…", at: Point(512, 733), size: 17, bold: true,
+                          color: .white, shadow: false)
         }
         if let dialog { dialog.draw(graphics, assets: app.assets) }
     }

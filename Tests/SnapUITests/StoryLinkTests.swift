@@ -9,7 +9,7 @@ import Testing
 /// window's thread only makes it and drains what it brought.
 @Suite("Story window's link")
 struct StoryLinkTests {
-    @Test("made while the service has not answered the hello, it returns at once; the service gone, drain reports the sign-in's failure",
+    @Test("made while the service has not answered the hello, it returns at once; the service gone, drain reports each failed sign-in and when the next try comes",
           .timeLimit(.minutes(10)))  // a hang's bound: in the full suite the pool may be busy for minutes
     func signsInOffTheWindowThread() async throws {
         let path = scratchDirectory("story-link") + "/story.socket"
@@ -26,16 +26,20 @@ struct StoryLinkTests {
 
         // Signing in waits for an answer that never comes; making the link does not.
         let link = StoryLink(endpoint: .unix(path), name: "Ann")
-        #expect(link.drain().failure == nil)
-        // Closing the listener resets the connection waiting in its queue.
+        #expect(link.drain().state == nil)
+        // Closing the listener resets the connection waiting in its queue (and leaves the
+        // path without a listener): the link says so, and that it tries again in 1 s, then 2 s.
         close(listener)
-        var drained = link.drain()
-        while drained.failure == nil {
-            try await Task.sleep(for: .milliseconds(20))
-            drained = link.drain()
+        var said: [String] = []
+        while said.count < 2 {
+            switch link.drain().state {
+            case .retrying(let words)?: said.append(words)
+            case let other?: Issue.record("\(other)"); return
+            case nil: try await Task.sleep(for: .milliseconds(20))
+            }
         }
-        #expect(drained.signingIn, "\(String(describing: drained.failure))")
-        #expect(drained.replies.isEmpty)
+        #expect(said[0].hasSuffix("Trying again in 1 s."), "\(said)")
+        #expect(said[1].hasPrefix("cannot reach the story service at \(path)") && said[1].hasSuffix("Trying again in 2 s."), "\(said)")
     }
 }
 #endif

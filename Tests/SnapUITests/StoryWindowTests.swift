@@ -76,6 +76,41 @@ struct StoryWindowTests {
         window.process.waitUntilExit()
     }
 
+    @Test("the service goes away and comes back: the window says so, signs in again by itself, and shows the turns taken meanwhile",
+          .timeLimit(.minutes(5)))
+    func serviceRestarts() throws {
+        var service = try start(["story", "serve"])
+        #expect(service.waitFor("listening on unix:\(root)/snap/story.socket"), "\(service.text)")
+        #expect(try run(["story", "new", "--with", "Bob,Cy", "--title", "The ferry", "--name", "Ann"]) == "match 1\n")
+        #expect(try run(["story", "turn", "1", "The ferry left at dawn.", "--name", "Ann"]) == "turn passed to Bob\n")
+
+        let window = try start(["story", "window", "--name", "Ann", "--open", "1", "--print-status", "--quit-after", "120"])
+        defer {
+            kill(window.process.processIdentifier, SIGKILL)
+            window.process.waitUntilExit()
+        }
+        #expect(window.waitFor("match 1, 1 turns: Waiting for Bob"), "\(window.text)")
+        service.process.terminate()
+        service.process.waitUntilExit()
+        func said(_ prefix: String, within seconds: Double = 30) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if window.text.split(separator: "\n").contains(where: { $0.hasPrefix(prefix) }) { return true }
+                usleep(20_000)
+            }
+            return false
+        }
+        #expect(said("connection: The story service went away ("), "\(window.text)")
+        #expect(said("connection: cannot reach the story service at "), "\(window.text)")
+
+        service = try start(["story", "serve"])
+        defer { service.process.terminate() }
+        #expect(service.waitFor("listening on unix:\(root)/snap/story.socket"), "\(service.text)")
+        #expect(said("connection: signed in again", within: 90), "\(window.text)")
+        #expect(try run(["story", "turn", "1", "Nobody was on it.", "--name", "Bob"]) == "turn passed to Cy\n")
+        #expect(window.waitFor("match 1, 2 turns: Waiting for Cy"), "\(window.text)")
+    }
+
     @Test("the window reaches a service over TCP: TLS, its join code, and the certificate remembered on first use")
     func overTCP() throws {
         let service = try start(["story", "serve", "--listen", "127.0.0.1:0", "--code", "ABCDEF"])
