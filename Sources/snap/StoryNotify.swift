@@ -31,8 +31,10 @@ struct StoryNotify: AsyncParsableCommand {
     var once = false
 
     /// Seconds a read waits before the deadlines are looked at again and the service is
-    /// pinged (also the sign-in's time limit); tests make it short.
-    @Option(help: .hidden) var tick = StoryNotices.checkSeconds
+    /// pinged (also the sign-in's time limit).
+    @Option(help: ArgumentHelp("Seconds between looks at the deadlines, each with a ping of the service (1 to 600): longer wakes a laptop less often, shorter notices a vanished service sooner.",
+                               valueName: "seconds"))
+    var tick = StoryNotices.checkSeconds
 
     func validate() throws {
         guard (1...600).contains(tick) else { throw ValidationError("--tick is 1 to 600 seconds") }

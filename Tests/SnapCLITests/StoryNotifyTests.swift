@@ -173,6 +173,15 @@ struct StoryNotifyTests: StoryProcessTests {
                 "\(nobody.errors)")
         #expect(nobody.lines.isEmpty)
 
+        // STORY.md: `--tick SECONDS` (1 to 600); anything else is a usage error, in words.
+        #expect(try Documents.numbers("STORY.md", "`--tick SECONDS` ({N} to {N}) sets how often it looks at the deadlines") == [1, 600])
+        for bad in ["0", "601"] {
+            let tick = try SnapProcess(["story", "notify", "--name", "Bob", "--tick", bad], runtimeDirectory: directory,
+                                       environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+            #expect(tick.exitStatus(timeout: 30) == 64)
+            #expect(tick.errors.contains("--tick is 1 to 600 seconds"), "\(tick.errors)")
+        }
+
         let noBus = try SnapProcess(["story", "notify", "--name", "Bob"], runtimeDirectory: directory,
                                     environment: ["DBUS_SESSION_BUS_ADDRESS": ""])
         #expect(noBus.exitStatus(timeout: 30) == 1)
