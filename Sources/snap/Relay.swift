@@ -46,6 +46,7 @@ struct RelayServe: AsyncParsableCommand {
 
     func run() async throws {
         let logger = makeLogger("snap.relay", verbose: verbose)
+        raiseOpenFileLimit()
         var limits = RelayLimits()
         limits.roomsPerAddress = roomsPerAddress
         limits.connectionsPerRoom = connectionsPerRoom
@@ -66,6 +67,16 @@ struct RelayServe: AsyncParsableCommand {
         try await runServices([service], logger: logger)
         say("stopped")
     }
+}
+
+/// A room of four players holds nine connections at the relay (the host's control, and a
+/// pair per player), each an open file: the soft limit (often 1024) goes up to the hard one,
+/// which bounds the rooms (docs/RELAY.md §9).
+private func raiseOpenFileLimit() {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 }
 
 /// The relay as a service: listens, relays until a graceful shutdown, then closes all.
