@@ -196,6 +196,8 @@ let package = Package(
             dependencies: [
                 "SnapEngine", "SnapProtocol", "SnapSession", "SnapSimulation", "SnapNet", "SnapJournal", "SnapHistory",
                 "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryService",
+                // `snap-bench relay` runs a relay in process for its latency figures.
+                "SnapRelay", "SnapRelayProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

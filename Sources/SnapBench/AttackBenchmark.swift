@@ -17,6 +17,11 @@ public struct AttackBenchmark: Sendable {
         /// On the host's TLS port, while the players play on its Unix socket: connections
         /// that open a handshake and stall, and complete handshakes as fast as they go.
         case tlsStall = "tls-stall", tlsHandshakeFlood = "tls-handshakes"
+        /// Against a relay (`snapcards relay serve`) with a room in play, timed by its round
+        /// trips: none, `register` as fast as it goes, idle connections.
+        case relayQuiet = "relay-quiet", relayRegisterFlood = "relay-register-flood", relayConnectionFlood = "relay-conn-flood"
+
+        public var onRelay: Bool { self == .relayQuiet || self == .relayRegisterFlood || self == .relayConnectionFlood }
 
         var onTLS: Bool { self == .tlsStall || self == .tlsHandshakeFlood }
 
@@ -66,6 +71,7 @@ public struct AttackBenchmark: Sendable {
     public static let absentSeconds = 8.0
 
     public func run(_ attack: Attack) -> Row {
+        if attack.onRelay { return runOnRelay(attack) }
         var row = Row(attack: attack)
         var arguments = ["--start-when", attack.inLobby ? "2" : "3", "--rounds", "1000"]
         arguments += attack == .absent ? ["--speed", "0.2"] : ["--still-table"]
@@ -244,7 +250,7 @@ public struct AttackBenchmark: Sendable {
                                    interval: .milliseconds(100)) { _ in .pong(nonce: Attackers.madeUpNonce()) }
         case .absent:  // answers pings, never turns
             return Attackers.flood(peer, start: start, deadline: deadline, limit: 0, reads: true) { _ in .ready }
-        case .churn, .lobbyReady:
+        case .churn, .lobbyReady, .relayQuiet, .relayRegisterFlood, .relayConnectionFlood:
             return AttackOutcome()
         }
     }

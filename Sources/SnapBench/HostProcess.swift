@@ -12,23 +12,41 @@ public final class HostProcess: @unchecked Sendable {  // attack threads read on
     private(set) var tcpPort: Int?
     private let process = Process()
     private(set) var peakRSSKiB = 0
+    /// VmRSS at the last `sample()`.
+    private(set) var rssKiB = 0
     private var stopped = false
     private var logs: [FileHandle?] = []
 
     /// Starts `executable host …` (`executable`: snap-bench) and waits until it listens (at most 10 s).
     /// `tls`: its TCP port speaks TLS (a certificate made in its own directory), for the
     /// TLS attacks; otherwise TCP is plain, for the raw-socket players.
-    init(executable: String, arguments: [String], tcp: Bool, tls: Bool = false) throws {
+    convenience init(executable: String, arguments: [String], tcp: Bool, tls: Bool = false) throws {
+        try self.init(executable: executable, unix: true, tcp: tcp) { socketPath in
+            // No journal, no join code, not announced: budgets are what the bench measures.
+            ["host", "--socket", socketPath]
+                // Its players are raw blocking sockets: plain TCP, on loopback only; the TLS
+                // attacks hit a TLS port while the players play on the Unix socket.
+                + (tcp ? ["--listen", "127.0.0.1:0"] : []) + (tcp && !tls ? ["--plain-tcp"] : [])
+                + arguments
+        }
+    }
+
+    /// A relay instead (`snapcards relay serve` on 127.0.0.1, a port of its own, its
+    /// certificate made in the private directory); `tcpPort` is its port.
+    convenience init(relay snapcards: String, arguments: [String]) throws {
+        try self.init(executable: snapcards, unix: false, tcp: true) { _ in
+            ["relay", "serve", "--listen", "127.0.0.1:0"] + arguments
+        }
+    }
+
+    /// Starts `executable` with `arguments(socketPath)` and waits until it says it listens
+    /// on the Unix socket (`unix`) and on TCP (`tcp`).
+    private init(executable: String, unix: Bool, tcp: Bool, arguments: (String) -> [String]) throws {
         var template = Array("/tmp/snapk-XXXXXX".utf8CString)
         directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
         socketPath = directory + "/h.sock"
         process.executableURL = URL(fileURLWithPath: executable)
-        // No journal, no join code, not announced: budgets are what the bench measures.
-        process.arguments = ["host", "--socket", socketPath]
-            // Its players are raw blocking sockets: plain TCP, on loopback only; the TLS
-            // attacks hit a TLS port while the players play on the Unix socket.
-            + (tcp ? ["--listen", "127.0.0.1:0"] : []) + (tcp && !tls ? ["--plain-tcp"] : [])
-            + arguments
+        process.arguments = arguments(socketPath)
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = directory
         environment["XDG_STATE_HOME"] = directory + "/state"
@@ -49,7 +67,7 @@ public final class HostProcess: @unchecked Sendable {  // attack threads read on
             if let line = out.split(separator: "\n").first(where: { $0.hasPrefix("listening on tcp:") }) {
                 tcpPort = Int(line.split(separator: ":").last ?? "")
             }
-            if out.contains("listening on unix:"), !tcp || tcpPort != nil { return }
+            if !unix || out.contains("listening on unix:"), !tcp || tcpPort != nil { return }
             guard process.isRunning else { break }
             usleep(10_000)
         }
@@ -76,13 +94,15 @@ public final class HostProcess: @unchecked Sendable {  // attack threads read on
         }
     }
 
-    /// Reads VmHWM (kept as the peak seen) and returns utime + stime in clock ticks.
+    /// Reads VmHWM (kept as the peak seen) and VmRSS, and returns utime + stime in clock ticks.
     @discardableResult
     func sample() -> Int? {
-        if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-           let kib = Int(line.split(separator: " ").dropFirst().first ?? "") {
-            peakRSSKiB = max(peakRSSKiB, kib)
+        if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) {
+            func kib(_ field: String) -> Int? {
+                status.split(separator: "\n").first { $0.hasPrefix(field) }.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") }
+            }
+            if let peak = kib("VmHWM:") { peakRSSKiB = max(peakRSSKiB, peak) }
+            if let now = kib("VmRSS:") { rssKiB = now }
         }
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return nil }
@@ -91,6 +111,9 @@ public final class HostProcess: @unchecked Sendable {  // attack threads read on
         guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
         return user + system
     }
+
+    /// Its open file descriptors now (sockets included); nil once it is gone.
+    var openFiles: Int? { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count }
 
     static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
 

@@ -228,32 +228,45 @@ public struct NetBenchmark {
         var plain = trust
         plain.plainTCPForBenchmarks = true
         trust.accepting = identity.fingerprint
-        let tlsVerdict = try measureStreamVerdicts(identity: identity, trust: trust)
-        let plainVerdict = try measureStreamVerdicts(identity: nil, trust: plain)
-        let tlsWelcome = try measureWelcomes(identity: identity, trust: trust, connections: connections)
-        let plainWelcome = try measureWelcomes(identity: nil, trust: plain, connections: connections)
+        let tlsVerdict = try measureStreamVerdicts(trust: trust) { try benchHost($0, identity: identity) }
+        let plainVerdict = try measureStreamVerdicts(trust: plain) { try benchHost($0, identity: nil) }
+        let tlsWelcome = try measureWelcomes(trust: trust, connections: connections) { try benchHost($0, identity: identity) }
+        let plainWelcome = try measureWelcomes(trust: plain, connections: connections) { try benchHost($0, identity: nil) }
         return TLSResult(tlsVerdict: tlsVerdict.sorted(), plainVerdict: plainVerdict.sorted(),
                          tlsWelcome: tlsWelcome.sorted(), plainWelcome: plainWelcome.sorted(), connections: connections)
     }
 
-    private func benchHost(_ group: EventLoopGroup, identity: TLSIdentity?) throws -> (HostServer, Int) {
+    /// A benchmark host for the stream clients: its server, how a client finds it (made
+    /// inside the timing: an invitation is parsed there), and what to close before its loop goes.
+    struct StreamHost {
+        var server: HostServer
+        var endpoint: () throws -> Endpoint
+        var close: () -> Void = {}
+    }
+
+    private func benchHost(_ group: EventLoopGroup, identity: TLSIdentity?) throws -> StreamHost {
         let server = HostServer(Self.stillTable(), loop: group.next(), logger: Self.quietLogger())
         let port = try blockingAwait {
             if let identity { try await server.listen(host: "127.0.0.1", port: 0, identity: identity) } else {
                 try await server.listen(host: "127.0.0.1", port: 0, tls: nil)
             }
         }
-        return (server, port)
+        return StreamHost(server: server, endpoint: { .tcp(host: "127.0.0.1", port: port) })
     }
 
-    private func measureStreamVerdicts(identity: TLSIdentity?, trust: ServerTrust) throws -> [Double] {
+    /// Snap → verdict at every client of the host `makeHost` sets up on the group given.
+    func measureStreamVerdicts(trust: ServerTrust, host makeHost: (EventLoopGroup) throws -> StreamHost) throws -> [Double] {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
-        let (server, port) = try benchHost(group, identity: identity)
+        let host = try makeHost(group)
+        let server = host.server
         server.startWhen(clients)
-        defer { server.shutdown(reason: "benchmark finished") }
+        defer {
+            server.shutdown(reason: "benchmark finished")
+            host.close()
+        }
         let players = try (0..<clients).map { index in
-            let player = StreamClient(try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust))
+            let player = StreamClient(try BlockingStream(endpoint: try host.endpoint(), trust: trust))
             try player.send(.hello(Hello(name: "B\(index + 1)")))
             try player.send(.ready)
             return player
@@ -284,11 +297,15 @@ public struct NetBenchmark {
         return latencies
     }
 
-    private func measureWelcomes(identity: TLSIdentity?, trust: ServerTrust, connections: Int) throws -> [Double] {
+    /// Connect → welcome, one connection after another, to the host `makeHost` sets up.
+    func measureWelcomes(trust: ServerTrust, connections: Int, host makeHost: (EventLoopGroup) throws -> StreamHost) throws -> [Double] {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
-        let (server, port) = try benchHost(group, identity: identity)
-        defer { server.shutdown(reason: "benchmark finished") }
+        let host = try makeHost(group)
+        defer {
+            host.server.shutdown(reason: "benchmark finished")
+            host.close()
+        }
         var latencies: [Double] = []
         let clock = ContinuousClock()
         var attempt = 0
@@ -296,7 +313,7 @@ public struct NetBenchmark {
             attempt += 1
             guard attempt < connections * 10 else { throw BenchError.timedOut("\(connections) welcomes") }
             let t0 = clock.now
-            let player = StreamClient(try BlockingStream(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust))
+            let player = StreamClient(try BlockingStream(endpoint: try host.endpoint(), trust: trust))
             try player.send(.hello(Hello(name: "W\(attempt)")))
             var full = false
             do {

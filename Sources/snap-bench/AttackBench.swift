@@ -13,7 +13,10 @@ struct AttackBench: ParsableCommand {
             goes only to that host; every attack stops by itself after --seconds. One table row \
             an attack: honest verdict p50/p99 (µs), p99 against the quiet run, the host's peak \
             RSS (VmHWM) and CPU (% of one core), when the host cut the attacker, and whether \
-            the honest game went on.
+            the honest game went on. The relay-… rows attack a fresh `snapcards relay serve` \
+            process instead (the one beside snap-bench) holding a room in play, one spliced \
+            pair whose 64-byte round trips are timed: the columns are then the round trip, the \
+            relay's RSS and CPU, and when the relay first refused the attacker.
             """)
 
     @Flag(help: "A short run (2 s an attack) for a smoke test.") var quick = false
@@ -67,11 +70,13 @@ struct AttackBench: ParsableCommand {
         let header = ["attack", "p50 µs", "p99 µs", "p99/quiet", "peak RSS MB", "host CPU %", "attacker cut after",
                       "game went on", "note"]
         say(Self.line(header))
-        var quietP99: Double?
+        var quietP99: Double?, relayQuietP99: Double?
         for attack in try attacks() {
             let row = benchmark.run(attack)
             if attack == .quiet { quietP99 = row.p99 }
-            say(Self.line(cells(row, quietP99: quietP99, seconds: seconds)))
+            if attack == .relayQuiet { relayQuietP99 = row.p99 }
+            // A relay's rows against the quiet relay: their latency is a round trip through it.
+            say(Self.line(cells(row, quietP99: attack.onRelay ? relayQuietP99 : quietP99, seconds: seconds)))
         }
     }
 
@@ -87,12 +92,17 @@ struct AttackBench: ParsableCommand {
         let ratio = zip2(row.p99, quietP99).map { twoDecimals($0 / $1) + "x" } ?? "-"
         let cut: String
         switch row.attack {
-        case .quiet, .churn: cut = "-"
+        case .quiet, .churn, .relayQuiet: cut = "-"
         default:
-            let bound = row.attack == .absent ? max(seconds, AttackBenchmark.absentSeconds) : seconds
+            let bound = switch row.attack {
+            case .absent: max(seconds, AttackBenchmark.absentSeconds)
+            case .relayConnectionFlood: max(seconds, AttackBenchmark.relayConnectionFloodSeconds)
+            default: seconds
+            }
             cut = row.cutAfter.map { threeDecimals($0) + " s" + (row.cutReason.map { " (\($0))" } ?? "") } ?? "not cut in \(twoDecimals(bound)) s"
         }
-        var notes = ["\(row.latencies.count) verdicts" + (row.missed > 0 ? ", \(row.missed) missed" : "")]
+        let timed = row.attack.onRelay ? "round trips" : "verdicts"
+        var notes = ["\(row.latencies.count) \(timed)" + (row.missed > 0 ? ", \(row.missed) missed" : "")]
         if let ended = row.hostEnded { notes.append((ended.hasPrefix("signal") ? "host crashed: " : "host ended: ") + ended) }
         if !row.note.isEmpty { notes.append(row.note) }
         return [row.attack.rawValue, micros(row.p50), micros(row.p99), ratio, twoDecimals(row.peakRSSMiB),

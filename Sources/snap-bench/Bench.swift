@@ -9,9 +9,9 @@ import SnapEngine
 @main
 struct Bench: ParsableCommand {
     #if GUI
-    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, AttackBench.self, RejoinBench.self, HistoryBench.self, StoryBench.self, UIBench.self, StatisticsBench.self, BenchHost.self, BenchStoryService.self]
+    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, RelayBench.self, AttackBench.self, RejoinBench.self, HistoryBench.self, StoryBench.self, UIBench.self, StatisticsBench.self, BenchHost.self, BenchStoryService.self]
     #else
-    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, AttackBench.self, RejoinBench.self, HistoryBench.self, StoryBench.self, BenchHost.self, BenchStoryService.self]
+    static let subcommands: [ParsableCommand.Type] = [EngineBench.self, NetBench.self, RelayBench.self, AttackBench.self, RejoinBench.self, HistoryBench.self, StoryBench.self, BenchHost.self, BenchStoryService.self]
     #endif
     static let configuration = CommandConfiguration(
         commandName: "snap-bench",

@@ -30,6 +30,8 @@ struct RelayServe: AsyncParsableCommand {
     var connectionsPerRoom = RelayLimits().connectionsPerRoom
     @Option(help: "Bytes one spliced connection may send a second, on average (0: no cap).")
     var bytesPerSecond = RelayLimits().bytesPerSecond ?? 0
+    @Option(help: "Connections from one source address not yet past their first line, at once.")
+    var pendingPerAddress = RelayLimits().linePhasePerAddress
     @OptionGroup var tls: TLSServerOptions
     @Flag(help: "Log connections and refusals to standard error.") var verbose = false
 
@@ -37,6 +39,7 @@ struct RelayServe: AsyncParsableCommand {
         _ = try validAddress(listen, option: "--listen", use: .listen)
         guard roomsPerAddress >= 1 else { throw ValidationError("--rooms-per-address must be at least 1") }
         guard connectionsPerRoom >= 1 else { throw ValidationError("--connections-per-room must be at least 1") }
+        guard pendingPerAddress >= 1 else { throw ValidationError("--pending-per-address must be at least 1") }
         guard bytesPerSecond == 0 || bytesPerSecond >= 1024 else {
             throw ValidationError("--bytes-per-second must be 0 (no cap) or at least 1024")
         }
@@ -44,10 +47,12 @@ struct RelayServe: AsyncParsableCommand {
 
     func run() async throws {
         let logger = makeLogger("snap.relay", verbose: verbose)
+        raiseOpenFileLimit()
         var limits = RelayLimits()
         limits.roomsPerAddress = roomsPerAddress
         limits.connectionsPerRoom = connectionsPerRoom
         limits.bytesPerSecond = bytesPerSecond == 0 ? nil : bytesPerSecond
+        limits.linePhasePerAddress = pendingPerAddress
         let server = RelayServer(limits: limits, loop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger)
         let address = try validAddress(listen, option: "--listen", use: .listen)
         let tls = self.tls
@@ -59,6 +64,16 @@ struct RelayServe: AsyncParsableCommand {
         try await runServices([service], logger: logger)
         say("stopped")
     }
+}
+
+/// A room of four players holds nine connections at the relay (the host's control, and a
+/// pair per player), each an open file: the soft limit (often 1024) goes up to the hard one,
+/// which bounds the rooms (docs/RELAY.md §9).
+private func raiseOpenFileLimit() {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 }
 
 /// The relay as a service: listens, relays until a graceful shutdown, then closes all.
