@@ -235,12 +235,15 @@ struct RelayProcessTests {
                 "\(player.errors)")
     }
 
-    @Test("relay serve refuses a bytes-per-second cap too small to carry a game, in words")
-    func tinyCap() throws {
+    @Test("relay serve refuses caps that could carry no game, in words (usage error, 64)")
+    func tinyCaps() throws {
         let directory = makeRuntimeDirectory()
-        let relay = try SnapProcess(["relay", "serve", "--listen", "127.0.0.1:0", "--bytes-per-second", "10"], runtimeDirectory: directory)
-        #expect(relay.exitStatus() == 64)
-        #expect(relay.errors.contains("--bytes-per-second must be 0 (no cap) or at least 1024"), "\(relay.errors)")
+        for (option, value, words) in [("--bytes-per-second", "10", "--bytes-per-second must be 0 (no cap) or at least 1024"),
+                                       ("--pending-per-address", "0", "--pending-per-address must be at least 1")] {
+            let relay = try SnapProcess(["relay", "serve", "--listen", "127.0.0.1:0", option, value], runtimeDirectory: directory)
+            #expect(relay.exitStatus() == 64)
+            #expect(relay.errors.contains(words), "\(relay.errors)")
+        }
     }
 
     func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
