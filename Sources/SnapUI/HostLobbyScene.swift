@@ -83,7 +83,7 @@ public final class HostLobbyScene: Scene {
             // The addresses take the row: the button goes beside Start.
             buttons[.copy].frame = Rect(center: Point(872, 694), size: Size(200, 44))
         }
-        buttons[.invite].isEnabled = inviting == nil
+        buttons[.invite].isEnabled = inviting == nil && others.isEmpty
     }
 
     /// The dots of "Opening a room…" while the game is opened again.
@@ -375,6 +375,8 @@ public final class HostLobbyScene: Scene {
         let canStart = !others.isEmpty
         if buttons[.start].isEnabled != canStart {
             buttons[.start].isEnabled = canStart
+            // Inviting opens the game again: only before anyone joined.
+            showRelayButtons()
             app.setNeedsRedraw()
         }
         switch client.session.phase {
@@ -488,7 +490,7 @@ public final class HostLobbyScene: Scene {
     private func drawRelay(_ graphics: Graphics, app: App) {
         let field = relayField.frame
         if let invitation = client.invitation {
-            graphics.text(graphics.fitted(invitation.description, width: 960, size: 14), at: Point(512, 574), size: 14,
+            graphics.text(graphics.fitted(invitation.description, width: 1010, size: 13), at: Point(512, 575), size: 13,
                           color: .gold)
             if let code = invitation.code {
                 graphics.text("Join code \(code), in the invitation", at: Point(field.x, field.y + 10), size: 15,
@@ -508,6 +510,9 @@ public final class HostLobbyScene: Scene {
         } else if let relayNotice {
             let dots = inviting == nil ? "" : String(repeating: ".", count: Int(app.now * 3) % 3)
             graphics.text(relayNotice + dots, at: Point(512, 642), size: 14, color: MenuKit.hintColor)
+        } else if client.invitation == nil, !others.isEmpty {
+            graphics.text("Invite before anyone joins: inviting opens the game again.", at: Point(512, 642), size: 14,
+                          color: MenuKit.hintColor)
         }
     }
 }
