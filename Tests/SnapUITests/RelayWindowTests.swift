@@ -3,6 +3,7 @@ import CSDL2
 import Foundation
 import Logging
 import NIOPosix
+import SnapBytes
 import SnapNet
 import SnapRelay
 import SnapRelayProtocol
@@ -197,6 +198,53 @@ struct RelayWindowTests {
         let join = try #require(app.scene as? JoinScene)
         #expect(join.dialogTitle == "Not an invitation")
         #expect(join.dialogMessage?.contains(expected) == true, "\(join.dialogMessage ?? "nil")")
+    }
+
+    @Test("an invitation whose fingerprint is not the host's is refused naming both; one to a room that is gone says the game is over",
+          arguments: ["tampered", "gone"])
+    func refusedInvitation(kind: String) async throws {
+        let (relay, port) = try await Self.startRelay()
+        let directories = try Self.directories("refused-\(kind)", relay: nil)
+        let plain = try await GameClient.host(name: "Room", directories: directories, logger: Self.logger)
+        let invite = try #require(plain.inviter)
+        let host = try await invite(HostPort(host: "127.0.0.1", port: port), Self.logger)
+        var invitation = try #require(host.invitation)
+        let other = CertificateFingerprint(digest: [UInt8](repeating: 7, count: 32))
+        if kind == "tampered" {
+            invitation.certificate = other
+        } else {
+            invitation.room = try #require(RelayID(String(repeating: "ab", count: 16)))
+        }
+        var pasted = false, entered = false
+        let app = try App(options: WindowOptions(screenshot: Self.screenshotPath("join-invitation-\(kind).png"), quitAfter: 60,
+                                                 hidden: true), logger: Self.logger) { app in
+            JoinScene(app: app, directories: directories)
+        }
+        app.probing.eachFrame = { app, now in
+            guard let join = app.scene as? JoinScene else { return }
+            if !pasted, now > 0.3 {
+                pasted = true
+                SDL_SetClipboardText(invitation.description)
+                Self.pushPaste()
+            } else if pasted, !entered, join.addressText == invitation.description {
+                entered = true
+                Self.pushKey(Int(SDLK_RETURN.rawValue))
+            }
+            if join.dialogTitle != nil { app.quit() }
+        }
+        try await app.runOffThePool()
+        let join = try #require(app.scene as? JoinScene, "\(type(of: app.scene))")
+        let message = join.dialogMessage ?? ""
+        if kind == "tampered" {
+            #expect(join.dialogTitle == "Not trusted")
+            let real = try #require(host.invitation).certificate
+            #expect(message.contains("\(real.short), not \(other.short) as the invitation says"), "\(message)")
+        } else {
+            #expect(join.dialogTitle == "Game not found")
+            #expect(message == "The game at 127.0.0.1 is over or the host is offline.", "\(message)")
+        }
+        await GameClient.endHostedGames()
+        await relay.shutdown()
     }
 
     @Test("Invite over the internet with a bad relay setting says why in words, and the lobby's game goes on",
