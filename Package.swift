@@ -183,7 +183,7 @@ let package = Package(
             name: "SnapUI",
             dependencies: [
                 "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "SnapTable", "SnapSettings",
-                "StoryEngine", "StoryProtocol", "StoryLink", "SnapHistory",
+                "StoryEngine", "StoryProtocol", "StoryLink", "SnapHistory", "SnapRelayProtocol",
                 .target(name: "CSDL2", condition: gui),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -294,6 +294,7 @@ let package = Package(
             name: "SnapUITests",
             dependencies: [
                 "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport", "StoryEngine", "SnapHistory", "StoryLink",
+                "SnapRelay", "SnapRelayProtocol",
                 .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
                 .target(name: "snap", condition: gui), .target(name: "snap-bench", condition: gui),
             ]

@@ -10,6 +10,7 @@ import SnapNet
 import SnapProtocol
 import SnapSession
 import Synchronization
+import SnapRelayProtocol
 
 /// One window's game: the link to the host and the mirror of what this seat knows.
 /// On the host's window it also owns the `HostServer` (Start, Next Round, End game).
@@ -84,6 +85,8 @@ public final class GameClient {
     /// asking the host's loop (or the system's interfaces) from the window's thread each
     /// time would make every frame wait on them.
     public private(set) var network: (addresses: [String], code: String?)?
+    /// A host with a room at a relay: the line players paste (docs/RELAY.md §5).
+    public private(set) var invitation: RelayInvitation?
 
     /// Applies everything the host sent since the last call; returns each message with
     /// the events it carried, in order, for the scene to animate.
@@ -170,20 +173,31 @@ public final class GameClient {
     public static func host(_ configuration: HostConfiguration, _ placement: HostPlacement, startWhen: Int? = nil,
                             directories: UserDirectories = UserDirectories(), logger: Logger) async throws -> GameClient {
         var placed = configuration
-        if placement.listen == nil { placed.joinCode = nil }
+        if placement.listen == nil, placement.relay == nil { placed.joinCode = nil }
         let configuration = placed
         let name = configuration.hostName
         let server = HostServer(configuration, loop: group.next(), logger: logger, history: IndexedHistory { logger.warning("\($0)") })
         let runtime = HostRuntime(server: server, placement: placement) { report in
             if case .warning(let warning) = report { logger.warning("\(warning)") }
         }
-        let started = try await runtime.start()
+        let started: HostStarted
+        do { started = try await runtime.start() } catch {
+            // Its socket goes on the server's loop: gone once it is over, before the name is used again
+            // (a room the relay would not give is followed by the game opened again as it was).
+            _ = try? await server.finished.get()
+            throw error
+        }
         keepUntilOver(server)
         server.startWhen(startWhen)
         let client = GameClient(link: server.connectLocal(), name: name, server: server, socketPath: started.socketPath,
                                 directories: directories)
         client.certificate = started.certificate
         if started.tcp != nil { client.network = (started.reachable, server.joinCode) }
+        client.invitation = started.invitation
+        if placement.relay != nil {
+            // The room at the relay goes with the game (it would be asked for again otherwise).
+            Task { try? await runtime.playUntilOver() }
+        }
         // Renaming the lobby opens the same game under the new name (an explicit socket
         // path gives way to the default one, which is named after the host).
         client.rehost = { [weak server] newName, logger in
@@ -203,8 +217,37 @@ public final class GameClient {
                 throw error
             }
         }
+        // "Invite over the internet": the same game again, with a room at the relay and a
+        // join code. The game listens under the host's name, so this one closes first; when
+        // the relay cannot be had, it opens again as it was and the error says why.
+        client.invite = { [weak server] relay, logger in
+            if let server {
+                server.submit(.quit)
+                _ = try? await server.finished.get()
+            }
+            var invited = configuration
+            invited.joinCode = invited.joinCode ?? JoinCode.random()
+            var throughRelay = placement
+            throughRelay.relay = relay
+            throughRelay.socket = .named(in: directories.sockets)
+            do {
+                return try await host(invited, throughRelay, startWhen: startWhen, directories: directories, logger: logger)
+            } catch {
+                var again = placement
+                again.socket = .named(in: directories.sockets)
+                let game = try await host(configuration, again, startWhen: startWhen, directories: directories, logger: logger)
+                throw NoRoomAtRelay(error: error, game: game)
+            }
+        }
         return client
     }
+
+    /// The same game opened again with a room at a relay (see `host`); nil for a joined
+    /// window and single player.
+    private var invite: (@Sendable (HostPort, Logger) async throws -> GameClient)?
+
+    /// `invite`, to be run off the window's thread; nil where there is no game to invite to.
+    var inviter: (@Sendable (HostPort, Logger) async throws -> GameClient)? { invite }
 
     /// The same game (computer players, rules, seed, rounds, timer, TCP address) under another name.
     private var rehost: (@Sendable (String, Logger) async throws -> GameClient)?
@@ -259,7 +302,8 @@ public final class GameClient {
         return configuration
     }
 
-    /// Joins a host over a Unix socket or TCP; a seat this name held in that game (the
+    /// Joins a host over a Unix socket, TCP or a relay (an invitation's endpoint: its
+    /// certificate is the only one accepted); a seat this name held in that game (the
     /// window crashed) is taken back with its kept token.
     public static func join(_ endpoint: Endpoint, name: String, joinCode: String = "",
                             role: Hello.Role = .player, trust: ServerTrust? = nil,
@@ -269,5 +313,13 @@ public final class GameClient {
         return GameClient(link: link, name: name, joinCode: joinCode, server: nil, socketPath: nil, role: role,
                           signedIn: true, endpoint: endpoint, directories: directories)
     }
+}
+
+/// "Invite over the internet" could not open a room at the relay: why, and the game opened
+/// again as it was, for the lobby to go on with. Handed once from the task that made the
+/// game to the window's thread, as `JoinAttempt` hands a game.
+struct NoRoomAtRelay: Error, @unchecked Sendable {
+    let error: Error
+    let game: GameClient
 }
 #endif

@@ -394,6 +394,13 @@ public final class Graphics {
         return String(characters[..<low]) + "…"
     }
 
+    /// How wide `text` is drawn at this size, in points (measured with the font, nothing drawn).
+    public func textWidth(_ text: String, size: Int, bold: Bool = false) -> Double {
+        guard let font = fonts.font(size: size, bold: bold) else { return 0 }
+        var w: Int32 = 0, h: Int32 = 0
+        return TTF_SizeUTF8(font, text, &w, &h) == 0 ? Double(w) / 2 : 0
+    }
+
     public enum Alignment { case left, center, right }
 
     /// Draws text with its top at `origin.y`, aligned on `origin.x`; returns its size.

@@ -1,20 +1,30 @@
 #if GUI
+import CSDL2
+import Foundation
+import Logging
 import SnapTable
 import SnapBots
 import SnapEngine
+import SnapNet
 import SnapProtocol
 
 /// The host's lobby: its name (Enter renames the game, until someone joins: the game
 /// listens under the host's name, and renaming it would leave the joined players
 /// behind), the players who joined (live), where to join, Start (with at least one
-/// other player) and Exit.
+/// other player) and Exit. "Invite over the internet" opens the game again with a room at
+/// the relay in the settings (docs/RELAY.md), and the lobby then shows the invitation
+/// players paste, with "Copy invitation".
 public final class HostLobbyScene: Scene {
-    enum Action: Hashable { case start, exit }
+    enum Action: Hashable { case start, exit, invite, copy }
     /// Where Start sits (tests click it with a real pointer).
-    static let startButtonCenter = Point(632, 680)
+    static let startButtonCenter = Point(632, 694)
+    /// Where "Invite over the internet" and, once the room is open, "Copy invitation" sit.
+    static let inviteButtonCenter = Point(662, 617)
     enum Pending { case exit }
 
     private var client: GameClient
+    /// The lobby's game: another one once it was opened again (renamed, invited) (tests).
+    var game: GameClient { client }
     var nameField: TextField
     private var nameError: String?
     var nameNotice: String?
@@ -25,9 +35,24 @@ public final class HostLobbyScene: Scene {
     private var closed = false
     private var players: [LobbyPlayer] = []
     private var caret = -1
+    /// The relay's address (HOST:PORT), from the settings file.
+    var relayField: TextField
+    /// How "Invite over the internet" went, in words: under way, failed, copied.
+    private(set) var relayNotice: String?
+    private(set) var relayError: String?
+    /// What "Copy invitation" last put on the clipboard (tests).
+    private(set) var copied: String?
+    /// The game being opened again with a room at the relay, off the window's thread.
+    private var inviting: Inviting?
+
+    /// The game being opened again through a relay, and the relay's address as typed.
+    private struct Inviting {
+        let attempt = JoinAttempt()
+        let relay: String
+    }
 
     static let maxPlayers = 4
-    static let panel = Rect(x: 232, y: 226, width: 560, height: 304)
+    static let panel = Rect(x: 232, y: 220, width: 560, height: 304)
 
     /// Windows to open one at a time, each once everyone opened before it is in the lobby
     /// (`snapcards play`): seats go by joining order, so "Player 3" then sits before "Player 4".
@@ -38,12 +63,31 @@ public final class HostLobbyScene: Scene {
         self.client = client
         self.launches = launches
         nameField = .name(client.name, frame: Rect(x: 312, y: 136, width: 400, height: 42))
-        buttons.add(.exit, Button("Exit", center: Point(392, 680), width: 200))
+        buttons.add(.exit, Button("Exit", center: Point(392, 694), width: 200))
         buttons.add(.start, Button("Start", center: Self.startButtonCenter, width: 200))
         buttons[.start].isEnabled = false
+        relayField = TextField(text: Settings.load(from: client.directories.settings).relay ?? "",
+                               frame: Rect(x: 232, y: 598, width: 290, height: 38), maxLength: 80)
+        buttons.add(.invite, Button("Invite over the internet", center: Self.inviteButtonCenter, width: 260))
+        buttons.add(.copy, Button("Copy invitation", center: Self.inviteButtonCenter, width: 260))
+        showRelayButtons()
     }
 
-    public var isAnimating: Bool { false }
+    /// "Invite over the internet" on a game that has no room yet (and only with the room
+    /// for it on screen: a game on TCP shows its addresses there); "Copy invitation" once it has one.
+    private func showRelayButtons() {
+        buttons.hidden = []
+        if client.invitation == nil { buttons.hidden.insert(.copy) } else { buttons.hidden.insert(.invite) }
+        if client.network != nil { buttons.hidden.insert(.invite) }
+        if client.network != nil, client.invitation != nil {
+            // The addresses take the row: the button goes beside Start.
+            buttons[.copy].frame = Rect(center: Point(872, 694), size: Size(200, 44))
+        }
+        buttons[.invite].isEnabled = inviting == nil && others.isEmpty
+    }
+
+    /// The dots of "Opening a room…" while the game is opened again.
+    public var isAnimating: Bool { inviting != nil }
     public var title: String { "Snap! — \(client.name) (host)" }
 
     /// Everyone in the lobby but this window's own player.
@@ -68,6 +112,9 @@ public final class HostLobbyScene: Scene {
             }
         }
         let wasFocused = nameField.isFocused
+        // The game is being opened again: nothing to rename, start or leave meanwhile.
+        if inviting != nil { return nil }
+        if !buttons.hidden.contains(.invite), relayField.handle(input) { relayError = nil }
         // Once someone joined, the name is fixed: the field takes no typing.
         if !others.isEmpty, case .press(let point) = input, nameField.frame.contains(point) {
             nameNotice = "Players have joined: the game keeps its name."
@@ -87,18 +134,25 @@ public final class HostLobbyScene: Scene {
             switch buttons.release(point) {
             case .start?: return start(app: app)
             case .exit?: return askExit(app: app)
+            case .invite?: invite(app: app)
+            case .copy?: copyInvitation()
             case nil: break
             }
         case .key(.enter):
-            if nameField.isFocused || nameField.text != client.name {
+            if relayField.isFocused {
+                invite(app: app)
+            } else if nameField.isFocused || nameField.text != client.name {
                 submitName(app: app)
             } else if buttons[.start].isEnabled {
                 return start(app: app)
             }
         case .key(.tab):
             nameField.isFocused.toggle()
+            relayField.isFocused = false
         case .key(.escape):
-            if nameField.isFocused {
+            if relayField.isFocused {
+                relayField.isFocused = false
+            } else if nameField.isFocused {
                 // Esc in the field drops the edit.
                 nameField.set(client.name)
                 nameField.isFocused = false
@@ -122,6 +176,12 @@ public final class HostLobbyScene: Scene {
         nameField.isFocused = false
         guard name != client.name else {
             nameNotice = nil
+            return
+        }
+        if client.invitation != nil {
+            // Renaming opens a new game, which would need a new room and a new invitation.
+            nameField.set(client.name)
+            nameError = "A game with an invitation keeps its name: the invitation names it"
             return
         }
         if client.network != nil {
@@ -151,7 +211,7 @@ public final class HostLobbyScene: Scene {
 
     /// The host listens under its name: open a game under the new one, then close the old.
     private func rename(to name: String, app: App) {
-        guard renaming == nil else { return }
+        guard renaming == nil, inviting == nil else { return }
         let attempt = JoinAttempt()
         let (make, logger) = (client.rehoster, app.logger)
         attempt.start { try await make(name, logger) }
@@ -187,6 +247,95 @@ public final class HostLobbyScene: Scene {
         }
     }
 
+    /// "Invite over the internet": the relay's address checked and remembered, then the game
+    /// opened again with a room there, off the window's thread (the lobby keeps drawing).
+    private func invite(app: App) {
+        guard inviting == nil, renaming == nil, client.invitation == nil else { return }
+        relayField.isFocused = false
+        relayNotice = nil
+        let text = relayField.text.trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else {
+            relayError = "Type the relay's address first (HOST:PORT): whoever runs snapcards relay serve gives it."
+            relayField.isFocused = true
+            return
+        }
+        guard others.isEmpty else {
+            relayError = "Players have joined: inviting opens the game again, which would send them away."
+            return
+        }
+        let relay: HostPort
+        do {
+            let (host, port) = try parseHostPort(text, for: .connect)
+            relay = HostPort(host: host, port: port)
+        } catch {
+            relayError = "The relay: " + MenuKit.describe(error).message
+            relayField.isFocused = true
+            return
+        }
+        guard let make = client.inviter else { return }
+        var settings = Settings.load(from: client.directories.settings)
+        if settings.relay != text {
+            settings.relay = text
+            settings.save(to: client.directories.settings)
+        }
+        relayError = nil
+        relayNotice = "Opening a room at the relay \(text)…"
+        let attempt = Inviting(relay: text)
+        let logger = app.logger
+        attempt.attempt.start { try await make(relay, logger) }
+        inviting = attempt
+        showRelayButtons()
+        app.setNeedsRedraw()
+    }
+
+    /// The game with its room, once open; or, when the relay could not be had, the game
+    /// opened again as it was and why, in words.
+    private func finishInviting(app: App) {
+        guard let shown = inviting, let result = shown.attempt.result else { return }
+        inviting = nil
+        app.setNeedsRedraw()
+        switch result {
+        case .success(let fresh):
+            client = fresh
+            players = []
+            relayNotice = "Players elsewhere choose Join Game and paste this invitation."
+        case .failure(let failed as NoRoomAtRelay):
+            client = failed.game
+            players = []
+            relayNotice = nil
+            relayError = Self.relayProblem(failed.error, relay: shown.relay)
+        case .failure(let error):
+            // Not even the game as it was could be opened again: the lobby says the game closed.
+            relayNotice = nil
+            relayError = Self.relayProblem(error, relay: shown.relay)
+            closed = true
+            dialog = Dialog.alert("The game closed", MenuKit.describe(error, hosting: client.name).message)
+        }
+        showRelayButtons()
+    }
+
+    /// Why there is no room at `relay`, in words.
+    static func relayProblem(_ error: Error, relay: String) -> String {
+        if case NetError.cannotConnect(_, let why)? = error as? NetError {
+            return "No relay answered at \(relay) (\(MenuKit.shortReason(why)))."
+        }
+        if case NetError.noHost(let why)? = error as? NetError {
+            return MenuKit.sentence(why, after: "")
+        }
+        return "No room at the relay \(relay): " + MenuKit.describe(error).message
+    }
+
+    /// Puts the invitation on the clipboard, for the player to send to friends.
+    private func copyInvitation() {
+        guard let invitation = client.invitation?.description else { return }
+        if SDL_SetClipboardText(invitation) == 0 {
+            copied = invitation
+            relayNotice = "Copied: send it to the players (a message, a mail)."
+        } else {
+            relayError = "The invitation could not be copied: select it from snapcards host --relay instead."
+        }
+    }
+
     private func start(app: App) -> SceneChange? {
         guard !others.isEmpty else { return nil }
         client.start()
@@ -209,6 +358,9 @@ public final class HostLobbyScene: Scene {
 
     public func update(now: Double, app: App) -> SceneChange? {
         finishRenaming(app: app)
+        finishInviting(app: app)
+        // While it is opened again, the old game's closing is no news.
+        if inviting != nil { return nil }
         _ = client.poll(now: now)
         let lobby = client.session.lobby
         if lobby != players {
@@ -223,6 +375,8 @@ public final class HostLobbyScene: Scene {
         let canStart = !others.isEmpty
         if buttons[.start].isEnabled != canStart {
             buttons[.start].isEnabled = canStart
+            // Inviting opens the game again: only before anyone joined.
+            showRelayButtons()
             app.setNeedsRedraw()
         }
         switch client.session.phase {
@@ -235,7 +389,7 @@ public final class HostLobbyScene: Scene {
         default:
             break
         }
-        if nameField.isFocused, MenuKit.caretPhase(now) != caret {
+        if nameField.isFocused || relayField.isFocused, MenuKit.caretPhase(now) != caret {
             caret = MenuKit.caretPhase(now)
             app.setNeedsRedraw()
         }
@@ -297,33 +451,69 @@ public final class HostLobbyScene: Scene {
             }
         }
 
-        graphics.text("On this computer, others choose Join Game and pick \(client.name).", at: Point(512, 550),
+        graphics.text("On this computer, others choose Join Game and pick \(client.name).", at: Point(512, 530),
                       size: 16, color: .white)
-        if let path = client.socketPath {
-            graphics.text("Socket: \(path)", at: Point(512, 576), size: 13, color: MenuKit.hintColor)
+        if let invitation = client.invitation, client.network != nil {
+            // The addresses below take the rows: the invitation goes where the socket's path was.
+            graphics.text(graphics.fitted(invitation.description, width: 1000, size: 13), at: Point(512, 553), size: 13,
+                          color: .gold)
+        } else if let path = client.socketPath {
+            graphics.text("Socket: \(path)", at: Point(512, 553), size: 13, color: MenuKit.hintColor)
         }
+        if client.network == nil { drawRelay(graphics, app: app) }
         if let network = client.network {
             // Which addresses players elsewhere can use, and the code they must type.
             let addresses = network.addresses.prefix(3).joined(separator: "  ·  ")
             // The certificate's short fingerprint: what a joining player's snap remembers, to compare by eye.
             let certificate = client.certificate.map { "  ·  certificate \($0.short)" } ?? ""
-            graphics.text("Over the network: \(addresses)\(certificate)", at: Point(512, 600), size: 16, color: .white)
+            graphics.text("Over the network: \(addresses)\(certificate)", at: Point(512, 586), size: 16, color: .white)
             if let code = network.code {
-                graphics.text("Join code: \(code)", at: Point(512, 626), size: 24, bold: true, color: .gold)
+                graphics.text("Join code: \(code)", at: Point(512, 612), size: 24, bold: true, color: .gold)
             } else {
-                graphics.text("No join code (--open): anyone who can reach the port may join", at: Point(512, 628),
+                graphics.text("No join code (--open): anyone who can reach the port may join", at: Point(512, 614),
                               size: 14, color: MenuKit.hintColor)
             }
         }
 
         buttons.draw(graphics, app.assets)
         if !buttons[.start].isEnabled {
-            graphics.text("Start needs at least one other player", at: Point(632, 708), size: 13,
+            graphics.text("Start needs at least one other player", at: Point(632, 722), size: 13,
                           color: MenuKit.hintColor)
         } else {
-            graphics.text("Enter starts the game", at: Point(632, 708), size: 13, color: MenuKit.hintColor)
+            graphics.text("Enter starts the game", at: Point(632, 722), size: 13, color: MenuKit.hintColor)
         }
         if let dialog { dialog.draw(graphics, assets: app.assets) }
+    }
+
+    /// The relay's row: its address and "Invite over the internet", or the invitation and
+    /// "Copy invitation"; under it how that went.
+    private func drawRelay(_ graphics: Graphics, app: App) {
+        let field = relayField.frame
+        if let invitation = client.invitation {
+            graphics.text(graphics.fitted(invitation.description, width: 1010, size: 13), at: Point(512, 575), size: 13,
+                          color: .gold)
+            if let code = invitation.code {
+                graphics.text("Join code \(code), in the invitation", at: Point(field.x, field.y + 10), size: 15,
+                              color: MenuKit.hintColor, align: .left)
+            }
+        } else {
+            MenuKit.label(graphics, "Over the internet, through a relay", at: Point(field.x, 574))
+            relayField.draw(graphics, now: app.now)
+            if relayField.text.isEmpty, !relayField.isFocused {
+                graphics.text("relay HOST:PORT", at: Point(field.x + 10, field.y + 9), size: 18, color: Color(120, 120, 120),
+                              align: .left, shadow: false)
+            }
+        }
+        if let relayError {
+            MenuKit.paragraph(graphics, relayError, at: Point(512, 642), width: 900, size: 14, color: MenuKit.errorColor,
+                              maxLines: 1)
+        } else if let relayNotice {
+            let dots = inviting == nil ? "" : String(repeating: ".", count: Int(app.now * 3) % 3)
+            graphics.text(relayNotice + dots, at: Point(512, 642), size: 14, color: MenuKit.hintColor)
+        } else if client.invitation == nil, !others.isEmpty {
+            graphics.text("Invite before anyone joins: inviting opens the game again.", at: Point(512, 642), size: 14,
+                          color: MenuKit.hintColor)
+        }
     }
 }
 #endif

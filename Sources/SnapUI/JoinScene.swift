@@ -5,10 +5,12 @@ import SnapBots
 import SnapEngine
 import SnapNet
 import SnapProtocol
+import SnapRelayProtocol
 
 /// Join a game: your name, the games on this machine and on the local network (found
 /// live on a background thread: sockets probed about once a second, LAN announcements
-/// heard as they come), or an address typed as HOST:PORT. A game that needs a join code
+/// heard as they come), an address typed as HOST:PORT, or a host's invitation through a
+/// relay (`snap://…`, pasted with Ctrl+V: docs/RELAY.md §5). A game that needs a join code
 /// asks for it (and so does an address whose host refuses a missing or wrong code).
 /// Choosing one shows "Connecting…" until the host welcomes or refuses this player.
 public final class JoinScene: Scene {
@@ -62,12 +64,14 @@ public final class JoinScene: Scene {
     static let welcomeTimeout = 10.0
     /// The connecting overlay's heading and its way out (LAN.md quotes them).
     static let connectingTitle = "Connecting…", cancelTitle = "Cancel"
+    /// Room in the address field for an invitation (about 120 characters with a long relay name).
+    static let longestTarget = 300
 
     public init(app: App, directories: UserDirectories = UserDirectories()) {
         self.directories = directories
         scanner = HostScanner(directory: directories.sockets)
         nameField = .name(Settings.load(from: directories.settings).name, frame: Rect(x: 312, y: 122, width: 400, height: 42))
-        addressField = TextField(text: "", frame: Rect(x: 172, y: 602, width: 480, height: 42), maxLength: 60)
+        addressField = TextField(text: "", frame: Rect(x: 172, y: 602, width: 480, height: 42), maxLength: Self.longestTarget)
         buttons.add(.connect, Button("Connect", center: Point(762, 623), width: 180))
         buttons.add(.back, Button("Back", center: Point(512, 706), width: 180))
         buttons.add(.cancel, Button(Self.cancelTitle, center: Point(Self.overlay.center.x, Self.overlay.y + Self.overlay.height - 44),
@@ -91,6 +95,8 @@ public final class JoinScene: Scene {
     /// The dialog's message, while one is shown (tests).
     var dialogMessage: String? { dialog?.message }
     var dialogTitle: String? { dialog?.title }
+    /// The address field's text: an address or a pasted invitation (tests).
+    var addressText: String { addressField.text }
 
     private var isBusy: Bool {
         if case .choosing = state { return false }
@@ -146,6 +152,14 @@ public final class JoinScene: Scene {
             case .key(.escape): cancel()
             default: break
             }
+            return nil
+        }
+        // Ctrl+V of an invitation goes to the address field wherever the focus is (a name cannot hold one).
+        if case .paste(let pasted) = input, !addressField.isFocused,
+           pasted.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix(RelayInvitation.scheme) {
+            addressField.set(pasted.trimmingCharacters(in: .whitespacesAndNewlines))
+            nameField.isFocused = false
+            addressField.isFocused = true
             return nil
         }
         let nameChanged = nameField.handle(input)
@@ -270,7 +284,19 @@ public final class JoinScene: Scene {
         let text = addressField.text.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else {
             addressField.isFocused = true
-            dialog = Dialog.alert("Which address?", "Type the host's address as HOST:PORT, e.g. 192.168.1.20:7777.")
+            dialog = Dialog.alert("Which address?", "Type the host's address as HOST:PORT, e.g. 192.168.1.20:7777, "
+                                  + "or paste an invitation (Ctrl+V).")
+            return
+        }
+        if text.lowercased().hasPrefix(RelayInvitation.scheme) {
+            // The invitation is the trust: its certificate is the only one the host may show.
+            do {
+                let invitation = try RelayInvitation(parsing: text)
+                connect(Endpoint(invitation), label: "the game at \(invitation.relayHost)", code: invitation.code ?? "", app: app)
+            } catch {
+                addressField.isFocused = true
+                dialog = Dialog.alert("Not an invitation", Self.invitationProblem(error))
+            }
             return
         }
         do {
@@ -280,6 +306,11 @@ public final class JoinScene: Scene {
             let (title, message) = MenuKit.describe(error)
             dialog = Dialog.alert(title, message)
         }
+    }
+
+    /// What is wrong in a pasted invitation, as a sentence.
+    static func invitationProblem(_ error: InvitationError) -> String {
+        "That is not a whole invitation: \(error.problem). Ask the host to copy it again (Copy invitation)."
     }
 
     /// `remember`: save the name as this player's (not for a variant offered by "Name taken").
@@ -377,6 +408,9 @@ public final class JoinScene: Scene {
                 fail("Certificate changed", "")
                 dialog = Dialog.confirm("Certificate changed", MenuKit.certificateQuestion(refusal), yes: "Accept new", no: "Cancel")
                 acceptRetry = (endpoint, label, lastCode, refusal.acceptable!)
+            case .failure(NetError.noHost(let why)) where endpoint.isRelayed:
+                // "the game at relay.example.org is over or the host is offline", and the relay's other refusals.
+                fail("Game not found", MenuKit.sentence(why, after: ""))
             case .failure(let error):
                 let (title, message) = MenuKit.describe(error)
                 fail(title, message)
@@ -437,11 +471,19 @@ public final class JoinScene: Scene {
 
         drawList(graphics, app: app)
 
-        MenuKit.label(graphics, "Or connect to an address (HOST:PORT)", at: Point(addressField.frame.x, 576))
+        MenuKit.label(graphics, "Or connect to an address (HOST:PORT), or paste an invitation",
+                      at: Point(addressField.frame.x, 576))
         addressField.draw(graphics, now: app.now)
         if addressField.text.isEmpty, !addressField.isFocused {
-            graphics.text("e.g. 192.168.1.20:7777", at: Point(addressField.frame.x + 10, addressField.frame.y + 10),
+            graphics.text("e.g. 192.168.1.20:7777, or Ctrl+V: snap://…", at: Point(addressField.frame.x + 10, addressField.frame.y + 10),
                           size: 18, color: Color(120, 120, 120), align: .left, shadow: false)
+        }
+        if let invitation = try? RelayInvitation(parsing: addressField.text.trimmingCharacters(in: .whitespaces)) {
+            // The field shows the invitation's end: say what the whole of it is.
+            let code = invitation.code.map { ", join code \($0)" } ?? ""
+            graphics.text("An invitation through the relay at \(invitation.relayAddress)\(code): Connect joins it.",
+                          at: Point(addressField.frame.x, addressField.frame.y + addressField.frame.height + 8), size: 14,
+                          color: MenuKit.hintColor, align: .left)
         }
         var visible = buttons
         visible.hidden.formUnion([.cancel, .joinWithCode, .cancelCode])
@@ -564,5 +606,10 @@ public final class JoinScene: Scene {
         }
         buttons[.cancel].draw(graphics, assets: app.assets)
     }
+}
+
+extension Endpoint {
+    /// A game behind a relay, joined by invitation.
+    var isRelayed: Bool { if case .relayed = self { true } else { false } }
 }
 #endif

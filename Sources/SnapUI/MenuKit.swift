@@ -222,6 +222,10 @@ enum MenuKit {
             case .untrusted(let refusal):
                 switch refusal {
                 case .changed: return ("Certificate changed", "\(refusal)")
+                case .notInvited(_, let invited, let presented):
+                    // Short fingerprints: the whole ones do not fit a dialog's four lines.
+                    return ("Not trusted", "The host shows the certificate \(presented.short), not \(invited.short) as the "
+                            + "invitation says: it was changed, or someone is in between. Nothing was sent.")
                 case .noTLS: return ("Cannot connect", "\(refusal)")
                 default: return ("Not trusted", "\(refusal)")
                 }

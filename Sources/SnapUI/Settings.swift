@@ -1,10 +1,12 @@
 #if GUI
 import SnapSettings
 import SnapTable
+import Foundation
 import Glibc
 import SnapProtocol
 
-/// What the game remembers between runs: for now the player's name.
+/// What the game remembers between runs: the player's name, and the relay Host Game's
+/// "Invite over the internet" opens a room at (`relay=HOST:PORT`, docs/RELAY.md).
 ///
 /// Kept in `$XDG_CONFIG_HOME/snap/settings` (else `~/.config/snap/settings`), a tiny
 /// `key=value` text file. A missing, unreadable or corrupt file is never an error:
@@ -17,6 +19,23 @@ public struct Settings: Equatable {
 
     public init(name: String) {
         self.name = name
+    }
+
+    /// The relay's address as the file holds it (HOST:PORT, checked where it is used); nil
+    /// when there is none. Kept among the other lines, where a version without it keeps it too.
+    public var relay: String? {
+        get {
+            let value = other.first { $0.key == "relay" }?.value.trimmingCharacters(in: .whitespaces)
+            return value?.isEmpty == false ? value : nil
+        }
+        set {
+            let value = newValue?.trimmingCharacters(in: .whitespaces) ?? ""
+            if let index = other.firstIndex(where: { $0.key == "relay" }) {
+                if value.isEmpty { other.remove(at: index) } else { other[index].value = value }
+            } else if !value.isEmpty {
+                other.append((key: "relay", value: value))
+            }
+        }
     }
 
     public static func == (a: Settings, b: Settings) -> Bool {

@@ -341,14 +341,25 @@ public struct TextField {
         graphics.fill(frame, Color(255, 255, 255, isFocused ? 240 : 200))
         graphics.outline(frame, isFocused ? .gold : Color(0, 0, 0, 120))
         let origin = Point(frame.x + 10, frame.y + (frame.height - 22) / 2)
+        // Text longer than the field (a pasted invitation) shows from where the caret is in
+        // view, cut with "…" at the field's end.
+        let room = frame.width - 20 - (showsCount ? 48 : 0)
+        var first = 0
+        if graphics.textWidth(text, size: 18) > room {
+            while first < caret, graphics.textWidth(String(text.dropFirst(first).prefix(caret - first)), size: 18) > room - 4 {
+                first += 1
+            }
+        }
         func width(_ prefix: Int) -> Double {
-            graphics.textTexture(String(text.prefix(prefix)), size: 18).map { Double($0.pixelWidth) / 2 } ?? 0
+            prefix <= first ? 0 : graphics.textWidth(String(text.dropFirst(first).prefix(prefix - first)), size: 18)
         }
         if isFocused, let range = selection {
-            let x0 = width(range.lowerBound), x1 = width(range.upperBound)
+            let x0 = width(range.lowerBound), x1 = min(width(range.upperBound), room)
             graphics.fill(Rect(x: origin.x + x0, y: origin.y - 1, width: x1 - x0, height: 25), Color(120, 170, 255, 150))
         }
-        graphics.text(text, at: origin, size: 18, color: .ink, align: .left, shadow: false)
+        let shown = first == 0 ? text : String(text.dropFirst(first))
+        graphics.text(graphics.fitted(shown, width: room, size: 18), at: origin, size: 18, color: .ink, align: .left,
+                      shadow: false)
         if isFocused, Int(now * 2) % 2 == 0 {
             graphics.fill(Rect(x: origin.x + width(caret), y: origin.y, width: 2, height: 23), .ink)
         }
