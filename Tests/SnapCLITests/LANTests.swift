@@ -159,18 +159,7 @@ struct LANTests {
             return (namespace, "")
         }
 
-        static func ip(_ arguments: [String]) -> (Int32, String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-            process.arguments = arguments
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            do { try process.run() } catch { return (-1, "\(error)") }
-            process.waitUntilExit()
-            return (process.terminationStatus,
-                    String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
-        }
+        static func ip(_ arguments: [String]) -> (Int32, String) { runIP(arguments) }
 
         deinit { _ = Self.ip(["netns", "delete", name]) }
     }

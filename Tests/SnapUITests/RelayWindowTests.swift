@@ -170,6 +170,30 @@ struct RelayWindowTests {
         try Screenshot(path: path).share(x: 0.1...0.9, y: (574.0 / 768)...(592.0 / 768)) { r, g, b in r > 220 && g > 170 && b < 140 }
     }
 
+    /// A Join screen that is given `text` by Ctrl+V and Enter, run until it shows a dialog
+    /// (within 60 s, a hang's bound): the scene as it was then.
+    static func pasteAndEnter(_ text: String, directories: UserDirectories, screenshot: String) async throws -> JoinScene {
+        var pasted = false, entered = false
+        let app = try App(options: WindowOptions(screenshot: screenshotPath(screenshot), quitAfter: 60, hidden: true),
+                          logger: logger) { app in
+            JoinScene(app: app, directories: directories)
+        }
+        app.probing.eachFrame = { app, now in
+            guard let join = app.scene as? JoinScene else { return }
+            if !pasted, now > 0.3 {
+                pasted = true
+                SDL_SetClipboardText(text)
+                pushPaste()
+            } else if pasted, !entered, join.addressText == text {
+                entered = true
+                pushKey(Int(SDLK_RETURN.rawValue))
+            }
+            if join.dialogTitle != nil { app.quit() }
+        }
+        try await app.runOffThePool()
+        return try #require(app.scene as? JoinScene, "\(type(of: app.scene))")
+    }
+
     @Test("a malformed invitation pasted in the Join screen is refused in words, naming what is wrong")
     func malformedInvitation() async throws {
         let directories = try Self.directories("malformed", relay: nil)
@@ -177,25 +201,7 @@ struct RelayWindowTests {
         let expected: String
         do { _ = try RelayInvitation(parsing: malformed); expected = "" } catch { expected = error.problem }
         #expect(!expected.isEmpty)
-        var pasted = false, entered = false
-        let app = try App(options: WindowOptions(screenshot: Self.screenshotPath("join-invitation-malformed.png"), quitAfter: 30,
-                                                 hidden: true), logger: Self.logger) { app in
-            JoinScene(app: app, directories: directories)
-        }
-        app.probing.eachFrame = { app, now in
-            guard let join = app.scene as? JoinScene else { return }
-            if !pasted, now > 0.3 {
-                pasted = true
-                SDL_SetClipboardText(malformed)
-                Self.pushPaste()
-            } else if pasted, !entered, join.addressText == malformed {
-                entered = true
-                Self.pushKey(Int(SDLK_RETURN.rawValue))
-            }
-            if join.dialogTitle != nil { app.quit() }
-        }
-        try await app.runOffThePool()
-        let join = try #require(app.scene as? JoinScene)
+        let join = try await Self.pasteAndEnter(malformed, directories: directories, screenshot: "join-invitation-malformed.png")
         #expect(join.dialogTitle == "Not an invitation")
         #expect(join.dialogMessage?.contains(expected) == true, "\(join.dialogMessage ?? "nil")")
     }
@@ -215,25 +221,8 @@ struct RelayWindowTests {
         } else {
             invitation.room = try #require(RelayID(String(repeating: "ab", count: 16)))
         }
-        var pasted = false, entered = false
-        let app = try App(options: WindowOptions(screenshot: Self.screenshotPath("join-invitation-\(kind).png"), quitAfter: 60,
-                                                 hidden: true), logger: Self.logger) { app in
-            JoinScene(app: app, directories: directories)
-        }
-        app.probing.eachFrame = { app, now in
-            guard let join = app.scene as? JoinScene else { return }
-            if !pasted, now > 0.3 {
-                pasted = true
-                SDL_SetClipboardText(invitation.description)
-                Self.pushPaste()
-            } else if pasted, !entered, join.addressText == invitation.description {
-                entered = true
-                Self.pushKey(Int(SDLK_RETURN.rawValue))
-            }
-            if join.dialogTitle != nil { app.quit() }
-        }
-        try await app.runOffThePool()
-        let join = try #require(app.scene as? JoinScene, "\(type(of: app.scene))")
+        let join = try await Self.pasteAndEnter(invitation.description, directories: directories,
+                                                screenshot: "join-invitation-\(kind).png")
         let message = join.dialogMessage ?? ""
         if kind == "tampered" {
             #expect(join.dialogTitle == "Not trusted")
