@@ -170,7 +170,10 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         let promise = loop.makePromise(of: [String: Int].self)
         history.roundsWon(in: directory, excluding: path) { promise.completeWith($0) }
         let counted = promise.futureResult
-        counted.whenSuccess { [self] wins in session.setEarlierWins(wins) }  // on the loop
+        counted.whenSuccess { [self] wins in  // on the loop
+            session.setEarlierWins(wins)
+            logger.info("earlier matches counted: \(wins.count) players have won rounds here before")
+        }
         counted.whenFailure { [logger] error in logger.warning("the won counts of earlier matches could not be read: \(error)") }
         winsCounted.withLockedValue { $0 = counted }
     }

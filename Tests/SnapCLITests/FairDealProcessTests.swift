@@ -158,8 +158,12 @@ struct WonCountProcessTests {
         let directory = makeRuntimeDirectory()
         func match(recording: String? = nil) throws -> [String: Int] {
             let host = try SnapProcess(["host", "--headless", "--name", "Table", "--start-when", "2", "--rounds", "2",
-                                        "--speed", "0.01", "--turn-limit", "150"], runtimeDirectory: directory)
+                                        "--speed", "0.01", "--turn-limit", "150", "--verbose"], runtimeDirectory: directory)
             _ = host.line(startingWith: "journal: ")
+            // The players come once the host has counted the earlier matches: a game that starts
+            // before then shows this match's wins only (HostServer.countEarlierWins), and on a
+            // loaded machine two bots can be seated first.
+            #expect(eventually(60) { host.errors.contains("earlier matches counted: ") }, "\(host.errors)")
             let bots = try ["Ann", "Bob"].map { name in
                 try SnapProcess(["join", "--bot", "--name", name, "--speed", "0.01"]
                                     + (name == "Ann" ? recording.map { ["--record", $0] } ?? [] : []),

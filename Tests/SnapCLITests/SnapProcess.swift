@@ -73,6 +73,16 @@ final class SnapProcess: @unchecked Sendable {
     }
 }
 
+/// Waits until `condition` holds, up to `timeout` seconds (a hang's bound); whether it did.
+func eventually(_ timeout: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(50_000)
+    }
+    return condition()
+}
+
 /// A built executable of the package (`snapcards`, `snap-bench`): beside the test bundle's
 /// executable, or one folder up (swift-testing runs from inside the .xctest bundle on some setups).
 func snapBinary(named name: String = "snapcards") -> URL {

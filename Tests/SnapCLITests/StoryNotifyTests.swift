@@ -38,15 +38,6 @@ struct StoryNotifyTests: StoryProcessTests {
 
 
 
-    /// Waits until `condition` holds, up to `timeout` seconds.
-    func eventually(_ timeout: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(50_000)
-        }
-        return condition()
-    }
 
     @Test("Ann's turn reaches Bob's desktop: Notify(\"Your turn in 'The dragon'\", \"Ann wrote: …\") on the bus; the service restarts, notify signs in again and tells nothing twice; SIGTERM ends it with 0")
     func yourTurnOnTheBus() throws {
