@@ -242,7 +242,11 @@ let package = Package(
         // ScriptedHost speaks the protocol: SnapProtocol, never SDL or SnapUI.
         // waitOffPool: the semaphore bridge of synchronous tests, on SnapPlatform's executor.
         // NotificationsReceiver: a notification service on a test's own bus, on SnapDBus's code.
-        .target(name: "SnapTestSupport", dependencies: ["SnapProtocol", "SnapPlatform", "SnapDBus", "CDBus"], path: "Tests/SnapTestSupport"),
+        .target(
+            name: "SnapTestSupport",
+            dependencies: ["SnapProtocol", "SnapPlatform", "SnapDBus", "CDBus", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            path: "Tests/SnapTestSupport"
+        ),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
         .testTarget(name: "StoryEngineTests", dependencies: ["StoryEngine"]),
         .testTarget(name: "StoryNoticesTests", dependencies: ["StoryNotices", "StoryEngine", "StoryLink", "StoryProtocol", "SnapTestSupport"]),
@@ -286,10 +290,10 @@ let package = Package(
             ]
         ),
         // Reads the package graph (`swift package describe`) and fails on an edge the layers forbid.
-        .testTarget(name: "ModuleBorderTests"),
+        .testTarget(name: "ModuleBorderTests", dependencies: ["SnapTestSupport"]),
         .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapSession", "SnapEngine", "SnapProtocol", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "SnapDBus", "StoryEngine", "SnapRelay", "SnapPlatform",
                                                             .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation"]),
+        .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation", "SnapTestSupport"]),
         .testTarget(
             name: "SnapUITests",
             dependencies: [

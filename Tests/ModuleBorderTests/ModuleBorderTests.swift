@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import SnapTestSupport
 
 /// The architecture's borders (docs/ARCHITECTURE.md, "Layers"), read from the package graph
 /// SwiftPM itself reports (`swift package describe`), followed transitively: a dependency
 /// added anywhere below a module counts as the module's own.
-@Suite("Module borders")
+@Suite("Module borders", .blocksThreads)
 struct ModuleBorderTests {
     /// Snap!'s game modules: its rules, protocol, sessions, bots, network and table.
     static let snapGame: Set<String> = [

@@ -1,8 +1,9 @@
 import SnapBench
 import SnapEngine
 import Testing
+import SnapTestSupport
 
-@Suite("The benchmarks behind snap-bench, run small")
+@Suite("The benchmarks behind snap-bench, run small", .blocksThreads)
 struct BenchmarkTests {
     @Test("the engine benchmark measures real work in both the engine and the baseline")
     func engineBenchmarkRuns() {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import SnapTestSupport
 
 /// SnapBench holds every benchmark and attack driver so that what a game links holds only
 /// the game: no target but the `snap-bench` executable (and the tests) may import it, not
 /// even the player's `snapcards`.
-@Suite("No library imports SnapBench")
+@Suite("No library imports SnapBench", .blocksThreads)
 struct BoundaryTests {
     /// The package's root: this file is Tests/SnapBenchTests/BoundaryTests.swift.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import SnapTestSupport
 
-@Suite("snap-bench attack, as a process")
+@Suite("snap-bench attack, as a process", .blocksThreads)
 struct AttackBenchTests {
     @Test("prints a row with parseable numbers per attack and exits 0", .timeLimit(.minutes(5)))
     func quickRows() throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// The fair deal between real processes: honest bots say so, a cheating host is caught,
 /// and `snapcards replay --verify` checks every reveal.
-@Suite("the provably fair deal, as processes", .serialized)
+@Suite("the provably fair deal, as processes", .blocksThreads, .serialized)
 struct FairDealProcessTests {
     @Test("bots against an honest host print \"round N: deal verified\" for every round; replay checks the reveals",
           .timeLimit(.minutes(5)))
@@ -150,7 +150,7 @@ final class CheatingHost: @unchecked Sendable {
     }
 }
 
-@Suite("won counts across matches, as processes", .serialized)
+@Suite("won counts across matches, as processes", .blocksThreads, .serialized)
 struct WonCountProcessTests {
     @Test("two matches in a row with the same names: the second one's clients receive the first one's wins",
           .timeLimit(.minutes(5)))

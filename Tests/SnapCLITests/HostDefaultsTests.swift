@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import SnapTestSupport
 
 /// `snapcards host --headless` with no options is a game, not a usage error.
-@Suite("snapcards host's defaults", .serialized)
+@Suite("snapcards host's defaults", .blocksThreads, .serialized)
 struct HostDefaultsTests {
     @Test("with no options, a headless host seats one computer player and plays one joined player", .timeLimit(.minutes(5)))
     func noOptions() throws {

@@ -13,7 +13,7 @@ import Testing
 /// real `snapcards host` process: the host survives, the attacker is cut with the right
 /// reason within its bound, the honest players' game completes, and the host's memory
 /// stays under the documented bound (docs/PROTOCOL.md §10).
-@Suite("hostile clients against a real host", .serialized)
+@Suite("hostile clients against a real host", .blocksThreads, .serialized)
 struct HostileClientTests {
     /// Documented in docs/PROTOCOL.md: the host stays under this whatever clients send.
     static var residentBoundMiB: Double {
@@ -298,7 +298,7 @@ struct HostileClientTests {
 /// Back-pressure needs a reader slower than the host's output, which a real game makes
 /// too slowly to wait for; so this host runs in the test's process with small buffers
 /// and a long ping bound (the fake-pong rule would cut the reader first otherwise).
-@Suite("write back-pressure")
+@Suite("write back-pressure", .blocksThreads)
 struct BackPressureTests {
     @Test("a seated client that stops reading is cut as too slow; the game goes on", .timeLimit(.minutes(5)))
     func slowReaderIsCut() throws {

@@ -4,9 +4,10 @@ import SnapJournal
 import SnapNet
 import SnapProtocol
 import Testing
+import SnapTestSupport
 
 /// The journal a real host writes, read back by `snapcards replay --verify` and `snapcards history`.
-@Suite("journals, replay --verify and history, as processes", .serialized)
+@Suite("journals, replay --verify and history, as processes", .blocksThreads, .serialized)
 struct JournalCommandTests {
     func playedMatch(in directory: String, rounds: Int = 1) throws -> String {
         let host = try SnapProcess(["host", "--headless", "--name", "Table", "--start-when", "2", "--rounds", "\(rounds)",

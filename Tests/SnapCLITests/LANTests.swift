@@ -8,7 +8,7 @@ import Testing
 /// Playing across the room: the join code over TCP (real processes on 127.0.0.1), and
 /// discovery by multicast DNS inside a network namespace the test makes (root only;
 /// otherwise skipped with the reason). No packet leaves this machine.
-@Suite("LAN play: join codes and discovery, as processes", .serialized)
+@Suite("LAN play: join codes and discovery, as processes", .blocksThreads, .serialized)
 struct LANTests {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
@@ -393,7 +393,7 @@ extension [UInt8] {
 }
 
 /// LAN.md quotes `snapcards list --lan`'s default listening time: the one its help shows.
-@Suite("LAN.md quotes snapcards list")
+@Suite("LAN.md quotes snapcards list", .blocksThreads)
 struct ListDocumentationTests {
     @Test("snapcards list's --wait default is the one LAN.md names")
     func waitDefault() throws {

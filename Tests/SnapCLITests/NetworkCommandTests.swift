@@ -5,7 +5,7 @@ import SnapTestSupport
 import Testing
 
 /// Hosts and computer players as separate `snapcards` processes over real sockets.
-@Suite("snapcards host and snapcards join, as processes", .serialized)
+@Suite("snapcards host and snapcards join, as processes", .blocksThreads, .serialized)
 struct NetworkCommandTests {
     static let fast = ["--speed", "0.01"]
 

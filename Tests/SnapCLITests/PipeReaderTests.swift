@@ -5,7 +5,7 @@ import Testing
 /// How the tests read their children's output (`FileHandle.readChunks`): many pipes at
 /// once, on many threads, some read ends closed by their owner while the reader still
 /// runs — as processes come and go across a parallel test run.
-@Suite("Reading children's output")
+@Suite("Reading children's output", .blocksThreads)
 struct PipeReaderTests {
     private final class Received: @unchecked Sendable {
         let lock = NSLock()

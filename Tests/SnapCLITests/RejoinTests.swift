@@ -4,9 +4,10 @@ import SnapNet
 import SnapProtocol
 import SnapSession
 import Testing
+import SnapTestSupport
 
 /// A seat is not a connection: real host and bot processes, killed and started again.
-@Suite("rejoining and watching, as processes", .serialized)
+@Suite("rejoining and watching, as processes", .blocksThreads, .serialized)
 struct RejoinTests {
     func host(_ extra: [String], in directory: String) throws -> SnapProcess {
         let host = try SnapProcess(["host", "--headless", "--name", "Table", "--rounds", "1", "--speed", "0.05",
@@ -146,7 +147,7 @@ struct RejoinTests {
     }
 }
 
-@Suite("resuming a crashed host, as processes", .serialized)
+@Suite("resuming a crashed host, as processes", .blocksThreads, .serialized)
 struct ResumeTests {
     @Test("kill -9 the host mid-round, snapcards host --resume: the bots reattach, the match finishes, the journal verifies",
           .timeLimit(.minutes(5)))
@@ -249,7 +250,7 @@ struct ResumeTests {
     }
 }
 
-@Suite("snap-bench rejoin")
+@Suite("snap-bench rejoin", .blocksThreads)
 struct RejoinBenchTests {
     @Test("prints the rejoin and sign-in figures and their ratio", .timeLimit(.minutes(5)))
     func smoke() throws {
@@ -263,7 +264,7 @@ struct RejoinBenchTests {
     }
 }
 
-@Suite("snap-bench engine and net: the journal's cost beside them")
+@Suite("snap-bench engine and net: the journal's cost beside them", .blocksThreads)
 struct JournalOverheadBenchTests {
     @Test("bench engine prints the journal line with both rates and the ratio", .timeLimit(.minutes(5)))
     func engine() throws {

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import SnapTestSupport
 
 /// `snap-bench relay` and the relay rows of `snap-bench attack`, as processes: every line
 /// there with numbers that parse and make sense (never how fast: speed is measured, not asserted).
-@Suite("snap-bench relay, as a process")
+@Suite("snap-bench relay, as a process", .blocksThreads)
 struct RelayBenchTests {
     @Test("--quick prints every figure's line with parseable numbers, every room asked held", .timeLimit(.minutes(10)))  // a hang's bound: a loaded full run is slow
     func quickFigures() throws {

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import SnapTestSupport
 
 /// The relay between networks that cannot reach each other, as friends' homes are: three
 /// network namespaces this test makes, the host's (H), the players' (P) and the relay's (R),
 /// each joined to R alone by a virtual cable; R forwards nothing, so H and P never meet.
 /// The relay's address, 10.77.0.1, is routed to R from both sides.
-@Suite("the relay between networks that cannot reach each other (network namespaces)", .serialized)
+@Suite("the relay between networks that cannot reach each other (network namespaces)", .blocksThreads, .serialized)
 struct RelayNamespaceTests {
     static let relayAddress = "10.77.0.1"
 

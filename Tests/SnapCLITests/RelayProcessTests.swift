@@ -50,7 +50,7 @@ final class InProcessRelay: Sendable {
 
 /// A relay, a host that only dials out (a Unix socket, no TCP listener) and players who join
 /// by its invitation, all as `snapcards` processes on 127.0.0.1 (docs/RELAY.md).
-@Suite("snapcards relay serve, host --relay and join --invite, as processes", .serialized)
+@Suite("snapcards relay serve, host --relay and join --invite, as processes", .blocksThreads, .serialized)
 struct RelayProcessTests {
     static let fast = ["--speed", "0.01"]
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SnapTestSupport
 
 /// The built `snapcards` binary, run as a separate process, as a person would.
 func runSnap(_ arguments: [String], executable: String = "snapcards") throws -> (status: Int32, output: String, error: String) {
@@ -21,7 +22,7 @@ func runSnapBench(_ arguments: [String]) throws -> (status: Int32, output: Strin
     try runSnap(arguments, executable: "snap-bench")
 }
 
-@Suite("snapcards simulate, as a process")
+@Suite("snapcards simulate, as a process", .blocksThreads)
 struct SimulateCommandTests {
     @Test("prints the summary lines and the same bytes for the same seed")
     func summary() throws {

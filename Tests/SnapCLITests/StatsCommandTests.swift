@@ -4,10 +4,11 @@ import SnapNet
 import SnapProtocol
 import SnapSession
 import Testing
+import SnapTestSupport
 
 /// `snapcards stats` and `snapcards history --reindex` on journals real hosts wrote, their figures
 /// checked against what this test reads from the journals itself.
-@Suite("snapcards stats and history --reindex, as processes", .serialized)
+@Suite("snapcards stats and history --reindex, as processes", .blocksThreads, .serialized)
 struct StatsCommandTests {
     /// A headless host's match between two computer players that joined (Ann and Bob).
     func playedMatch(in directory: String, rounds: Int) throws -> String {
@@ -149,7 +150,7 @@ struct StatsCommandTests {
     }
 }
 
-@Suite("snap-bench history")
+@Suite("snap-bench history", .blocksThreads)
 struct HistoryBenchTests {
     @Test("run small: every copied journal is listed by snapcards history and counted, against none", .timeLimit(.minutes(5)))
     func historyBench() throws {

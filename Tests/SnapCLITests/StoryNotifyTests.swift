@@ -32,7 +32,7 @@ final class NotificationsThread: @unchecked Sendable {  // `running` is guarded 
 }
 
 /// `snapcards story notify` between a real service and a real session bus.
-@Suite("Story notices on a real session bus", .serialized, .timeLimit(.minutes(5)))
+@Suite("Story notices on a real session bus", .blocksThreads, .serialized, .timeLimit(.minutes(5)))
 struct StoryNotifyTests: StoryProcessTests {
     let directory = makeRuntimeDirectory()
 

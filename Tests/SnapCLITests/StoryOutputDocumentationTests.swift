@@ -10,7 +10,7 @@ import Testing
 /// executable, so the real binary prints them here and the document must quote their fixed
 /// part (the variable part — an id, a name, a path — written as the document writes it).
 /// Runs of white space compare as one space, as in StoryQuotesTests.
-@Suite("STORY.md quotes what snapcards story prints", .serialized, .timeLimit(.minutes(5)))
+@Suite("STORY.md quotes what snapcards story prints", .blocksThreads, .serialized, .timeLimit(.minutes(5)))
 struct StoryOutputDocumentationTests: StoryProcessTests {
     let directory = makeRuntimeDirectory()
 

@@ -10,7 +10,7 @@ import Testing
 
 /// Two `snapcards story serve --database postgres://…` processes on one real PostgreSQL
 /// database (SnapTestSupport's PostgresServer) are one service.
-@Suite("Story on PostgreSQL over real processes", .serialized)
+@Suite("Story on PostgreSQL over real processes", .blocksThreads, .serialized)
 struct StoryPostgresTests {
     let directory = makeRuntimeDirectory()
 

@@ -11,7 +11,7 @@ import StoryStores
 import Testing
 
 /// `snapcards story` with real processes: the service, and one process per player command.
-@Suite("Story over real processes", .serialized)
+@Suite("Story over real processes", .blocksThreads, .serialized)
 struct StoryTests: StoryProcessTests {
     let directory = makeRuntimeDirectory()
 

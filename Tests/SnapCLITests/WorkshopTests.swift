@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import SnapTestSupport
 
 /// The benchmarks moved out of the player's binary into `snap-bench`, with the same
 /// commands (scripts/test checks that `snapcards` has no SnapBench symbol).
-@Suite("snap-bench apart from snap")
+@Suite("snap-bench apart from snap", .blocksThreads)
 struct WorkshopTests {
     @Test("snap has no bench command, in its help or on its command line")
     func snapHasNoBench() throws {
@@ -42,7 +43,7 @@ struct WorkshopTests {
     }
 }
 
-@Suite("snap --version")
+@Suite("snap --version", .blocksThreads)
 struct VersionTests {
     @Test("prints the version written once in Sources/snap/Version.swift, and nothing else")
     func version() throws {

@@ -24,7 +24,7 @@ final class ReceiverThread: @unchecked Sendable {  // `running` is only read and
     }
 }
 
-@Suite("Desktop notifications on a real session bus", .serialized, .timeLimit(.minutes(5)))
+@Suite("Desktop notifications on a real session bus", .blocksThreads, .serialized, .timeLimit(.minutes(5)))
 struct DesktopNotifierTests {
     @Test("Notify reaches org.freedesktop.Notifications on the bus with every argument, as dbus-monitor sees it, and the id comes back")
     func notifyOnTheBus() throws {

@@ -44,7 +44,7 @@ enum Matches {
     }
 }
 
-@Suite("The match index: built from the journals, kept up with them")
+@Suite("The match index: built from the journals, kept up with them", .blocksThreads)
 struct MatchIndexTests {
     @Test("every journal is indexed on the first read: the winners, the won counts and the calls of every round")
     func indexesEveryJournal() async throws {

@@ -12,7 +12,7 @@ import SnapSession
 import SnapTestSupport
 import Testing
 
-@Suite("The journal: checksummed records, torn tails cut")
+@Suite("The journal: checksummed records, torn tails cut", .blocksThreads)
 struct JournalTests {
     static func journal(_ payloads: [[UInt8]]) -> [UInt8] {
         Journal.header(kind: "test") + payloads.flatMap(Journal.frame)
@@ -258,7 +258,7 @@ struct JournalTests {
     }
 }
 
-@Suite("A damaged match journal says so")
+@Suite("A damaged match journal says so", .blocksThreads)
 struct DamagedJournalTests {
     /// A real match's records, as a host logs them, and the file they make.
     static let records: [MatchRecord] = {
@@ -356,7 +356,7 @@ struct DamagedJournalTests {
     }
 }
 
-@Suite("A journal started after the match began")
+@Suite("A journal started after the match began", .blocksThreads)
 struct LateJournalTests {
     @Test("a journal attached once the game has started still holds the match from its first record")
     func lateJournal() async throws {
@@ -383,7 +383,7 @@ struct LateJournalTests {
     }
 }
 
-@Suite("The matches before this one: counted off the caller's thread")
+@Suite("The matches before this one: counted off the caller's thread", .blocksThreads)
 struct EarlierWinsTests {
     static func soloHost() -> HostServer {
         var configuration = HostConfiguration(hostName: "Solo")
@@ -526,7 +526,7 @@ struct EarlierWinsTests {
     }
 }
 
-@Suite("The match log: the game is a fold of it")
+@Suite("The match log: the game is a fold of it", .blocksThreads)
 struct MatchLogTests {
     @Test("every record of real games encodes and decodes to itself", arguments: [1, 2, 3] as [UInt64])
     func codecRoundTrip(seed: UInt64) throws {

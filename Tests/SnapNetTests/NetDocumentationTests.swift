@@ -12,7 +12,7 @@ import Testing
 /// The numbers and words of the network layer that docs/PROTOCOL.md (§2, §10, §14) and
 /// docs/LAN.md quote, as the code has them: a change to either side that makes a document
 /// wrong fails here. Line breaks do not matter: runs of white space compare as one space.
-@Suite("PROTOCOL.md and LAN.md quote the network layer")
+@Suite("PROTOCOL.md and LAN.md quote the network layer", .blocksThreads)
 struct NetDocumentationTests {
     static func document(_ name: String) throws -> String { try Documents.text(name) }
 

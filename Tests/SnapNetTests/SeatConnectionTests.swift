@@ -10,7 +10,7 @@ import Testing
 
 /// `SeatConnection` over a real Unix socket, against a host the test scripts: a window's
 /// link and a computer player carry their `SeatLink`'s actions out.
-@Suite("A seat's connection over a socket", .serialized)
+@Suite("A seat's connection over a socket", .blocksThreads, .serialized)
 struct SeatConnectionTests {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     static let token = SeatToken(bytes: Array(1...16))!

@@ -4,7 +4,7 @@ import SnapProtocol
 import SnapTestSupport
 import Testing
 
-@Suite("seat tokens on disk: one file per game and name")
+@Suite("seat tokens on disk: one file per game and name", .blocksThreads)
 struct SeatTokenStoreTests {
     @Test("names that differ only in punctuation or spaces keep their own tokens")
     func punctuation() throws {

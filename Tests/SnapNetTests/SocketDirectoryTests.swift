@@ -39,7 +39,7 @@ private struct Scratch {
     func remove() { try? FileManager.default.removeItem(atPath: root) }
 }
 
-@Suite("the socket directory: private or refused, with a fallback both sides agree on")
+@Suite("the socket directory: private or refused, with a fallback both sides agree on", .blocksThreads)
 struct SocketDirectoryTests {
     @Test("a missing preferred directory is created 0700 by the host; clients resolve to it without creating it")
     func createsPreferred() throws {
@@ -193,7 +193,7 @@ struct SocketDirectoryTests {
     }
 }
 
-@Suite("addresses and error words")
+@Suite("addresses and error words", .blocksThreads)
 struct AddressTests {
     @Test("HOST:PORT parsing: brackets for IPv6, port 0 only to listen")
     func parsing() throws {

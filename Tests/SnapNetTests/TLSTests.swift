@@ -23,7 +23,7 @@ import X509
 // sign-ins) ran beside it in this suite, even with a loop of its own. The cause is not
 // established (descriptors at the test process's limit of 1,300, so an accept that waits,
 // is the lead); until it is, the suite's tests do not overlap.
-@Suite("TLS: certificates, trust on first use, and what is refused", .serialized)
+@Suite("TLS: certificates, trust on first use, and what is refused", .blocksThreads, .serialized)
 struct TLSTests {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 

@@ -8,7 +8,7 @@ import Testing
 
 /// `seatsAtTable` against a host the test scripts: what it says on the wire (a watcher's
 /// hello, then leave) and what it reads (names from gameStarted, away from the snapshot).
-@Suite("Who is away at a started table", .serialized)
+@Suite("Who is away at a started table", .blocksThreads, .serialized)
 struct TablePeekTests {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     static let started = GameStart(yourSeat: nil, players: [SeatedPlayer(seat: .bottom, name: "Ann"),

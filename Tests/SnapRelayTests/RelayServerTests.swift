@@ -9,7 +9,7 @@ import SnapTestSupport
 import Testing
 
 /// The relay on real sockets (127.0.0.1, TLS): rooms, splicing, and bytes copied unchanged.
-@Suite("Relay: the server on sockets", .serialized)
+@Suite("Relay: the server on sockets", .blocksThreads, .serialized)
 struct RelayServerTests {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 

@@ -10,7 +10,7 @@ import Testing
 /// take their seats), and each window's `--frame-log` shows every visible change (the
 /// deal finished, whose turn, the status line, the deal's verdict, away and back)
 /// presented in the frame of the loop pass that found it, soon after it reached the process.
-@Suite("Every window shows each change within a frame, the mouse untouched", .serialized)
+@Suite("Every window shows each change within a frame, the mouse untouched", .blocksThreads, .serialized)
 struct FrameLogTests {
     static let rounds = 10
 

@@ -14,7 +14,7 @@ import SnapTable
 /// Windows run inside the test process (SDL's offscreen driver), so a test can push
 /// scripted events and read what the scene decided. One at a time: SDL has one event queue.
 extension InProcessWindows {
-@Suite("Windows in the test process", .serialized)
+@Suite("Windows in the test process", .blocksThreads, .serialized)
 struct InProcessTests {
     static let logger = Logger(label: "test")
 
@@ -566,7 +566,7 @@ struct InProcessTests {
 #endif
 
 #if GUI
-@Suite("Text fields")
+@Suite("Text fields", .blocksThreads)
 struct TextFieldTests {
     static func typed(_ field: inout TextField, _ inputs: [Input]) {
         for input in inputs { _ = field.handle(input) }
@@ -618,7 +618,7 @@ struct TextFieldTests {
 #endif
 
 #if GUI
-@Suite("Which renderer a window asks for")
+@Suite("Which renderer a window asks for", .blocksThreads)
 struct RendererChoiceTests {
     @Test("automatic: accelerated only with a GPU device; SNAP_RENDERER overrides; explicit choices stand")
     func choice() {
@@ -637,7 +637,7 @@ struct RendererChoiceTests {
 }
 
 /// The window's numbers LAN.md quotes, as the code has them.
-@Suite("LAN.md quotes the Join screen")
+@Suite("LAN.md quotes the Join screen", .blocksThreads)
 struct JoinDocumentationTests {
     @Test("the Join screen's welcome timeout is the one LAN.md names")
     func welcomeTimeout() throws {

@@ -13,7 +13,7 @@ import Testing
 extension InProcessWindows {
 /// Every ping is answered exactly once: a window's link answers on its network thread
 /// (its loop never answers again), a computer player through its session.
-@Suite("One pong per ping", .serialized)
+@Suite("One pong per ping", .blocksThreads, .serialized)
 struct PingTests {
     static let logger = Logger(label: "test")
 

@@ -14,7 +14,7 @@ import Testing
 /// Host Game's "Invite over the internet" and the Join screen's invitation field
 /// (docs/RELAY.md §10), in windows in the test process, through a relay on 127.0.0.1.
 extension InProcessWindows {
-@Suite("Invitations through a relay, in windows", .serialized)
+@Suite("Invitations through a relay, in windows", .blocksThreads, .serialized)
 struct RelayWindowTests {
     static let logger = Logger(label: "test")
 

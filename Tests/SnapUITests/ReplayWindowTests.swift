@@ -33,7 +33,7 @@ func writeJournal(rounds: Int, seed: UInt64, in directory: String) throws -> Str
     return writer.path
 }
 
-@Suite("snapcards replay's window", .serialized)
+@Suite("snapcards replay's window", .blocksThreads, .serialized)
 struct ReplayWindowTests {
     @Test("a real journal plays back in a window: 20 s in, every seat's cards face up on the felt")
     func playsBack() throws {

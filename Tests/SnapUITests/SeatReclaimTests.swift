@@ -12,7 +12,7 @@ import Testing
 extension InProcessWindows {
 /// A window opened again after a crash, under whatever name, finds the seat this machine
 /// kept in that game and offers it back; with no seat kept, it offers to watch.
-@Suite("A reopened window takes its seat back, whatever its name", .serialized)
+@Suite("A reopened window takes its seat back, whatever its name", .blocksThreads, .serialized)
 struct SeatReclaimTests {
     static let logger = Logger(label: "test")
     let base = scratchPath("snap-reclaim")

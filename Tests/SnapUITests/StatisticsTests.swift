@@ -14,7 +14,7 @@ import Testing
 @testable import SnapUI
 
 /// The Statistics screen's layout and words: pure functions of the figures.
-@Suite("The Statistics screen's charts and words")
+@Suite("The Statistics screen's charts and words", .blocksThreads)
 struct StatisticsLayoutTests {
     func figures(_ name: String = "Tess") -> PlayerStatistics {
         PlayerStatistics(player: name, reaction: PlayerStatistics.Reaction())
@@ -138,7 +138,7 @@ struct StatisticsLayoutTests {
 }
 
 extension InProcessWindows {
-@Suite("The Statistics screen in a window in the test process", .serialized)
+@Suite("The Statistics screen in a window in the test process", .blocksThreads, .serialized)
 struct StatisticsWindowTests {
     static let logger = Logger(label: "test")
 

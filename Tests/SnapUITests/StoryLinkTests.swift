@@ -7,7 +7,7 @@ import Testing
 
 /// The Story window's link to the service signs in and reads in a task of its own: the
 /// window's thread only makes it and drains what it brought.
-@Suite("Story window's link")
+@Suite("Story window's link", .blocksThreads)
 struct StoryLinkTests {
     @Test("made while the service has not answered the hello, it returns at once; the service gone, drain reports each failed sign-in and when the next try comes",
           .timeLimit(.minutes(10)))  // a hang's bound: in the full suite the pool may be busy for minutes

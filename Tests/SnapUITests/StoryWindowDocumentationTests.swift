@@ -8,7 +8,7 @@ import Testing
 /// status line, the notice, a declined participant's label and the buttons. Here the
 /// window's own functions make them for the matches the document's examples imply, and the
 /// document must hold them. Runs of white space compare as one space.
-@Suite("STORY.md quotes the Story window")
+@Suite("STORY.md quotes the Story window", .blocksThreads)
 struct StoryWindowDocumentationTests {
     func expectQuoted(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(try Documents.quotes("STORY.md", text), "STORY.md lacks: \(text)", sourceLocation: sourceLocation)

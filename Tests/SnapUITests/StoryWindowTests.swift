@@ -5,7 +5,7 @@ import SnapTestSupport
 import Testing
 
 /// The Story window against a real `snapcards story serve`, players' turns taken by other processes.
-@Suite("Story window", .serialized)
+@Suite("Story window", .blocksThreads, .serialized)
 struct StoryWindowTests {
     let root: String = {
         scratchDirectory("story-window")

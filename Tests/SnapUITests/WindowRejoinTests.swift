@@ -5,7 +5,7 @@ import Testing
 
 /// A window is a seat's connection, not the seat: one that crashed and is opened again
 /// with the same name against the same game takes the seat back.
-@Suite("Windows take their seat back", .serialized)
+@Suite("Windows take their seat back", .blocksThreads, .serialized)
 struct WindowRejoinTests {
     final class Running: @unchecked Sendable {
         let process = Process()

@@ -37,7 +37,7 @@ func runWindowed(_ arguments: [String], audio: String = "dummy", extraEnvironmen
     return (process.terminationStatus, String(decoding: output, as: UTF8.self))
 }
 
-@Suite("The host's window honours every option the headless host does")
+@Suite("The host's window honours every option the headless host does", .blocksThreads)
 struct WindowedHostOptionsTests {
     @Test("--journal-directory and --no-journal decide where a windowed host's match is journaled")
     func journalOptions() throws {
@@ -102,7 +102,7 @@ extension FileHandle {
 
 func screenshotPath(_ name: String) -> String { scratchPath("snap-ui-\(name).png") }
 
-@Suite("Windows under SDL's offscreen driver", .serialized)
+@Suite("Windows under SDL's offscreen driver", .blocksThreads, .serialized)
 struct WindowTests {
     @Test("the main menu: the title cards settle and the felt shows")
     func menu() throws {

@@ -11,7 +11,7 @@ import Testing
 /// `snapcards play` as a stranger plays it: a real X server, windows found by name, real
 /// mouse clicks from xdotool. What the clicks did is read back from the host's match
 /// journal, the log every other view of the match comes from.
-@Suite("Played with clicks on a real X server", .serialized)
+@Suite("Played with clicks on a real X server", .blocksThreads, .serialized)
 struct XPlayTests {
     @Test("snapcards play 2 under Xvfb: xdotool clicks Start, turns cards on both tables, and a Snap! is judged",
           .enabled(if: WindowTests.haveTools(["xvfb-run", "xdotool"])), .timeLimit(.minutes(5)))

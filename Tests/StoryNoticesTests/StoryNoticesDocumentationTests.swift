@@ -7,7 +7,7 @@ import Testing
 
 /// docs/STORY.md's Notices section quotes the notices' words and numbers: here they are made
 /// by StoryNotices and the document must hold them. Runs of white space compare as one space.
-@Suite("STORY.md quotes the notices")
+@Suite("STORY.md quotes the notices", .blocksThreads)
 struct StoryNoticesDocumentationTests {
     static func document() throws -> String { try Documents.text("STORY.md") }
 

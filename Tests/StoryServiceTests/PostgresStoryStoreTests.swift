@@ -10,7 +10,7 @@ import Testing
 @testable import StoryStores
 
 /// `PostgresURL`: the forms `snapcards story serve --database` takes, and plain refusals.
-@Suite("PostgreSQL URLs")
+@Suite("PostgreSQL URLs", .blocksThreads)
 struct PostgresURLTests {
     @Test func tcpForms() throws {
         let plain = try PostgresURL("postgres://snap@db.example/story")
@@ -78,7 +78,7 @@ final class Heard: Sendable {
 /// What only `PostgresStoryStore` does, against a real PostgreSQL server
 /// (Tests/SnapTestSupport/PostgresServer): TCP, NOTIFY between instances, row locks under
 /// concurrency, and a server away. What every store does is `StoryStoreContractTests`.
-@Suite("PostgreSQL story store", .timeLimit(.minutes(10)))
+@Suite("PostgreSQL story store", .blocksThreads, .timeLimit(.minutes(10)))
 struct PostgresStoryStoreTests {
     static let logger: Logger = {
         var logger = Logger(label: "postgres-test")

@@ -13,7 +13,7 @@ import Testing
 /// What only the SQLite store does, on real files: its name, WAL mode, a database from
 /// before the schema's steps, and a read-only or foreign file refused in words. What every
 /// store does is `StoryStoreContractTests`.
-@Suite("SQLite story store", .serialized)
+@Suite("SQLite story store", .blocksThreads, .serialized)
 struct SQLiteStoryStoreTests {
     func path() -> String { scratchDirectory("sqlite") + "/story.sqlite" }
 

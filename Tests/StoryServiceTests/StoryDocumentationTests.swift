@@ -12,7 +12,7 @@ import Testing
 
 /// The byte examples in docs/PROTOCOL.md's story section are these messages, byte for byte.
 /// (They are fenced as `story`, not `text`: the `text` blocks are Snap!'s fixtures.)
-@Suite("Story protocol documentation")
+@Suite("Story protocol documentation", .blocksThreads)
 struct StoryDocumentationTests {
     /// Ann's key pair: the private key is the bytes 01 02 … 20.
     static let key = StoryKey(privateKeyBytes: Array(1...32))!
@@ -115,7 +115,7 @@ struct StoryDocumentationTests {
 
 /// The service's numbers and words that docs/PROTOCOL.md §16 and docs/STORY.md quote, as the
 /// code has them. Line breaks do not matter: runs of white space compare as one space.
-@Suite("Story documentation quotes the service")
+@Suite("Story documentation quotes the service", .blocksThreads)
 struct StoryQuotesTests {
     static func document(_ name: String) throws -> String { try Documents.text(name) }
 

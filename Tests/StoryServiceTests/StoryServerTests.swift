@@ -15,7 +15,7 @@ import Testing
 @testable import StoryStores
 
 /// The service over a real Unix socket, in this process.
-@Suite("Story service over a socket", .serialized)
+@Suite("Story service over a socket", .blocksThreads, .serialized)
 struct StoryServerTests {
     /// A service on a fresh socket and a fresh SQLite store (with `journal`'s bytes imported
     /// into it first, if given).

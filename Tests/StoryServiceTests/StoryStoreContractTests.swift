@@ -105,7 +105,7 @@ struct StoreDatabase: Sendable {
 /// PostgreSQL on a real server (SnapTestSupport's `PostgresServer`). What only one store
 /// does (SQLite's WAL and file permissions; PostgreSQL's URLs, NOTIFY, locks and reconnects)
 /// is tested in that store's own suite.
-@Suite("Story store contract", .timeLimit(.minutes(10)))
+@Suite("Story store contract", .blocksThreads, .timeLimit(.minutes(10)))
 struct StoryStoreContractTests {
     /// The error `body` throws, if any.
     func failure<T>(_ body: () async throws -> T) async -> (any Error)? {

@@ -13,7 +13,7 @@ import Testing
 
 /// What a client the story service will not serve over TCP reads (docs/PROTOCOL.md §2, §16):
 /// real sockets on 127.0.0.1, real handshakes.
-@Suite("Story service refusals over TLS", .serialized)
+@Suite("Story service refusals over TLS", .blocksThreads, .serialized)
 struct StoryTLSRefusalTests {
     func withTLSServer(connections: Int = StoryServer.Limits().connections, _ body: (Int) async throws -> Void) async throws {
         let directory = scratchDirectory("story-tls")

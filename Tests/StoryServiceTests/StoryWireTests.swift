@@ -9,7 +9,7 @@ import Testing
 @testable import StoryService
 @testable import StoryStores
 
-@Suite("Story service messages and host")
+@Suite("Story service messages and host", .blocksThreads)
 struct StoryWireTests {
     let key = StoryKey(privateKeyBytes: Array(1...32))!
     let otherKey = StoryKey(privateKeyBytes: Array(repeating: 7, count: 32))!
