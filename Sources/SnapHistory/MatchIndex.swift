@@ -460,8 +460,8 @@ public struct IndexedRound: Sendable, Equatable {
 }
 
 /// The index as a host's `MatchHistory`: won counts from it (after indexing what it lacks),
-/// and this match's rows written again when a round ends; in tasks on `OffPoolExecutor`
-/// (files are read on NIO's thread pool, statements run on the index's own threads).
+/// and this match's rows written again when a round ends; in tasks that only await (files
+/// are read on NIO's thread pool, statements run on the index's own threads).
 public struct IndexedHistory: MatchHistory {
     private let onWarning: @Sendable (String) -> Void
 
@@ -472,7 +472,7 @@ public struct IndexedHistory: MatchHistory {
     public func roundsWon(in directory: String, excluding: String,
                           then: @escaping @Sendable (Result<[String: Int], any Error>) -> Void) {
         let onWarning = self.onWarning
-        Task(executorPreference: OffPoolExecutor.shared) {
+        Task {
             do {
                 then(.success(try await MatchIndex.using(directory: directory, onWarning: onWarning) { index in
                     try await index.refresh(excluding: excluding)
@@ -487,7 +487,7 @@ public struct IndexedHistory: MatchHistory {
     public func journalGrew(_ path: String) {
         let onWarning = self.onWarning
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        Task(executorPreference: OffPoolExecutor.shared) {
+        Task {
             do {
                 try await MatchIndex.using(directory: directory.isEmpty ? "." : directory, onWarning: onWarning) { index in
                     try await index.update(path)
@@ -500,8 +500,7 @@ public struct IndexedHistory: MatchHistory {
 }
 
 /// Turns at a directory's index, in the order asked: a turn ends by handing it to the next.
-/// A lock, not an actor: no hop leaves the caller's executor (an actor run on Swift's
-/// pool would make a task on `OffPoolExecutor` wait for that pool after all).
+/// A lock, not an actor: a turn is handed over without a hop to another executor.
 private final class IndexGate: @unchecked Sendable {  // its state is guarded by `lock`
     static let shared = IndexGate()
     private let lock = NIOLock()

@@ -7,10 +7,7 @@ import SnapBytes
 /// benchmark clients): the connection is NIO's, TLS on TCP like every other
 /// (`connectLater`), as an `NIOAsyncChannel` read by a task of its own for as long as it is
 /// open. What arrives is kept until read; a read that waits past its time limit gives
-/// nothing and leaves the connection open. The reading task and the time limits run on
-/// `OffPoolExecutor`, as the story service's tasks do: a test process whose synchronous
-/// tests hold the cooperative pool must not stop a connection from being read (a test
-/// that awaits the client prefers that executor too).
+/// nothing and leaves the connection open.
 package actor AsyncByteStream {
     /// The fingerprint of the certificate the server showed and the client trusted (TCP only).
     package nonisolated let serverFingerprint: CertificateFingerprint?
@@ -49,20 +46,20 @@ package actor AsyncByteStream {
         return stream
     }
 
-    /// Starts the task that reads the connection for as long as it is open; returns once
-    /// it can be written to.
+    /// Starts the task that reads the connection for as long as it is open (isolated to
+    /// this actor, so what it reads is kept without a hop); returns once it can be written to.
     private func start(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
         await withCheckedContinuation { (ready: CheckedContinuation<Void, Never>) in
-            Task(executorPreference: OffPoolExecutor.shared) {
+            Task {
                 do {
                     try await connection.executeThenClose { inbound, outbound in
-                        await self.attach(outbound)
+                        self.attach(outbound)
                         ready.resume()
-                        for try await buffer in inbound { await self.deliver(Array(buffer.readableBytesView), ended: nil) }
+                        for try await buffer in inbound { self.deliver(Array(buffer.readableBytesView), ended: nil) }
                     }
-                    await self.deliver([], ended: "the other side closed the connection")
+                    self.deliver([], ended: "the other side closed the connection")
                 } catch {
-                    await self.deliver([], ended: "\(error)")
+                    self.deliver([], ended: "\(error)")
                 }
             }
         }
@@ -102,9 +99,9 @@ package actor AsyncByteStream {
             waitNumber += 1
             let number = waitNumber
             let timer = timeout.map { timeout in
-                Task(executorPreference: OffPoolExecutor.shared) {
+                Task {
                     try? await Task.sleep(for: timeout)
-                    await self.timeUp(number)
+                    self.timeUp(number)
                 }
             }
             await withCheckedContinuation { waiting = $0 }

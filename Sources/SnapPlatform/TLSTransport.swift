@@ -57,9 +57,7 @@ public enum TLSTransport {
                     refusal.withLockedValue { $0 = problem }
                     verdict.succeed(problem == nil ? .certificateVerified : .failed)
                 case .verifyAuthority(let leaf, let remembered):
-                    // On a thread of its own, not the shared pool: a pool kept busy by
-                    // blocking callers would let the handshake deadline pass meanwhile.
-                    Task(executorPreference: AuthorityCheckExecutor.shared) {
+                    Task {
                         let problem = await trust.verifyAuthority(leaf: leaf, remembered: remembered, chain: chain,
                                                                   host: host, port: port)
                         refusal.withLockedValue { $0 = problem }
@@ -232,16 +230,5 @@ final class ClientHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandle
         timer?.cancel()
         promise.fail(reason(error))
         context.close(promise: nil)
-    }
-}
-
-/// Runs the checks of certificate authorities' chains on one thread of their own.
-final class AuthorityCheckExecutor: TaskExecutor, @unchecked Sendable {  // the queue is the synchronisation
-    static let shared = AuthorityCheckExecutor()
-    private let queue = DispatchQueue(label: "snap.tls.authority")
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

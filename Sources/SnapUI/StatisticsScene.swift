@@ -4,8 +4,8 @@ import SnapHistory
 import SnapNet
 import SnapTable
 
-/// One reading of the match index for the Statistics screen, on `OffPoolExecutor`'s threads
-/// (the index waits for the disk and for SQLite's locks; the window's thread never does). The
+/// One reading of the match index for the Statistics screen, in a task of its own (the
+/// index waits for the disk and for SQLite's locks; the window's thread never does). The
 /// window's loop is no Swift executor (it runs SDL's loop on the main thread), so the figures
 /// are handed over as the other background work is (`JoinAttempt`): kept under a lock, the
 /// window woken, the scene taking them in its `update`.
@@ -15,7 +15,7 @@ final class StatisticsReading: @unchecked Sendable {  // every stored var is onl
     private var warnings: [String] = []
 
     init(directory: String, player: String, trendMatches: Int) {
-        Task(executorPreference: OffPoolExecutor.shared) { [self] in
+        Task { [self] in
             let result: Result<PlayerStatistics.Read, Error>
             do {
                 result = .success(try await PlayerStatistics.read(directory: directory, player: player, trendMatches: trendMatches) {
