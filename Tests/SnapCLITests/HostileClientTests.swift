@@ -357,16 +357,9 @@ struct BackPressureTests {
 }
 
 extension BackPressureTests {
-    // A hang's bound: in the full suite, synchronous tests may hold the pool for minutes.
+    // A hang's bound.
     @Test("a reader that is behind when the game ends still gets the end before the host closes", .timeLimit(.minutes(10)))
     func lastWordsReachAReaderBehind() async throws {
-        // Timed steps (2 s of game, the reader half a second late): off the test process's
-        // cooperative pool, which synchronous tests may hold for minutes (a clean-clone run
-        // took 298 s here, and the host's slow-reader limit passed before the reader read).
-        try await withTaskExecutorPreference(OffPoolExecutor.shared) { try await lastWordsBody() }
-    }
-
-    private func lastWordsBody() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var configuration = HostConfiguration(hostName: "Table")
         configuration.bots = 2

@@ -416,15 +416,10 @@ struct EarlierWinsTests {
         return link.drain()
     }
 
-    // Both tests wait on a thread of their own (`offThePool`) and reach the index through
-    // `OffPoolExecutor`, where the host's index tasks run too: nothing they wait for needs
-    // Swift's cooperative pool, which the suite's synchronous tests may be holding. What
-    // they see comes back to the test's task to be checked there (an expectation on
-    // another thread would be recorded against no test).
-
-    // The limits count the time a finished body waits for a pool thread to hand its result
-    // back to the test (the full suite's process tests can hold both for minutes): they
-    // catch a hang, not a slow index (the body's own waits end within 30 s and 60 s).
+    // Both tests wait on a thread of their own (`offThePool`); what they see comes back to
+    // the test's task to be checked there (an expectation on another thread would be
+    // recorded against no test). The limits catch a hang, not a slow index (the body's own
+    // waits end within 30 s and 60 s).
     @Test("a host writes its match's rows into the index when its round ends: nothing is left for the next read to index",
           .timeLimit(.minutes(10)))
     func hostIndexesItsRounds() async throws {

@@ -55,95 +55,89 @@ struct TLSTests {
 
     @Test("first use remembers the certificate; the next connection must show the same")
     func firstUse() async throws {
-        try await withTaskExecutorPreference(OffPoolExecutor.shared) {
-            let directory = scratchDirectory("tofu")
-            let identity = try TLSIdentity.selfMade(in: directory + "/tls")
-            let (server, port) = try await host(identity)
-            defer { server.shutdown(reason: "test over") }
-            let notices = NIOLockedValueBox<[String]>([])
-            var trust = trust(directory)
-            trust.onFirstUse = { line in notices.withLockedValue { $0.append(line) } }
-            let stream = try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust)
-            #expect(stream.serverFingerprint == identity.fingerprint)
-            stream.close()
-            #expect(try trust.knownHosts.entry(for: "127.0.0.1:\(port)") == .fingerprint(identity.fingerprint))
-            #expect(notices.withLockedValue { $0.count } == 1)
-            // The file is the user's alone, one `HOST:PORT SHA256:…` line (PROTOCOL.md §2, known_hosts).
-            var status = stat()
-            #expect(stat(trust.knownHosts.path, &status) == 0 && status.st_mode & 0o777 == 0o600)
-            #expect(try String(contentsOfFile: trust.knownHosts.path, encoding: .utf8) == "127.0.0.1:\(port) \(identity.fingerprint)\n")
-            // Again: known, so no new notice.
-            try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust).close()
-            #expect(notices.withLockedValue { $0.count } == 1)
-        }
+        let directory = scratchDirectory("tofu")
+        let identity = try TLSIdentity.selfMade(in: directory + "/tls")
+        let (server, port) = try await host(identity)
+        defer { server.shutdown(reason: "test over") }
+        let notices = NIOLockedValueBox<[String]>([])
+        var trust = trust(directory)
+        trust.onFirstUse = { line in notices.withLockedValue { $0.append(line) } }
+        let stream = try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust)
+        #expect(stream.serverFingerprint == identity.fingerprint)
+        stream.close()
+        #expect(try trust.knownHosts.entry(for: "127.0.0.1:\(port)") == .fingerprint(identity.fingerprint))
+        #expect(notices.withLockedValue { $0.count } == 1)
+        // The file is the user's alone, one `HOST:PORT SHA256:…` line (PROTOCOL.md §2, known_hosts).
+        var status = stat()
+        #expect(stat(trust.knownHosts.path, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        #expect(try String(contentsOfFile: trust.knownHosts.path, encoding: .utf8) == "127.0.0.1:\(port) \(identity.fingerprint)\n")
+        // Again: known, so no new notice.
+        try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust).close()
+        #expect(notices.withLockedValue { $0.count } == 1)
     }
 
     @Test("a man in the middle with its own certificate is refused before anything is sent, and can be accepted by fingerprint")
     func manInTheMiddle() async throws {
-        try await withTaskExecutorPreference(OffPoolExecutor.shared) {
-            let directory = scratchDirectory("mitm")
-            let real = try TLSIdentity.selfMade(in: directory + "/real")
-            let impostor = try TLSIdentity.selfMade(in: directory + "/impostor")
-            // The player met the real host at this address before.
-            let recorder = try RecordingTLSServer(identity: impostor, on: Self.group.next())
-            defer { recorder.close() }
-            let trust = trust(directory)
-            let address = "127.0.0.1:\(recorder.port)"
-            try trust.knownHosts.remember(.fingerprint(real.fingerprint), for: address)
-            // A bot with a join code and a seat token: none of it may reach the impostor.
-            let bot = BotConnection(name: "Ann", joinCode: "ABCDEF", bot: BotClient(level: .normal, seed: 1, timeScale: 0),
-                                    loop: Self.group.next(), logger: Logger(label: "test"))
-            bot.trust = trust
-            let refusal: NetError?
-            do {
-                _ = try await bot.run(.tcp(host: "127.0.0.1", port: recorder.port)).get()
-                refusal = nil
-            } catch {
-                refusal = error as? NetError
-            }
-            guard case .untrusted(.changed(let at, let remembered, let presented))? = refusal else {
-                Issue.record("expected a changed-certificate refusal, got \(String(describing: refusal))")
-                return
-            }
-            #expect(at == address && remembered == real.fingerprint && presented == impostor.fingerprint)
-            #expect(refusal!.description.contains(real.fingerprint.description))
-            #expect(refusal!.description.contains(impostor.fingerprint.description))
-            #expect(refusal!.description.contains("--accept-certificate"))
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(recorder.plaintext.isEmpty, "the impostor read \(recorder.plaintext.count) bytes")
-            // Still remembered as the real one.
-            #expect(try trust.knownHosts.entry(for: address) == .fingerprint(real.fingerprint))
-
-            // The player accepts the new certificate by its fingerprint: it replaces the old.
-            var accepting = trust
-            accepting.accepting = impostor.fingerprint
-            let stream = try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: recorder.port), trust: accepting)
-            try await stream.write([1, 2, 3])
-            stream.close()
-            #expect(try trust.knownHosts.entry(for: address) == .fingerprint(impostor.fingerprint))
+        let directory = scratchDirectory("mitm")
+        let real = try TLSIdentity.selfMade(in: directory + "/real")
+        let impostor = try TLSIdentity.selfMade(in: directory + "/impostor")
+        // The player met the real host at this address before.
+        let recorder = try RecordingTLSServer(identity: impostor, on: Self.group.next())
+        defer { recorder.close() }
+        let trust = trust(directory)
+        let address = "127.0.0.1:\(recorder.port)"
+        try trust.knownHosts.remember(.fingerprint(real.fingerprint), for: address)
+        // A bot with a join code and a seat token: none of it may reach the impostor.
+        let bot = BotConnection(name: "Ann", joinCode: "ABCDEF", bot: BotClient(level: .normal, seed: 1, timeScale: 0),
+                                loop: Self.group.next(), logger: Logger(label: "test"))
+        bot.trust = trust
+        let refusal: NetError?
+        do {
+            _ = try await bot.run(.tcp(host: "127.0.0.1", port: recorder.port)).get()
+            refusal = nil
+        } catch {
+            refusal = error as? NetError
         }
+        guard case .untrusted(.changed(let at, let remembered, let presented))? = refusal else {
+            Issue.record("expected a changed-certificate refusal, got \(String(describing: refusal))")
+            return
+        }
+        #expect(at == address && remembered == real.fingerprint && presented == impostor.fingerprint)
+        #expect(refusal!.description.contains(real.fingerprint.description))
+        #expect(refusal!.description.contains(impostor.fingerprint.description))
+        #expect(refusal!.description.contains("--accept-certificate"))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(recorder.plaintext.isEmpty, "the impostor read \(recorder.plaintext.count) bytes")
+        // Still remembered as the real one.
+        #expect(try trust.knownHosts.entry(for: address) == .fingerprint(real.fingerprint))
+
+        // The player accepts the new certificate by its fingerprint: it replaces the old.
+        var accepting = trust
+        accepting.accepting = impostor.fingerprint
+        let stream = try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: recorder.port), trust: accepting)
+        try await stream.write([1, 2, 3])
+        stream.close()
+        #expect(try trust.knownHosts.entry(for: address) == .fingerprint(impostor.fingerprint))
     }
 
     @Test("a LAN announcement's fingerprint is checked on first use")
     func announced() async throws {
-        try await withTaskExecutorPreference(OffPoolExecutor.shared) {
-            let directory = scratchDirectory("announced")
-            let identity = try TLSIdentity.selfMade(in: directory + "/tls")
-            let other = try TLSIdentity.selfMade(in: directory + "/other")
-            let (server, port) = try await host(identity)
-            defer { server.shutdown(reason: "test over") }
-            var trust = trust(directory)
-            trust.announced = other.fingerprint
-            await #expect {
-                try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust)
-            } throws: { error in
-                if case NetError.untrusted(.notAnnounced) = error { return true }
-                return false
-            }
-            #expect(try trust.knownHosts.entry(for: "127.0.0.1:\(port)") == nil)
-            trust.announced = identity.fingerprint
-            try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust).close()
+        let directory = scratchDirectory("announced")
+        let identity = try TLSIdentity.selfMade(in: directory + "/tls")
+        let other = try TLSIdentity.selfMade(in: directory + "/other")
+        let (server, port) = try await host(identity)
+        defer { server.shutdown(reason: "test over") }
+        var trust = trust(directory)
+        trust.announced = other.fingerprint
+        await #expect {
+            try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust)
+        } throws: { error in
+            if case NetError.untrusted(.notAnnounced) = error { return true }
+            return false
         }
+        #expect(try trust.knownHosts.entry(for: "127.0.0.1:\(port)") == nil)
+        trust.announced = identity.fingerprint
+        try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust).close()
     }
 
     @Test("a plain client reaching a TLS port reads a closing frame that says why")
@@ -165,18 +159,16 @@ struct TLSTests {
 
     @Test("a TLS client reaching a plain server is told it does not speak TLS")
     func plainServer() async throws {
-        try await withTaskExecutorPreference(OffPoolExecutor.shared) {
-            let server = HostServer(HostConfiguration(hostName: "Old"), loop: Self.group.next(), logger: Logger(label: "test"))
-            defer { server.shutdown(reason: "test over") }
-            let port = try await server.listenLater(host: "127.0.0.1", port: 0, tls: nil).get()
-            await #expect {
-                try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust(scratchDirectory("plain")))
-            } throws: { error in
-                guard case NetError.untrusted(let refusal) = error else { return false }
-                if case .noTLS = refusal { return true }
-                Issue.record("refusal: \(refusal)")
-                return false
-            }
+        let server = HostServer(HostConfiguration(hostName: "Old"), loop: Self.group.next(), logger: Logger(label: "test"))
+        defer { server.shutdown(reason: "test over") }
+        let port = try await server.listenLater(host: "127.0.0.1", port: 0, tls: nil).get()
+        await #expect {
+            try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust(scratchDirectory("plain")))
+        } throws: { error in
+            guard case NetError.untrusted(let refusal) = error else { return false }
+            if case .noTLS = refusal { return true }
+            Issue.record("refusal: \(refusal)")
+            return false
         }
     }
 
@@ -205,42 +197,40 @@ struct TLSTests {
     @Test("the 5 s for hello count from the TCP accept, the handshake inside them; a silent TCP connection is closed without a word",
           .timeLimit(.minutes(5)))
     func signInDeadlineFromAccept() async throws {
-        try await withTaskExecutorPreference(OffPoolExecutor.shared) {
-            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-            defer { group.shutdownGracefully { _ in } }  // last, after the server's shutdown below
-            let directory = scratchDirectory("accept")
-            let server = HostServer(HostConfiguration(hostName: "Host"), loop: group.next(), logger: Logger(label: "test"))
-            let port = try await server.listenLater(host: "127.0.0.1", port: 0, identity: try TLSIdentity.selfMade(in: directory + "/tls")).get()
-            defer { server.shutdown(reason: "test over") }
-            // Early: TCP now, its handshake in 4 s. Silent: TCP now, never a byte. Late: TCP and
-            // handshake in 3 s, a second before the early one's handshake.
-            let early = try await ClientBootstrap(group: Self.group).connect(host: "127.0.0.1", port: port).get()
-            let silent = try #require(loopbackSocket(port: port, readTimeout: 30))
-            defer { close(silent) }
-            try await Task.sleep(for: .seconds(3))
-            let late = try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust(directory))
-            defer { late.close() }
-            try await Task.sleep(for: .seconds(1))
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            configuration.certificateVerification = .none
-            let context = try NIOSSLContext(configuration: configuration)
-            let heard = HeardBytes()
-            try await early.eventLoop.submit {
-                try early.pipeline.syncOperations.addHandlers([NIOSSLClientHandler(context: context, serverHostname: nil), heard])
-            }.get()
-            let lateClosing = try await closing(from: late)
-            // By the time the late one is cut, the early one was cut already, with the same words.
-            #expect(lateClosing?.0 == .timedOut && lateClosing?.1.hasPrefix("no hello within") == true, "\(String(describing: lateClosing))")
-            #expect(heard.firstBytes != nil, "the early connection was not cut before the late one")
-            let earlyClosing = try heard.message()
-            #expect(earlyClosing == lateClosing.map { HostMessage.closing($0.0, message: $0.1) }, "\(String(describing: earlyClosing))")
-            // Never a handshake: closed without a byte (there is no channel to say why in), by now
-            // (at its 5 s); end of file, not the read's own 30 s.
-            var byte: UInt8 = 0
-            let count = read(silent, &byte, 1)
-            #expect(count == 0, "read \(count), errno \(errno)")
-            try? await early.close().get()
-        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdownGracefully { _ in } }  // last, after the server's shutdown below
+        let directory = scratchDirectory("accept")
+        let server = HostServer(HostConfiguration(hostName: "Host"), loop: group.next(), logger: Logger(label: "test"))
+        let port = try await server.listenLater(host: "127.0.0.1", port: 0, identity: try TLSIdentity.selfMade(in: directory + "/tls")).get()
+        defer { server.shutdown(reason: "test over") }
+        // Early: TCP now, its handshake in 4 s. Silent: TCP now, never a byte. Late: TCP and
+        // handshake in 3 s, a second before the early one's handshake.
+        let early = try await ClientBootstrap(group: Self.group).connect(host: "127.0.0.1", port: port).get()
+        let silent = try #require(loopbackSocket(port: port, readTimeout: 30))
+        defer { close(silent) }
+        try await Task.sleep(for: .seconds(3))
+        let late = try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust(directory))
+        defer { late.close() }
+        try await Task.sleep(for: .seconds(1))
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .none
+        let context = try NIOSSLContext(configuration: configuration)
+        let heard = HeardBytes()
+        try await early.eventLoop.submit {
+            try early.pipeline.syncOperations.addHandlers([NIOSSLClientHandler(context: context, serverHostname: nil), heard])
+        }.get()
+        let lateClosing = try await closing(from: late)
+        // By the time the late one is cut, the early one was cut already, with the same words.
+        #expect(lateClosing?.0 == .timedOut && lateClosing?.1.hasPrefix("no hello within") == true, "\(String(describing: lateClosing))")
+        #expect(heard.firstBytes != nil, "the early connection was not cut before the late one")
+        let earlyClosing = try heard.message()
+        #expect(earlyClosing == lateClosing.map { HostMessage.closing($0.0, message: $0.1) }, "\(String(describing: earlyClosing))")
+        // Never a handshake: closed without a byte (there is no channel to say why in), by now
+        // (at its 5 s); end of file, not the read's own 30 s.
+        var byte: UInt8 = 0
+        let count = read(silent, &byte, 1)
+        #expect(count == 0, "read \(count), errno \(errno)")
+        try? await early.close().get()
     }
 
     /// §2's close: after its last frame the host sends close_notify and waits for the client's
@@ -292,35 +282,33 @@ struct TLSTests {
 
     @Test("certificates from an authority: verified with the host name and dates; self-signed refused where one is required")
     func authority() async throws {
-        try await withTaskExecutorPreference(OffPoolExecutor.shared) {
-            let directory = scratchDirectory("ca")
-            let ca = try TestAuthority()
-            let good = try ca.issue(for: "localhost", in: directory, name: "good")
-            let expired = try ca.issue(for: "localhost", in: directory, name: "expired", expired: true)
-            var trust = trust(directory)
-            trust.authorities = [ca.certificate]
+        let directory = scratchDirectory("ca")
+        let ca = try TestAuthority()
+        let good = try ca.issue(for: "localhost", in: directory, name: "good")
+        let expired = try ca.issue(for: "localhost", in: directory, name: "expired", expired: true)
+        var trust = trust(directory)
+        trust.authorities = [ca.certificate]
 
-            let (server, port) = try await host(try TLSIdentity.load(certificate: good.certificate, key: good.key))
-            defer { server.shutdown(reason: "test over") }
-            try await AsyncByteStream.connect(endpoint: .tcp(host: "localhost", port: port), trust: trust).close()
-            #expect(try trust.knownHosts.entry(for: "localhost:\(port)") == .authority)
-            // The certificate names localhost, not 127.0.0.1.
-            #expect(await refusal(trust, "127.0.0.1", port)?.contains("not 127.0.0.1") == true)
-            // Without the authority trusted, the chain does not hold.
-            var untrusting = self.trust(scratchDirectory("ca-none"))
-            untrusting.requireAuthority = true
-            #expect(await refusal(untrusting, "localhost", port)?.contains("no certificate authority") == true)
+        let (server, port) = try await host(try TLSIdentity.load(certificate: good.certificate, key: good.key))
+        defer { server.shutdown(reason: "test over") }
+        try await AsyncByteStream.connect(endpoint: .tcp(host: "localhost", port: port), trust: trust).close()
+        #expect(try trust.knownHosts.entry(for: "localhost:\(port)") == .authority)
+        // The certificate names localhost, not 127.0.0.1.
+        #expect(await refusal(trust, "127.0.0.1", port)?.contains("not 127.0.0.1") == true)
+        // Without the authority trusted, the chain does not hold.
+        var untrusting = self.trust(scratchDirectory("ca-none"))
+        untrusting.requireAuthority = true
+        #expect(await refusal(untrusting, "localhost", port)?.contains("no certificate authority") == true)
 
-            let (stale, stalePort) = try await host(try TLSIdentity.load(certificate: expired.certificate, key: expired.key))
-            defer { stale.shutdown(reason: "test over") }
-            #expect(await refusal(trust, "localhost", stalePort)?.contains("expired") == true)
+        let (stale, stalePort) = try await host(try TLSIdentity.load(certificate: expired.certificate, key: expired.key))
+        defer { stale.shutdown(reason: "test over") }
+        #expect(await refusal(trust, "localhost", stalePort)?.contains("expired") == true)
 
-            let (plain, plainPort) = try await host(try TLSIdentity.selfMade(in: directory + "/tls"))
-            defer { plain.shutdown(reason: "test over") }
-            var requiring = trust
-            requiring.requireAuthority = true
-            #expect(await refusal(requiring, "localhost", plainPort)?.contains("self-signed") == true)
-        }
+        let (plain, plainPort) = try await host(try TLSIdentity.selfMade(in: directory + "/tls"))
+        defer { plain.shutdown(reason: "test over") }
+        var requiring = trust
+        requiring.requireAuthority = true
+        #expect(await refusal(requiring, "localhost", plainPort)?.contains("self-signed") == true)
     }
 
     @Test("a damaged known_hosts line is an error naming it, never skipped")
@@ -343,96 +331,90 @@ struct TLSTests {
     @Test("past the caps over TCP: the 9th TLS client reads closing(full) inside TLS; a plain client, the plain refusal",
           .timeLimit(.minutes(5)))
     func pastTheCaps() async throws {
-        try await withTaskExecutorPreference(OffPoolExecutor.shared) {
-            let directory = scratchDirectory("caps")
-            let (server, port) = try await host(try TLSIdentity.selfMade(in: directory + "/tls"))
-            defer { server.shutdown(reason: "test over") }
-            let signingIn = try silentConnections(HostConfiguration(hostName: "Host").maxSigningIn, port: port)
-            defer { signingIn.forEach { close($0) } }
-            let ninth = try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust(directory))
-            defer { ninth.close() }
-            let refused = try await closing(from: ninth)
-            #expect(refused?.0 == .full && refused?.1.hasPrefix("the host is busy: ") == true, "\(String(describing: refused))")
-            // A plain client past the caps could not read `full` inside TLS: it reads the plain refusal.
-            let plain = try rawExchange(port: port, send: WireCodec.encode(ClientMessage.hello(Hello(name: "Old")), sequence: 0))
-            var decoder = FrameDecoder()
-            decoder.append(plain)
-            #expect(try decoder.nextFrame().map(WireCodec.decodeHostMessage) == HostServer.plainRefusalMessage)
-        }
+        let directory = scratchDirectory("caps")
+        let (server, port) = try await host(try TLSIdentity.selfMade(in: directory + "/tls"))
+        defer { server.shutdown(reason: "test over") }
+        let signingIn = try silentConnections(HostConfiguration(hostName: "Host").maxSigningIn, port: port)
+        defer { signingIn.forEach { close($0) } }
+        let ninth = try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust(directory))
+        defer { ninth.close() }
+        let refused = try await closing(from: ninth)
+        #expect(refused?.0 == .full && refused?.1.hasPrefix("the host is busy: ") == true, "\(String(describing: refused))")
+        // A plain client past the caps could not read `full` inside TLS: it reads the plain refusal.
+        let plain = try rawExchange(port: port, send: WireCodec.encode(ClientMessage.hello(Hello(name: "Old")), sequence: 0))
+        var decoder = FrameDecoder()
+        decoder.append(plain)
+        #expect(try decoder.nextFrame().map(WireCodec.decodeHostMessage) == HostServer.plainRefusalMessage)
     }
 
     @Test("past the caps and 8 refusals at once: a bare close, which the client reports as a busy host, not a TLS fault",
           .timeLimit(.minutes(5)))
     func pastTheRefusals() async throws {
-        try await withTaskExecutorPreference(OffPoolExecutor.shared) {
-            let directory = scratchDirectory("refusals")
-            let (server, port) = try await host(try TLSIdentity.selfMade(in: directory + "/tls"))
-            defer { server.shutdown(reason: "test over") }
-            // 8 signing in, then 8 refused that never start their handshake: they hold every refusal.
-            let silent = try silentConnections(HostConfiguration(hostName: "Host").maxSigningIn + TLSRefusals.allowance, port: port)
-            defer { silent.forEach { close($0) } }
-            await #expect {
-                try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust(directory))
-            } throws: { error in
-                guard case NetError.hostBusy(_, let why) = error else {
-                    Issue.record("not busy: \(error)")
-                    return false
-                }
-                // Said as busy, in the words a refusal inside TLS has too, and not as a TLS fault.
-                return why == closedInHandshakeText("closed the connection") || why == closedInHandshakeText("reset the connection")
+        let directory = scratchDirectory("refusals")
+        let (server, port) = try await host(try TLSIdentity.selfMade(in: directory + "/tls"))
+        defer { server.shutdown(reason: "test over") }
+        // 8 signing in, then 8 refused that never start their handshake: they hold every refusal.
+        let silent = try silentConnections(HostConfiguration(hostName: "Host").maxSigningIn + TLSRefusals.allowance, port: port)
+        defer { silent.forEach { close($0) } }
+        await #expect {
+            try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust(directory))
+        } throws: { error in
+            guard case NetError.hostBusy(_, let why) = error else {
+                Issue.record("not busy: \(error)")
+                return false
             }
-            // The refused ones that never handshook are closed without a word (there is no channel for one).
-            for fd in silent.suffix(TLSRefusals.allowance) { #expect(readUntilClosed(fd).isEmpty) }
+            // Said as busy, in the words a refusal inside TLS has too, and not as a TLS fault.
+            return why == closedInHandshakeText("closed the connection") || why == closedInHandshakeText("reset the connection")
         }
+        // The refused ones that never handshook are closed without a word (there is no channel for one).
+        for fd in silent.suffix(TLSRefusals.allowance) { #expect(readUntilClosed(fd).isEmpty) }
     }
 
     @Test("a storm of 64 TLS and 8 plain clients past the caps: each told busy in words, or closed bare and called busy",
           .timeLimit(.minutes(5)))
     func stormPastTheCaps() async throws {
-        try await withTaskExecutorPreference(OffPoolExecutor.shared) {
-            let directory = scratchDirectory("storm")
-            let (server, port) = try await host(try TLSIdentity.selfMade(in: directory + "/tls"))
-            defer { server.shutdown(reason: "test over") }
-            let trust = trust(directory)
-            try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust).close()  // remembered before the storm
-            let signingIn = try silentConnections(HostConfiguration(hostName: "Host").maxSigningIn, port: port)
-            defer { signingIn.forEach { close($0) } }
-            // The plain clients read raw sockets, which block: each on a thread of its own. The
-            // TLS clients are tasks.
-            let seen = await withTaskGroup(of: String.self) { group in
-                for index in 0..<72 {
-                    group.addTask {
-                        if index % 9 == 8 {
-                            let hello = WireCodec.encode(ClientMessage.hello(Hello(name: "Old")), sequence: 0)
-                            let bytes = (try? await offThePool { try self.rawExchange(port: port, send: hello) }) ?? []
-                            var decoder = FrameDecoder()
-                            decoder.append(bytes)
-                            let message = try? decoder.nextFrame().map(WireCodec.decodeHostMessage)
-                            return bytes.isEmpty ? "plain: bare"
-                                : message == HostServer.plainRefusalMessage ? "plain: refused" : "plain: \(bytes.count) bytes"
-                        }
-                        do {
-                            let stream = try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust)
-                            let refused = try? await self.closing(from: stream)
-                            stream.close()
-                            // A late one may find the silent eight cut (5 s): it is let in, and cut in turn for its silence.
-                            return refused?.0 == .full && refused!.1.hasPrefix("the host is busy: ") ? "tls: words"
-                                : refused?.0 == .timedOut ? "tls: let in" : "tls: \(String(describing: refused))"
-                        } catch NetError.hostBusy {
-                            return "tls: busy"
-                        } catch {
-                            return "tls: \(error)"
-                        }
+        let directory = scratchDirectory("storm")
+        let (server, port) = try await host(try TLSIdentity.selfMade(in: directory + "/tls"))
+        defer { server.shutdown(reason: "test over") }
+        let trust = trust(directory)
+        try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust).close()  // remembered before the storm
+        let signingIn = try silentConnections(HostConfiguration(hostName: "Host").maxSigningIn, port: port)
+        defer { signingIn.forEach { close($0) } }
+        // The plain clients read raw sockets, which block: each on a thread of its own. The
+        // TLS clients are tasks.
+        let seen = await withTaskGroup(of: String.self) { group in
+            for index in 0..<72 {
+                group.addTask {
+                    if index % 9 == 8 {
+                        let hello = WireCodec.encode(ClientMessage.hello(Hello(name: "Old")), sequence: 0)
+                        let bytes = (try? await offThePool { try self.rawExchange(port: port, send: hello) }) ?? []
+                        var decoder = FrameDecoder()
+                        decoder.append(bytes)
+                        let message = try? decoder.nextFrame().map(WireCodec.decodeHostMessage)
+                        return bytes.isEmpty ? "plain: bare"
+                            : message == HostServer.plainRefusalMessage ? "plain: refused" : "plain: \(bytes.count) bytes"
+                    }
+                    do {
+                        let stream = try await AsyncByteStream.connect(endpoint: .tcp(host: "127.0.0.1", port: port), trust: trust)
+                        let refused = try? await self.closing(from: stream)
+                        stream.close()
+                        // A late one may find the silent eight cut (5 s): it is let in, and cut in turn for its silence.
+                        return refused?.0 == .full && refused!.1.hasPrefix("the host is busy: ") ? "tls: words"
+                            : refused?.0 == .timedOut ? "tls: let in" : "tls: \(String(describing: refused))"
+                    } catch NetError.hostBusy {
+                        return "tls: busy"
+                    } catch {
+                        return "tls: \(error)"
                     }
                 }
-                return await group.reduce(into: [String]()) { $0.append($1) }
             }
-            let counts = Dictionary(grouping: seen, by: { $0 }).mapValues(\.count)
-            print("storm past the caps: \(counts.sorted { $0.key < $1.key })")
-            #expect(seen.count == 72)
-            #expect(Set(seen).isSubset(of: ["tls: words", "tls: busy", "tls: let in", "plain: refused", "plain: bare"]), "\(counts)")
-            #expect(seen.contains("tls: words"))
+            return await group.reduce(into: [String]()) { $0.append($1) }
         }
+        let counts = Dictionary(grouping: seen, by: { $0 }).mapValues(\.count)
+        print("storm past the caps: \(counts.sorted { $0.key < $1.key })")
+        #expect(seen.count == 72)
+        #expect(Set(seen).isSubset(of: ["tls: words", "tls: busy", "tls: let in", "plain: refused", "plain: bare"]), "\(counts)")
+        #expect(seen.contains("tls: words"))
     }
 
     // MARK: - Helpers
