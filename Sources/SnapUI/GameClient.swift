@@ -318,7 +318,7 @@ public final class GameClient {
 /// "Invite over the internet" could not open a room at the relay: why, and the game opened
 /// again as it was, for the lobby to go on with. Handed once from the task that made the
 /// game to the window's thread, as `JoinAttempt` hands a game.
-struct NoRoomAtRelay: Error, @unchecked Sendable {
+struct NoRoomAtRelay: Error, @unchecked Sendable {  // handed over once; only the window's thread reads it after
     let error: Error
     let game: GameClient
 }
