@@ -16,6 +16,10 @@ let package = Package(
         // The workshop: the whole-system benchmarks and attack drivers (`snap-bench`), apart
         // from the player's binary.
         .executable(name: "snap-bench", targets: ["snap-bench"]),
+        // `snapcards story serve` and `story import` for a postgres:// database: snapcards runs
+        // it in its own place (execv), so the player's binary links no PostgreSQL driver, nor the
+        // full Foundation postgres-nio imports (docs/ARCHITECTURE.md, "The PostgreSQL helper").
+        .executable(name: "snapcards-story-postgres", targets: ["snapcards-story-postgres"]),
         // For Benchmarks/, a package of its own that depends on this one by path: the
         // libraries its micro-benchmarks measure (docs/ARCHITECTURE.md, "Where the figures live").
         .library(name: "SnapEngine", targets: ["SnapEngine"]),
@@ -132,16 +136,28 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // The story service's stores (SQLite, PostgreSQL): only the service links them.
+        // The story service's stores: their contract, the SQLite store, the schema, and the
+        // postgres:// URL (parsed without a driver). Only the service links them.
         .target(
             name: "StoryStores",
             dependencies: [
                 "StoryProtocol", "StoryLink", "StoryEngine", "SnapPlatform",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The story store in PostgreSQL: only snapcards-story-postgres (and snap-bench) link it,
+        // never snapcards (postgres-nio imports full Foundation, and with it ICU's data).
+        .target(
+            name: "StoryStoresPostgres",
+            dependencies: [
+                "StoryStores", "StoryProtocol", "StoryEngine",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -155,6 +171,19 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // What both executables that run `story serve` share: the command-line output lines,
+        // logger, services and TLS options, and the `story serve` and `story import` commands.
+        .target(
+            name: "SnapCommandLine",
+            dependencies: [
+                "StoryService", "StoryStores", "StoryLink", "StoryProtocol", "StoryEngine", "SnapPlatform", "SnapBytes",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The relay's lines and its bookkeeping (docs/RELAY.md) as values: pure, knowing no game.
@@ -186,6 +215,7 @@ let package = Package(
                 "StoryEngine", "StoryProtocol", "StoryLink", "SnapHistory", "SnapRelayProtocol",
                 .target(name: "CSDL2", condition: gui),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         // Every benchmark, attack driver and timing helper behind `snap-bench`: no library
@@ -195,7 +225,7 @@ let package = Package(
             name: "SnapBench",
             dependencies: [
                 "SnapEngine", "SnapProtocol", "SnapSession", "SnapSimulation", "SnapNet", "SnapJournal", "SnapHistory",
-                "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryService",
+                "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryStoresPostgres", "StoryService",
                 // `snap-bench relay` runs a relay in process for its latency figures.
                 "SnapRelay", "SnapRelayProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -214,7 +244,7 @@ let package = Package(
                 "SnapEngine", "SnapBots", "SnapSimulation", "SnapBytes", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal", "SnapHistory",
                 .target(name: "SnapTable", condition: gui),
                 "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "StoryNotices", "SnapDBus",
-                "SnapRelay", "SnapRelayProtocol",
+                "SnapRelay", "SnapRelayProtocol", "SnapCommandLine",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui),
@@ -226,13 +256,22 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // snapcards' `story serve` and `story import` with the PostgreSQL driver linked: snapcards
+        // runs it, with the same arguments, for a postgres:// database.
+        .executableTarget(
+            name: "snapcards-story-postgres",
+            dependencies: [
+                "SnapCommandLine", "StoryStoresPostgres", "StoryStores",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // `snap-bench`: the commands, options and output lines `snap bench` had. It starts the
         // `snapcards` beside it for the story service it measures; the attack bench's host is its
         // own `host` command (HostServer, as `snapcards host --headless` runs it).
         .executableTarget(
             name: "snap-bench",
             dependencies: [
-                "SnapBench", "SnapEngine", "SnapSimulation", "SnapSession", "SnapNet", "SnapHistory", "StoryLink", "StoryStores", "StoryService",
+                "SnapBench", "SnapEngine", "SnapSimulation", "SnapSession", "SnapNet", "SnapHistory", "StoryLink", "StoryStores", "StoryStoresPostgres", "StoryService",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -254,7 +293,7 @@ let package = Package(
         .testTarget(
             name: "StoryServiceTests",
             dependencies: [
-                "StoryService", "StoryStores", "StoryLink", "StoryProtocol", "StoryEngine", "SnapBytes", "SnapJournal", "SnapPlatform", "SnapTestSupport",
+                "StoryService", "StoryStores", "StoryStoresPostgres", "StoryLink", "StoryProtocol", "StoryEngine", "SnapBytes", "SnapJournal", "SnapPlatform", "SnapTestSupport",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
@@ -291,7 +330,7 @@ let package = Package(
         ),
         // Reads the package graph (`swift package describe`) and fails on an edge the layers forbid.
         .testTarget(name: "ModuleBorderTests", dependencies: ["SnapTestSupport"]),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapSession", "SnapEngine", "SnapProtocol", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "SnapDBus", "StoryEngine", "SnapRelay", "SnapPlatform",
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "snapcards-story-postgres", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapSession", "SnapEngine", "SnapProtocol", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "SnapDBus", "StoryEngine", "SnapRelay", "SnapPlatform",
                                                             .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation", "SnapTestSupport"]),
         .testTarget(

@@ -9,6 +9,7 @@ import StoryLink
 import StoryProtocol
 import StoryService
 import StoryStores
+import StoryStoresPostgres
 
 /// `snap-bench story`: the story service as a separate process (`snapcards story serve`, the
 /// `snapcards` beside this executable), as players meet it.

@@ -181,7 +181,7 @@ public struct ServerTrust: Sendable {
         do {
             let end = "-----END CERTIFICATE-----"
             let certificates = try text.components(separatedBy: end).filter { $0.contains("-----BEGIN CERTIFICATE-----") }
-                .map { try Certificate(pemEncoded: $0[$0.range(of: "-----BEGIN CERTIFICATE-----")!.lowerBound...] + end) }
+                .map { try Certificate(pemEncoded: $0[$0.firstRange(of: "-----BEGIN CERTIFICATE-----")!.lowerBound...] + end) }
             guard !certificates.isEmpty else { throw TLSSetupError(path: path, problem: "it holds no certificate") }
             return certificates
         } catch let error as TLSSetupError { throw error } catch {

@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Foundation
 import NIOCore
 import NIOPosix
 
@@ -375,7 +374,7 @@ public func plainReason(_ error: Error, listening: Bool, unix: Bool) -> String {
 /// The same words for an error already turned into text: NIO writes errno failures as
 /// "bind(descriptor:ptr:bytes:): Permission denied (errno: 13)". Other text is kept.
 public func plainReason(describing text: String, listening: Bool, unix: Bool) -> String {
-    guard let marker = text.range(of: "(errno: ", options: .backwards),
+    guard let marker = text.ranges(of: "(errno: ").last,
           let close = text[marker.upperBound...].firstIndex(of: ")"),
           let code = Int32(text[marker.upperBound..<close]) else { return text }
     return plainErrno(code, listening: listening, unix: unix)

@@ -100,7 +100,7 @@ public struct TLSIdentity: Sendable {
     private static func load(combined path: String) throws(TLSSetupError) -> TLSIdentity? {
         guard let text = try readSmallFile(path) else { return nil }
         try requirePrivate(path)
-        guard let split = text.range(of: "-----BEGIN CERTIFICATE-----") else {
+        guard let split = text.firstRange(of: "-----BEGIN CERTIFICATE-----") else {
             throw TLSSetupError(path: path, problem: "it holds no certificate; remove it to make a new one (players will see a new fingerprint)")
         }
         do {

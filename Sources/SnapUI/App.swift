@@ -1,7 +1,7 @@
 #if GUI
 import SnapTable
 import CSDL2
-import Foundation
+import NIOConcurrencyHelpers
 import Glibc
 import Logging
 
@@ -44,7 +44,7 @@ public enum WindowWake {
 
     /// When the oldest wake not yet seen by the loop was asked for (nanoseconds, monotonic).
     private final class Pending: @unchecked Sendable {  // `since` is only touched under `lock`
-        let lock = NSLock()
+        let lock = NIOLock()
         var since: UInt64?
     }
 
@@ -117,7 +117,7 @@ final class FrameLog {
     }
 
     static func milliseconds(_ nanoseconds: UInt64) -> String {
-        String(format: "%.3f", Double(nanoseconds) / 1e6)
+        String(printf: "%.3f", Double(nanoseconds) / 1e6)
     }
 }
 

@@ -1,6 +1,7 @@
 #if GUI
 import SnapTable
-import Foundation
+import Glibc
+import NIOConcurrencyHelpers
 import SnapBots
 import SnapEngine
 import SnapNet
@@ -32,7 +33,7 @@ enum Listing: Equatable {
 
 /// One join attempt on a background thread; the main thread reads the result.
 final class JoinAttempt: @unchecked Sendable {  // every stored var is only touched under `lock`
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var outcome: Result<GameClient, Error>?
     private var cancelled = false
 
@@ -71,7 +72,7 @@ final class JoinAttempt: @unchecked Sendable {  // every stored var is only touc
 final class HostScanner: @unchecked Sendable {  // every stored var is only touched under `lock`
     /// How often the list is rebuilt from the LAN browser's games (LAN.md quotes it).
     static let lanRefresh: Duration = .milliseconds(100)
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var latest: [Listing]?
     private var browser: LANBrowser?
     private var triedLAN = false

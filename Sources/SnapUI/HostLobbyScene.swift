@@ -1,6 +1,6 @@
 #if GUI
 import CSDL2
-import Foundation
+import Glibc
 import Logging
 import SnapTable
 import SnapBots
@@ -253,7 +253,7 @@ public final class HostLobbyScene: Scene {
         guard inviting == nil, renaming == nil, client.invitation == nil else { return }
         relayField.isFocused = false
         relayNotice = nil
-        let text = relayField.text.trimmingCharacters(in: .whitespaces)
+        let text = relayField.text.trimmingWhitespace()
         guard !text.isEmpty else {
             relayError = "Type the relay's address first (HOST:PORT): whoever runs snapcards relay serve gives it."
             relayField.isFocused = true

@@ -1,6 +1,6 @@
 #if GUI
 import SnapTable
-import Foundation
+import Glibc
 import SnapBots
 import SnapEngine
 import SnapNet
@@ -156,8 +156,8 @@ public final class JoinScene: Scene {
         }
         // Ctrl+V of an invitation goes to the address field wherever the focus is (a name cannot hold one).
         if case .paste(let pasted) = input, !addressField.isFocused,
-           pasted.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix(RelayInvitation.scheme) {
-            addressField.set(pasted.trimmingCharacters(in: .whitespacesAndNewlines))
+           pasted.trimmingWhitespaceAndNewlines().hasPrefix(RelayInvitation.scheme) {
+            addressField.set(pasted.trimmingWhitespaceAndNewlines())
             nameField.isFocused = false
             addressField.isFocused = true
             return nil
@@ -281,7 +281,7 @@ public final class JoinScene: Scene {
     }
 
     private func connectToAddress(app: App) {
-        let text = addressField.text.trimmingCharacters(in: .whitespaces)
+        let text = addressField.text.trimmingWhitespace()
         guard !text.isEmpty else {
             addressField.isFocused = true
             dialog = Dialog.alert("Which address?", "Type the host's address as HOST:PORT, e.g. 192.168.1.20:7777, "
@@ -478,7 +478,7 @@ public final class JoinScene: Scene {
             graphics.text("e.g. 192.168.1.20:7777, or Ctrl+V: snap://…", at: Point(addressField.frame.x + 10, addressField.frame.y + 10),
                           size: 18, color: Color(120, 120, 120), align: .left, shadow: false)
         }
-        if let invitation = try? RelayInvitation(parsing: addressField.text.trimmingCharacters(in: .whitespaces)) {
+        if let invitation = try? RelayInvitation(parsing: addressField.text.trimmingWhitespace()) {
             // The field shows the invitation's end: say what the whole of it is.
             let code = invitation.code.map { ", join code \($0)" } ?? ""
             graphics.text("An invitation through the relay at \(invitation.relayAddress)\(code): Connect joins it.",

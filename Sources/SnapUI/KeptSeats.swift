@@ -1,5 +1,6 @@
 #if GUI
-import Foundation
+import Glibc
+import NIOConcurrencyHelpers
 import SnapNet
 import SnapProtocol
 
@@ -59,7 +60,7 @@ enum KeptSeatOffer: Equatable {
 /// Asks the host who is away; the answer arrives on the network loop, and the scene
 /// takes it in `update`. Nil until then.
 final class SeatLookup: @unchecked Sendable {  // `outcome` is only touched under `lock`
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var outcome: KeptSeatOffer?
 
     var offer: KeptSeatOffer? { lock.lock(); defer { lock.unlock() }; return outcome }

@@ -1,5 +1,4 @@
 #if GUI
-import Foundation
 import SnapTable
 import Glibc
 import SnapBots
@@ -243,14 +242,14 @@ enum MenuKit {
     /// capital and ending with a full stop. "wrong join code: ask the host for …" under
     /// "Wrong join code" reads "Ask the host for …".
     static func sentence(_ message: String, after title: String) -> String {
-        var text = Substring(message.trimmingCharacters(in: .whitespaces))
+        var text = Substring(message.trimmingWhitespace())
         if text.lowercased().hasPrefix(title.lowercased()) {
             text = text.dropFirst(title.count).drop { ":;,.—- ".contains($0) }
         }
         for hint in ["(watch it with snapcards join --watch)", "(snapcards join --code XXXXXX)"] {
-            if let range = text.range(of: hint) { text.removeSubrange(range) }
+            if let range = text.firstRange(of: hint) { text.removeSubrange(range) }
         }
-        var sentence = text.trimmingCharacters(in: .whitespaces)
+        var sentence = text.trimmingWhitespace()
         while sentence.hasSuffix(":") || sentence.hasSuffix(",") { sentence.removeLast() }
         guard let first = sentence.first else { return "The host closed the connection." }
         sentence = first.uppercased() + sentence.dropFirst()

@@ -1,6 +1,5 @@
 #if GUI
 import SnapTable
-import Foundation
 import Glibc
 import Logging
 import SnapBots

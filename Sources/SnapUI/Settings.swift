@@ -1,7 +1,6 @@
 #if GUI
 import SnapSettings
 import SnapTable
-import Foundation
 import Glibc
 import SnapProtocol
 
@@ -25,11 +24,11 @@ public struct Settings: Equatable {
     /// when there is none. Kept among the other lines, where a version without it keeps it too.
     public var relay: String? {
         get {
-            let value = other.first { $0.key == "relay" }?.value.trimmingCharacters(in: .whitespaces)
+            let value = other.first { $0.key == "relay" }?.value.trimmingWhitespace()
             return value?.isEmpty == false ? value : nil
         }
         set {
-            let value = newValue?.trimmingCharacters(in: .whitespaces) ?? ""
+            let value = newValue?.trimmingWhitespace() ?? ""
             if let index = other.firstIndex(where: { $0.key == "relay" }) {
                 if value.isEmpty { other.remove(at: index) } else { other[index].value = value }
             } else if !value.isEmpty {

@@ -1,5 +1,6 @@
 #if GUI
-import Foundation
+import Glibc
+import NIOConcurrencyHelpers
 import SnapHistory
 import SnapNet
 import SnapTable
@@ -10,7 +11,7 @@ import SnapTable
 /// are handed over as the other background work is (`JoinAttempt`): kept under a lock, the
 /// window woken, the scene taking them in its `update`.
 final class StatisticsReading: @unchecked Sendable {  // every stored var is only touched under `lock`
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var outcome: Result<PlayerStatistics.Read, Error>?
     private var warnings: [String] = []
 
@@ -330,7 +331,7 @@ public final class StatisticsScene: Scene {
     /// A bucket's range in seconds, short enough for its bar: "0.25–0.5", "2+".
     static func bucketLabel(_ bucket: PlayerStatistics.Bucket) -> String {
         func seconds(_ millis: Int) -> String {
-            var text = String(format: "%.2f", Double(millis) / 1_000)
+            var text = String(printf: "%.2f", Double(millis) / 1_000)
             while text.hasSuffix("0") { text.removeLast() }
             if text.hasSuffix(".") { text.removeLast() }
             return text
@@ -360,7 +361,7 @@ public final class StatisticsScene: Scene {
             var seconds = time_t(clamping: startedAt)
             var parts = tm()
             gmtime_r(&seconds, &parts)
-            return String(format: "%04d-%02d-%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday))
+            return String(printf: "%04d-%02d-%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday))
         }
         guard let first = progress.first, let last = progress.last else { return ("", "") }
         return (day(first.startedAt), day(last.startedAt))

@@ -1,5 +1,5 @@
 #if GUI
-import Foundation
+import NIOConcurrencyHelpers
 import Glibc
 import SnapNet
 import SnapProtocol
@@ -131,7 +131,7 @@ public final class StoryLink: Sendable {
 
 /// What the link's task hands the window.
 private final class StoryInbox: @unchecked Sendable {  // everything behind `lock`
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var replies: [StoryReply] = []
     private var state: StoryLink.State?
 
@@ -345,7 +345,7 @@ public final class StoryScene: Scene {
         case .automatch:
             link?.send(.automatch)
         case .invite:
-            let names = invite.text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let names = invite.text.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
             guard !names.isEmpty else {
                 dialog = Dialog.alert("Whom to invite?", "Type the other players' names, separated by commas.")
                 return nil

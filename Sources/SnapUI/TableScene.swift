@@ -1,5 +1,5 @@
 #if GUI
-import Foundation
+import Glibc
 import SnapTable
 import SnapEngine
 import SnapNet

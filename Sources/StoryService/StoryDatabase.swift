@@ -14,14 +14,19 @@ import StoryProtocol
 import StoryStores
 
 /// The store `snapcards story serve --database VALUE` names: an SQLite file path (default
-/// `$XDG_STATE_HOME/snap/story/story.sqlite`) or a `postgres://` URL.
-public func openStoryStore(_ value: String?, environment: [String: String] = currentEnvironment(),
+/// `$XDG_STATE_HOME/snap/story/story.sqlite`) or a `postgres://` URL, opened with `postgres`
+/// (`PostgresStoryStore.opener`; nil where no PostgreSQL driver is linked, as in snapcards).
+public func openStoryStore(_ value: String?, postgres: PostgresStoreOpener? = nil,
+                           environment: [String: String] = currentEnvironment(),
                            threadPool: NIOThreadPool = .singleton,
                            eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) async throws -> any StoryStore {
     if let value, PostgresURL.isPostgres(value) {
+        let url = try PostgresURL(value)
+        guard let postgres else {
+            throw StoryStoreError.unreachable("postgres \(url): this program links no PostgreSQL driver (snapcards-story-postgres does)")
+        }
         // The password, if the server wants one, from PGPASSWORD: never from the URL.
-        return try await PostgresStoryStore.open(url: PostgresURL(value), password: environment["PGPASSWORD"],
-                                                 logger: Logger(label: "snap.story.postgres"))
+        return try await postgres(url, environment["PGPASSWORD"])
     }
     let path: String
     if let value {

@@ -1,3 +1,8 @@
+/// Opens the PostgreSQL store at a URL, with `PGPASSWORD`'s password (nil: none):
+/// `PostgresStoryStore.opener`, in StoryStoresPostgres, which only snapcards-story-postgres
+/// and snap-bench link (docs/ARCHITECTURE.md, "The PostgreSQL helper").
+public typealias PostgresStoreOpener = @Sendable (_ url: PostgresURL, _ password: String?) async throws -> any StoryStore
+
 /// Where a PostgreSQL story database is, as `snapcards story serve --database` takes it:
 ///
 /// - `postgres://USER@HOST[:PORT]/DB` (TCP; `[::1]` for an IPv6 address), and

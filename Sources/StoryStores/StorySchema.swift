@@ -59,11 +59,11 @@ public enum StorySchema {
     /// The table that holds `schema_version` (and `imported`), made before any step: it is
     /// where a database says which steps it has had.
     static let sqliteMeta = "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID"
-    static let postgresMeta = "CREATE TABLE IF NOT EXISTS story_meta (key text PRIMARY KEY, value text NOT NULL)"
+    package static let postgresMeta = "CREATE TABLE IF NOT EXISTS story_meta (key text PRIMARY KEY, value text NOT NULL)"
 
     /// The steps a database at `found` (nil: a new one) needs from `migrations`, in order.
     /// Throws `.newerSchema` for a database past the list's last step, naming `place`.
-    static func steps(from found: Int?, of migrations: [StoryMigration], place: String) throws -> [StoryMigration] {
+    package static func steps(from found: Int?, of migrations: [StoryMigration], place: String) throws -> [StoryMigration] {
         precondition(migrations.enumerated().allSatisfy { $0.element.version == $0.offset + 1 },
                      "the story schema's steps are numbered 1, 2, 3… in order")
         let supported = migrations.last?.version ?? 0

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SnapBots
+import SnapCommandLine
 import SnapEngine
 import SnapHistory
 import SnapJournal
@@ -19,26 +20,6 @@ import Glibc
 import SnapUI
 #endif
 
-/// One line to standard output, at once: tests and tools read these lines while the
-/// process runs, and a pipe would otherwise hold them back.
-func say(_ line: String) {
-    var text = line + "\n"
-    text.withUTF8 { bytes in _ = write(1, bytes.baseAddress, bytes.count) }
-}
-
-/// One line to standard error, at once.
-func printError(_ line: String) {
-    var text = line + "\n"
-    text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
-}
-
-/// Logs go to standard error, so standard output keeps only the lines tools read.
-func makeLogger(_ label: String, verbose: Bool) -> Logger {
-    var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
-    logger.logLevel = verbose ? .info : .warning
-    return logger
-}
-
 func defaultPlayerName() -> String {
     let login = currentEnvironment()["USER"] ?? "Player"
     return (try? PlayerName.validate(login)) ?? "Player"
@@ -48,18 +29,6 @@ func validName(_ name: String, option: String) throws -> String {
     do { return try PlayerName.validate(name) } catch {
         throw ValidationError("\(option): \(error)")
     }
-}
-
-/// A HOST:PORT option, or a usage error (exit 64) naming the option.
-func validAddress(_ text: String, option: String, use: AddressUse) throws -> (host: String, port: Int) {
-    do { return try parseHostPort(text, for: use) } catch {
-        throw ValidationError("\(option): \(error)")
-    }
-}
-
-/// A warning on standard error, "warning: PROBLEM": the one way a command warns.
-@Sendable func warn(_ problem: String) {
-    printError("warning: " + problem)
 }
 
 struct Host: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import SnapBots
 import SnapBytes
+import SnapCommandLine
 import SnapEngine
 import SnapNet
 
@@ -17,27 +18,6 @@ struct RuleOptions: ParsableArguments {
     }
 
     var rules: Rules { Rules(turnLimit: turnLimit) }
-}
-
-/// The certificate a TCP host or story service shows (PROTOCOL.md §2, docs/LAN.md).
-struct TLSServerOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("TCP only: the TLS certificate chain to show (PEM, leaf first), e.g. from a public certificate authority (default: a self-signed one made on first use and kept in $XDG_STATE_HOME/snap/tls/).", valueName: "file"))
-    var tlsCert: String?
-    @Option(help: ArgumentHelp("The private key of --tls-cert (PEM, mode 0600).", valueName: "file"))
-    var tlsKey: String?
-
-    func validate() throws {
-        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
-    }
-
-    /// The identity to listen with; says `certificate: SHA256:…` for players to compare.
-    func identity() throws -> TLSIdentity {
-        let identity = if let tlsCert, let tlsKey { try TLSIdentity.load(certificate: tlsCert, key: tlsKey) } else {
-            try TLSIdentity.selfMade()
-        }
-        say("certificate: \(identity.fingerprint)")
-        return identity
-    }
 }
 
 /// How a client checks a TCP server's certificate (PROTOCOL.md §2, docs/LAN.md).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SnapCommandLine
 import SnapEngine
 import SnapHistory
 import SnapJournal

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import SnapCommandLine
 import SnapNet
 import SnapRelay
 import SnapRelayProtocol

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import ServiceLifecycle
+import SnapCommandLine
 import SnapNet
 
 /// `snapcards host --headless` as a service (swift-service-lifecycle): the host runtime
@@ -21,17 +22,4 @@ struct HeadlessHostService: Service {
         }
         try await runtime.playUntilOver()
     }
-}
-
-/// Runs `services` in one ServiceGroup until they end: SIGINT and SIGTERM shut it down
-/// gracefully; any service ending ends the others. Returns the first error a service threw.
-func runServices(_ services: [any Service], logger: Logger) async throws {
-    let group = ServiceGroup(configuration: .init(
-        services: services.map {
-            .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
-                  failureTerminationBehavior: .gracefullyShutdownGroup)
-        },
-        gracefulShutdownSignals: [.sigterm, .sigint],
-        logger: logger))
-    try await group.run()
 }

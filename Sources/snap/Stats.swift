@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import SnapCommandLine
 import SnapHistory
 import SnapNet
 #if GUI
@@ -87,7 +88,7 @@ struct Stats: AsyncParsableCommand {
             for bucket in stats.reaction.histogram {
                 let range = bucket.toMillis.map { "\(bucket.fromMillis)–\($0) ms" } ?? "\(bucket.fromMillis) ms and more"
                 let bar = String(repeating: "#", count: widest == 0 ? 0 : (bucket.calls * 30 + widest - 1) / widest)
-                lines.append("    " + range.padding(toLength: 16, withPad: " ", startingAt: 0) + "\(bucket.calls)".leftPadded(6) + "  " + bar)
+                lines.append("    " + range.rightPadded(16) + "\(bucket.calls)".leftPadded(6) + "  " + bar)
             }
         } else {
             lines.append("  reaction of correct calls: none yet")
@@ -110,6 +111,8 @@ struct Stats: AsyncParsableCommand {
 
 private extension String {
     func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+    /// Cut or filled with spaces to `width`, as NSString's padding(toLength:) did.
+    func rightPadded(_ width: Int) -> String { String(prefix(width)) + String(repeating: " ", count: max(0, width - count)) }
 }
 
 #if GUI

@@ -1,9 +1,10 @@
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Logging
 import NIOCore
 import NIOPosix
+import SnapCommandLine
 import SnapNet
 import SnapProtocol
 import StoryEngine
@@ -91,15 +92,6 @@ struct StoryPlayerOptions: ParsableArguments {
             throw storyFailure(error)
         }
     }
-}
-
-/// Prints the error in plain words; exit 3 when the service cannot be reached, else 1.
-func storyFailure(_ error: Error) -> Error {
-    if error is ValidationError || error is ExitCode { return error }
-    printError("error: \(error)")
-    if case StoryClientError.cannotConnect = error { return ExitCode(3) }
-    if error is NetError { return ExitCode(3) }
-    return ExitCode(1)
 }
 
 func withStoryClient<T>(_ options: StoryPlayerOptions, _ body: (StoryClient) async throws -> T) async throws -> T {

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import Glibc
+import SnapCommandLine
 import UnixSignals
 import SnapDBus
 import SnapPlatform
@@ -48,7 +49,7 @@ struct StoryNotify: AsyncParsableCommand {
         let stopping = Task {
             for await _ in signals {
                 say("stopped")
-                Foundation.exit(0)
+                Glibc.exit(0)
             }
         }
         defer { stopping.cancel() }

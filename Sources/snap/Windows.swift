@@ -1,8 +1,8 @@
 #if GUI
 import ArgumentParser
-import Foundation
 import Logging
 import SnapBots
+import SnapCommandLine
 import SnapNet
 import SnapSimulation
 import SnapUI
@@ -224,7 +224,7 @@ struct Play: WindowCommand {
     }
 
     @MainActor func runInWindow() async throws {
-        var children: [Process] = []
+        var children: [ChildProcess] = []
         defer { for child in children where child.isRunning { child.terminate() } }
         let client: GameClient
         do { client = try await GameClient.host(name: name, logger: windowLogger()) } catch { try windowFailure(error) }
@@ -239,13 +239,12 @@ struct Play: WindowCommand {
             let launches = Self.clientNames(host: name, count: clients).enumerated().map { index, clientName in
                 { () throws -> Void in
                     let tile = tiles[index + 1]
-                    let child = Process()
-                    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-                    child.arguments = ["join", "--socket", client.socketPath!, "--name", clientName,
-                                       "--position", "\(tile.x),\(tile.y)", "--size", "\(tile.width)x\(tile.height)"]
-                        + (window.quitAfter.map { ["--quit-after", "\($0)"] } ?? [])
-                        + (window.mute ? ["--mute"] : [])
-                    try child.run()
+                    let child = try ChildProcess(
+                        executable: currentExecutablePath(),
+                        arguments: ["join", "--socket", client.socketPath!, "--name", clientName,
+                                    "--position", "\(tile.x),\(tile.y)", "--size", "\(tile.width)x\(tile.height)"]
+                            + (window.quitAfter.map { ["--quit-after", "\($0)"] } ?? [])
+                            + (window.mute ? ["--mute"] : []))
                     children.append(child)
                 }
             }

@@ -159,9 +159,18 @@ struct StoryTests: StoryProcessTests {
         #expect(service.exitStatus(timeout: 30) == 3)
         #expect(service.errors.contains("error: the story database is damaged: \(notADatabase) is not an SQLite database"), "\(service.errors)")
         #expect(!service.lines.contains { $0.hasPrefix("listening") })
+        // snapcards links no PostgreSQL driver: snapcards-story-postgres, beside it, takes its
+        // place with the same arguments, and its driver's words are these (not "links no driver").
         let postgres = try SnapProcess(["story", "serve", "--database", "postgres://snap@localhost/story"], runtimeDirectory: directory)
         #expect(postgres.exitStatus(timeout: 30) == 3)
         #expect(postgres.errors.contains("error: the story service cannot reach its database (postgres localhost/story"), "\(postgres.errors)")
+        #expect(!postgres.errors.contains("no PostgreSQL driver"), "\(postgres.errors)")
+        let journal = directory + "/empty.journal"
+        #expect(FileManager.default.createFile(atPath: journal, contents: Data()))
+        let importing = try SnapProcess(["story", "import", journal, "--database", "postgres://snap@localhost/story"], runtimeDirectory: directory)
+        #expect(importing.exitStatus(timeout: 30) == 3)
+        #expect(importing.errors.contains("error: the story service cannot reach its database (postgres localhost/story"), "\(importing.errors)")
+        #expect(!importing.errors.contains("no PostgreSQL driver"), "\(importing.errors)")
         let deadline = try SnapProcess(["story", "serve", "--turn-deadline", "soon"], runtimeDirectory: directory)
         #expect(deadline.exitStatus(timeout: 30) == 64)
         #expect(deadline.errors.contains("--turn-deadline"), "\(deadline.errors)")

@@ -57,3 +57,39 @@ struct VersionTests {
         #expect(run.output == "\(version)\n")
     }
 }
+
+/// The player's binary links FoundationEssentials, never full Foundation, whose
+/// FoundationInternationalization brings ICU's 34 MB of data (docs/PERFORMANCE.md, "The
+/// player's binary"). Read from the debug build's dynamic section, where each Swift library a
+/// module imports is a NEEDED entry; scripts/package checks the static release binary's symbols.
+@Suite("snapcards without full Foundation")
+struct NoFullFoundationTests {
+    /// The NEEDED entries of an ELF file (`readelf -d`).
+    func needed(_ binary: URL) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(filePath: "/usr/bin/env")
+        process.arguments = ["readelf", "-d", binary.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "readelf -d \(binary.path) exited \(process.terminationStatus)")
+        // "0x0000000000000001 (NEEDED)             Shared library: [libFoundationEssentials.so]"
+        return text.split(separator: "\n").filter { $0.contains("(NEEDED)") }.compactMap { line in
+            line.split(separator: "[").last.map { String($0.dropLast()) }
+        }
+    }
+
+    @Test("snapcards needs libFoundationEssentials.so and no libFoundation.so, FoundationInternationalization or ICU; the PostgreSQL helper is where full Foundation went")
+    func essentialsOnly() throws {
+        let player = try needed(snapBinary())
+        // The read is real: snapcards does use FoundationEssentials (JSONEncoder, Date).
+        #expect(player.contains("libFoundationEssentials.so"), "\(player)")
+        let full = ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"]
+        #expect(player.filter(full.contains).isEmpty, "snapcards links full Foundation: a module it links imports Foundation, not FoundationEssentials: \(player)")
+        // postgres-nio imports Foundation: its helper shows the entry this test looks for.
+        let helper = try needed(snapBinary(named: "snapcards-story-postgres"))
+        #expect(helper.contains("libFoundation.so"), "\(helper)")
+    }
+}

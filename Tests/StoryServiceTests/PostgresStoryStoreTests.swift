@@ -8,6 +8,7 @@ import Testing
 @testable import StoryProtocol
 @testable import StoryService
 @testable import StoryStores
+@testable import StoryStoresPostgres
 
 /// `PostgresURL`: the forms `snapcards story serve --database` takes, and plain refusals.
 @Suite("PostgreSQL URLs", .blocksThreads)

@@ -9,6 +9,7 @@ import Testing
 @testable import StoryProtocol
 @testable import StoryService
 @testable import StoryStores
+import StoryStoresPostgres
 
 /// What only the SQLite store does, on real files: its name, WAL mode, a database from
 /// before the schema's steps, and a read-only or foreign file refused in words. What every
@@ -125,13 +126,20 @@ struct SQLiteStoryStoreTests {
         await reopened.close()
     }
 
-    @Test("openStoryStore: a postgres URL opens PostgreSQL (here nothing listens: unreachable, in words); a malformed one is refused")
+    @Test("openStoryStore: a postgres URL opens PostgreSQL with the driver given (here nothing listens: unreachable, in words), and without one says so; a malformed one is refused")
     func postgresURLs() async throws {
         do {
-            _ = try await openStoryStore("postgres://snap@127.0.0.1:1/story")
+            _ = try await openStoryStore("postgres://snap@127.0.0.1:1/story", postgres: PostgresStoryStore.opener)
             Issue.record("a postgres URL with no server was taken")
         } catch {
             #expect("\(error)".contains("the story service cannot reach its database (postgres 127.0.0.1:1/story"), "\(error)")
+            #expect(!"\(error)".contains("no PostgreSQL driver"), "\(error)")
+        }
+        do {
+            _ = try await openStoryStore("postgres://snap@127.0.0.1:1/story")
+            Issue.record("a postgres URL was taken without a driver")
+        } catch {
+            #expect("\(error)" == "the story service cannot reach its database (postgres 127.0.0.1:1/story: this program links no PostgreSQL driver (snapcards-story-postgres does)); try again", "\(error)")
         }
         do {
             _ = try await openStoryStore("postgres://snap:secret@127.0.0.1/story")

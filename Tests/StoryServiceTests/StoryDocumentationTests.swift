@@ -9,6 +9,8 @@ import Testing
 @testable import StoryProtocol
 @testable import StoryService
 @testable import StoryStores
+import StoryStoresPostgres
+@testable import StoryStores
 
 /// The byte examples in docs/PROTOCOL.md's story section are these messages, byte for byte.
 /// (They are fenced as `story`, not `text`: the `text` blocks are Snap!'s fixtures.)

@@ -9,6 +9,7 @@ import Testing
 @testable import StoryProtocol
 @testable import StoryService
 @testable import StoryStores
+@testable import StoryStoresPostgres
 
 /// The stores `StoryStore` has: every one passes `StoryStoreContractTests`.
 enum StoreKind: String, CaseIterable, Sendable {

@@ -4,6 +4,7 @@ import Testing
 @testable import StoryProtocol
 @testable import StoryService
 @testable import StoryStores
+@testable import StoryStoresPostgres
 
 /// How docs/STORY.md writes a PostgreSQL store's name, as PostgresURL shows it (the service
 /// prints "store: postgres " and this; the SQLite line is checked on the real binary in

@@ -1,20 +1,23 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import ArgumentParser
-import Dispatch
-import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import SnapNet
-import SnapProtocol
-import StoryEngine
 import ServiceLifecycle
+import SnapBytes
+import SnapPlatform
+import StoryEngine
 import StoryLink
 import StoryProtocol
 import StoryService
 import StoryStores
 
-struct StoryServe: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct StoryServe: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the story service (headless, until stopped); every match is kept in a database.",
         discussion: """
@@ -41,14 +44,17 @@ struct StoryServe: AsyncParsableCommand {
     var connectionLimit = StoryServer.Limits().connections
     @Flag(help: "Log connections and refusals to standard error.") var verbose = false
 
-    func validate() throws {
+    public init() {}
+
+    public func validate() throws {
         if let listen { _ = try validAddress(listen, option: "--listen", use: .listen) }
         if let code, let problem = JoinCode.problem(code) { throw ValidationError("--code: \(problem)") }
         if case .failure(let error) = StoryDuration.parse(turnDeadline) { throw ValidationError("--turn-deadline: \(error)") }
         guard connectionLimit >= 1 else { throw ValidationError("--connection-limit must be at least 1") }
     }
 
-    func run() async throws {
+    public func run() async throws {
+        let postgres = try postgresDriverOrHelper(database)
         let logger = makeLogger("snap.story", verbose: verbose)
         let group = MultiThreadedEventLoopGroup.singleton
         let turnSeconds = (try? StoryDuration.parse(turnDeadline).get()) ?? StoryDuration.defaultTurnSeconds
@@ -57,7 +63,7 @@ struct StoryServe: AsyncParsableCommand {
         let store: any StoryStore
         let count: Int
         do {
-            store = try await openStoryStore(database)
+            store = try await openStoryStore(database, postgres: postgres)
             say("store: \(store.description)")
             let journalPath = journal ?? (database == nil ? storyStateDirectory() + "/story.journal" : nil)
             if let journalPath, access(journalPath, F_OK) == 0 || journal != nil, try await StoryJournalImport.wanted(by: store) {
@@ -74,7 +80,7 @@ struct StoryServe: AsyncParsableCommand {
         }
         let millis = Double((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000) / 1000
             + Double((ContinuousClock.now - started).components.seconds) * 1000
-        say("restored \(count) matches: the store holds them, each read when a request needs it (opened in \(String(format: "%.1f", millis)) ms)")
+        say("restored \(count) matches: the store holds them, each read when a request needs it (opened in \(String(printf: "%.1f", millis)) ms)")
         let server = StoryServer(store: store, loop: group.next(), logger: logger, turnSeconds: turnSeconds)
         server.limits.connections = connectionLimit
         // Listening and serving run as a service of a ServiceGroup, which takes SIGINT and
@@ -124,8 +130,8 @@ struct StoryServing: Service {
 }
 
 /// `snapcards story import FILE`: an old story journal into the database, once.
-struct StoryImport: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct StoryImport: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import an old story journal into the story database (ids and players' keys kept; the file is left as it is).",
         discussion: "Prints \"imported N matches from FILE\". A database that already holds matches is left alone.")
@@ -134,16 +140,19 @@ struct StoryImport: AsyncParsableCommand {
     var database: String?
     @Option(help: "The deadline live matches get, from now (as the service's --turn-deadline).") var turnDeadline = "72h"
 
-    func validate() throws {
+    public init() {}
+
+    public func validate() throws {
         if case .failure(let error) = StoryDuration.parse(turnDeadline) { throw ValidationError("--turn-deadline: \(error)") }
         guard access(file, R_OK) == 0 else { throw ValidationError("cannot read \(file): \(String(cString: strerror(errno)))") }
     }
 
-    func run() async throws {
+    public func run() async throws {
+        let postgres = try postgresDriverOrHelper(database)
         let turnSeconds = (try? StoryDuration.parse(turnDeadline).get()) ?? StoryDuration.defaultTurnSeconds
         let store: any StoryStore
         do {
-            store = try await openStoryStore(database)
+            store = try await openStoryStore(database, postgres: postgres)
         } catch {
             printError("error: \(error)")
             throw ExitCode(3)

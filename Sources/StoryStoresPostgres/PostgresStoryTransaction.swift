@@ -2,6 +2,7 @@ import Logging
 import PostgresNIO
 import StoryEngine
 import StoryProtocol
+import StoryStores
 import Synchronization
 
 /// Where a request stands with its connection, for the watchdog that bounds its waits.

@@ -5,6 +5,7 @@ import NIOSSL
 import PostgresNIO
 import StoryEngine
 import StoryProtocol
+import StoryStores
 import Synchronization
 
 /// The story store in PostgreSQL, for a service of several `snapcards story serve` processes
@@ -70,6 +71,12 @@ public final class PostgresStoryStore: StoryStore {
     public static func open(url: PostgresURL, password: String? = ProcessInfo.processInfo.environment["PGPASSWORD"],
                             waits: Waits = Waits(), logger: Logger) async throws -> PostgresStoryStore {
         try await open(url: url, password: password, waits: waits, migrations: StorySchema.migrations, logger: logger)
+    }
+
+    /// `open` as `openStoryStore` (StoryService) takes it: snapcards-story-postgres hands it
+    /// over; snapcards, which links no PostgreSQL driver, has none to hand.
+    public static let opener: PostgresStoreOpener = { url, password in
+        try await open(url: url, password: password, logger: Logger(label: "snap.story.postgres"))
     }
 
     /// `open`, with the schema's steps given (a test's list, to try the mechanism).
