@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import SnapTestSupport
 
 /// Game Center's turn-based features through real processes: deadlines, declines, rematches.
-@Suite("Story deadlines, declines and rematches over real processes", .serialized)
+@Suite("Story deadlines, declines and rematches over real processes", .blocksThreads, .serialized)
 struct StoryInvitationTests: StoryProcessTests {
     let directory = makeRuntimeDirectory()
 

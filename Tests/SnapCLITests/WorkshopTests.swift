@@ -62,7 +62,7 @@ struct VersionTests {
 /// FoundationInternationalization brings ICU's 34 MB of data (docs/PERFORMANCE.md, "The
 /// player's binary"). Read from the debug build's dynamic section, where each Swift library a
 /// module imports is a NEEDED entry; scripts/package checks the static release binary's symbols.
-@Suite("snapcards without full Foundation")
+@Suite("snapcards without full Foundation", .blocksThreads)
 struct NoFullFoundationTests {
     /// The NEEDED entries of an ELF file (`readelf -d`).
     func needed(_ binary: URL) throws -> [String] {
