@@ -43,6 +43,9 @@ public struct RelayBenchmark {
         public func p(_ values: [Double], _ q: Double) -> Double { NetBenchmark.Result.percentile(values, q) }
         public var ratioP50: Double { p(relayed, 0.5) / max(p(direct, 0.5), 0.001) }
         public var ratioP99: Double { p(relayed, 0.99) / max(p(direct, 0.99), 0.001) }
+        /// The relay's splices during the relayed part, and how many of them found the host's
+        /// data connection waiting ahead (docs/RELAY.md §4).
+        public var splices = 0, splicesAhead = 0
     }
 
     // MARK: - Through the relay against direct TLS (an in-process RelayServer)
@@ -68,7 +71,11 @@ public struct RelayBenchmark {
         let net = NetBenchmark(samples: samples)
         let direct = try net.measureWelcomes(trust: relay.playerTrust, connections: joins) { try relay.directHost($0) }
         let relayed = try net.measureWelcomes(trust: relay.playerTrust, connections: joins) { try relay.relayedHost($0) }
-        return Latencies(relayed: relayed.sorted(), direct: direct.sorted())
+        let server = relay.server
+        let splices = try blockingAwait { await server.splices }
+        var latencies = Latencies(relayed: relayed.sorted(), direct: direct.sorted())
+        (latencies.splices, latencies.splicesAhead) = (splices.all, splices.ahead)
+        return latencies
     }
 
     // MARK: - Many rooms on one relay process
@@ -89,9 +96,10 @@ public struct RelayBenchmark {
         public var rssPerRoomKiB: Double { (rssMiB - idleRSSMiB) * 1024 / Double(max(asked, 1)) }
     }
 
-    /// Connections each side holds for a room: the host's control, and per player its
-    /// connection and the host's data connection for it.
-    public static func connections(rooms: Int) -> Int { rooms * (1 + 2 * playersPerRoom) }
+    /// Connections each side holds for a room: the host's control, per player its connection
+    /// and the host's data connection for it, and the host's data connection the relay keeps
+    /// ahead of a next player (docs/RELAY.md §4).
+    public static func connections(rooms: Int) -> Int { rooms * (2 + 2 * playersPerRoom) }
 
     /// `rooms` rooms of four synthetic players on one `snapcards relay serve` process, each
     /// pair carrying the game's pace; the relay's CPU and memory read from /proc.
@@ -184,10 +192,11 @@ public struct RelayBenchmark {
         defer { try? group.syncShutdownGracefully() }
         let trust = ServerTrust(knownHosts: KnownHosts(path: relay.directory + "/bench_known_hosts"))
         let sender = NIOLockedValueBox<SyntheticEnd?>(nil)
+        // The spliced one floods (the relay also keeps one ahead, never spliced here).
         let (room, control) = try SyntheticRelay.register(port: relay.tcpPort ?? 0, trust: trust, loop: group.next(), makeEnd: {
-            let end = SyntheticEnd(flood: true)
-            sender.withLockedValue { $0 = end }
-            return end
+            SyntheticEnd(flood: true)
+        }, accepted: { result in
+            if case .success(let end) = result { sender.withLockedValue { $0 = end } }
         }).wait()
         defer { control.close(promise: nil) }
         let receiver = SyntheticEnd()

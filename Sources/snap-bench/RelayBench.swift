@@ -53,6 +53,7 @@ struct RelayBench: ParsableCommand {
         say("relay: invitation → welcome (\(benchmark.joins) joins) p50 \(micros(joined.p(joined.relayed, 0.5))), "
             + "p99 \(micros(joined.p(joined.relayed, 0.99))); direct TLS connect → welcome p50 \(micros(joined.p(joined.direct, 0.5))), "
             + "p99 \(micros(joined.p(joined.direct, 0.99))); ratio p50 \(twoDecimals(joined.ratioP50))x")
+        say("relay: joins spliced at once with the host's data connection waiting ahead: \(joined.splicesAhead) of \(joined.splices)")
         let rooms = try benchmark.manyRooms(snapcards: snapcards)
         say("relay: rooms \(rooms.held) of \(rooms.asked) held (\(rooms.connections) connections to the relay, set up in "
             + "\(twoDecimals(rooms.setUpSeconds)) s, open files allowed \(rooms.fileLimit)); relay CPU \(twoDecimals(rooms.cpuPercent)) % "
