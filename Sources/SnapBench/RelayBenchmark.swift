@@ -64,18 +64,25 @@ public struct RelayBenchmark {
 
     /// Invitation → welcome (the table's first frame), one join after another: the
     /// invitation parsed, the relay's TLS, its line, the host's TLS inside, hello; against
-    /// a direct TLS connect → welcome.
-    public func joinTimes() throws -> Latencies {
+    /// a direct TLS connect → welcome. `pause`: microseconds from one join's end to the next's
+    /// start. `relayedWithoutAhead`: the same joins through a relay that keeps no host data
+    /// connection ahead (each player announced and accepted, the relay's first form).
+    public func joinTimes(pause: useconds_t = 500) throws -> (Latencies, relayedWithoutAhead: [Double]) {
         let relay = try InProcessRelay()
         defer { relay.stop() }
+        var first = RelayLimits()
+        first.keepsAhead = false
+        let firstForm = try InProcessRelay(limits: first)
+        defer { firstForm.stop() }
         let net = NetBenchmark(samples: samples)
-        let direct = try net.measureWelcomes(trust: relay.playerTrust, connections: joins) { try relay.directHost($0) }
-        let relayed = try net.measureWelcomes(trust: relay.playerTrust, connections: joins) { try relay.relayedHost($0) }
+        let direct = try net.measureWelcomes(trust: relay.playerTrust, connections: joins, pause: pause) { try relay.directHost($0) }
+        let relayed = try net.measureWelcomes(trust: relay.playerTrust, connections: joins, pause: pause) { try relay.relayedHost($0) }
+        let without = try net.measureWelcomes(trust: firstForm.playerTrust, connections: joins, pause: pause) { try firstForm.relayedHost($0) }
         let server = relay.server
         let splices = try blockingAwait { await server.splices }
         var latencies = Latencies(relayed: relayed.sorted(), direct: direct.sorted())
         (latencies.splices, latencies.splicesAhead) = (splices.all, splices.ahead)
-        return latencies
+        return (latencies, without.sorted())
     }
 
     // MARK: - Many rooms on one relay process
@@ -299,14 +306,14 @@ final class InProcessRelay {
     let playerTrust: ServerTrust
     let hostTrust: ServerTrust
 
-    init() throws {
+    init(limits: RelayLimits = RelayLimits()) throws {
         var template = Array("/tmp/snapr-XXXXXX".utf8CString)
         directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
         let relayIdentity = try TLSIdentity.selfMade(in: directory + "/relay-tls")
         hostIdentity = try TLSIdentity.selfMade(in: directory + "/host-tls")
         playerTrust = ServerTrust(knownHosts: KnownHosts(path: directory + "/player_known_hosts"))
         hostTrust = ServerTrust(knownHosts: KnownHosts(path: directory + "/host_known_hosts"))
-        let server = RelayServer(loop: group.next(), logger: NetBenchmark.quietLogger())
+        let server = RelayServer(limits: limits, loop: group.next(), logger: NetBenchmark.quietLogger())
         self.server = server
         port = try blockingAwait { try await server.listen(host: "127.0.0.1", port: 0, identity: relayIdentity) }
     }

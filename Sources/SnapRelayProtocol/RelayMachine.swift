@@ -19,6 +19,9 @@ public struct RelayLimits: Sendable, Equatable {
     /// What one spliced connection may send a second, on average over a second; nil: no cap.
     /// A game sends a few kilobytes a second at most: the cap is for a relay's fair share.
     public var bytesPerSecond: Int? = 256 * 1024
+    /// Keeps a host data connection waiting ahead of each room's next player (docs/RELAY.md §4).
+    /// Off only for `snap-bench relay`, to time joins as the relay's first form made them.
+    public var keepsAhead = true
     public init() {}
 }
 
@@ -235,7 +238,7 @@ public struct RelayMachine {
     /// is the host's side of a player still to come: a room never holds more of them than
     /// its players' cap allows).
     private mutating func announceAhead(_ room: RelayID, now: Duration) -> [RelayAction] {
-        guard let held = rooms[room], held.ahead == nil, held.ready == nil,
+        guard limits.keepsAhead, let held = rooms[room], held.ahead == nil, held.ready == nil,
               held.players.count < limits.connectionsPerRoom else { return [] }
         let id = freshID()
         aheadIDs[id] = room
