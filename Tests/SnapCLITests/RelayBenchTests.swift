@@ -31,6 +31,12 @@ struct RelayBenchTests {
             /^relay: joins spliced at once with the host's data connection waiting ahead: (\d+) of (\d+)$/)
         }.first, "\(run.output)")
         #expect(Int(ahead.2)! >= 20 && Int(ahead.1)! <= Int(ahead.2)!, "\(ahead.0)")
+        // The same joins through a relay keeping none, back to back and 20 ms apart.
+        let without = lines.compactMap { $0.firstMatch(of:
+            /^relay: invitation → welcome(, joins 20 ms apart,)? without a connection ahead \(each player announced, the relay's first form\) p50 (\d+) µs, p99 (\d+) µs; ratio p50 (\d+\.\d\d)x; with it \/ without it p50 (\d+\.\d\d)x$/)
+        }
+        #expect(without.count == 2 && without.allSatisfy { Int($0.2)! > 0 && Int($0.2)! <= Int($0.3)! }, "\(run.output)")
+        #expect(lines.contains { $0.hasPrefix("relay: invitation → welcome, joins 20 ms apart (20 joins) p50 ") }, "\(run.output)")
 
         let rooms = try #require(lines.lazy.compactMap { $0.firstMatch(of:
             /^relay: rooms (\d+) of (\d+) held \((\d+) connections to the relay, set up in (\d+\.\d\d) s, open files allowed (\d+)\); relay CPU (\d+\.\d\d) % of one core over (\d+\.\d\d) s; RSS (\d+\.\d\d) MiB, (-?\d+\.\d\d) KiB a room above the idle relay's (\d+\.\d\d) MiB$/)
