@@ -298,7 +298,9 @@ public struct NetBenchmark {
     }
 
     /// Connect → welcome, one connection after another, to the host `makeHost` sets up.
-    func measureWelcomes(trust: ServerTrust, connections: Int, host makeHost: (EventLoopGroup) throws -> StreamHost) throws -> [Double] {
+    /// `pause`: microseconds between one join's end and the next's start.
+    func measureWelcomes(trust: ServerTrust, connections: Int, pause: useconds_t = 500,
+                         host makeHost: (EventLoopGroup) throws -> StreamHost) throws -> [Double] {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let host = try makeHost(group)
@@ -329,7 +331,7 @@ public struct NetBenchmark {
             }
             latencies.append(Self.microseconds(took))
             // Leave the lobby empty for the next one.
-            usleep(500)
+            usleep(pause)
         }
         return latencies
     }

@@ -97,10 +97,11 @@ final class RoundTripPair: @unchecked Sendable {  // `waiting` behind its lock; 
 
     init(port: Int, trust: ServerTrust, loop: EventLoop) throws {
         let host = NIOLockedValueBox<SyntheticEnd?>(nil)
+        // The spliced one is the room's host end (the relay keeps another ahead, never spliced here).
         let (room, control) = try SyntheticRelay.register(port: port, trust: trust, loop: loop, makeEnd: {
-            let end = SyntheticEnd(echo: true)
-            host.withLockedValue { $0 = end }
-            return end
+            SyntheticEnd(echo: true)
+        }, accepted: { result in
+            if case .success(let end) = result { host.withLockedValue { $0 = end } }
         }).wait()
         let waiting = NIOLockedValueBox<(bytes: Int, promise: EventLoopPromise<Bool>?)>((0, nil))
         let player = SyntheticEnd(onBytes: { count in

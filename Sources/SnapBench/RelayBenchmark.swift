@@ -43,6 +43,9 @@ public struct RelayBenchmark {
         public func p(_ values: [Double], _ q: Double) -> Double { NetBenchmark.Result.percentile(values, q) }
         public var ratioP50: Double { p(relayed, 0.5) / max(p(direct, 0.5), 0.001) }
         public var ratioP99: Double { p(relayed, 0.99) / max(p(direct, 0.99), 0.001) }
+        /// The relay's splices during the relayed part, and how many of them found the host's
+        /// data connection waiting ahead (docs/RELAY.md §4).
+        public var splices = 0, splicesAhead = 0
     }
 
     // MARK: - Through the relay against direct TLS (an in-process RelayServer)
@@ -61,14 +64,25 @@ public struct RelayBenchmark {
 
     /// Invitation → welcome (the table's first frame), one join after another: the
     /// invitation parsed, the relay's TLS, its line, the host's TLS inside, hello; against
-    /// a direct TLS connect → welcome.
-    public func joinTimes() throws -> Latencies {
+    /// a direct TLS connect → welcome. `pause`: microseconds from one join's end to the next's
+    /// start. `relayedWithoutAhead`: the same joins through a relay that keeps no host data
+    /// connection ahead (each player announced and accepted, the relay's first form).
+    public func joinTimes(pause: useconds_t = 500) throws -> (Latencies, relayedWithoutAhead: [Double]) {
         let relay = try InProcessRelay()
         defer { relay.stop() }
+        var first = RelayLimits()
+        first.keepsAhead = false
+        let firstForm = try InProcessRelay(limits: first)
+        defer { firstForm.stop() }
         let net = NetBenchmark(samples: samples)
-        let direct = try net.measureWelcomes(trust: relay.playerTrust, connections: joins) { try relay.directHost($0) }
-        let relayed = try net.measureWelcomes(trust: relay.playerTrust, connections: joins) { try relay.relayedHost($0) }
-        return Latencies(relayed: relayed.sorted(), direct: direct.sorted())
+        let direct = try net.measureWelcomes(trust: relay.playerTrust, connections: joins, pause: pause) { try relay.directHost($0) }
+        let relayed = try net.measureWelcomes(trust: relay.playerTrust, connections: joins, pause: pause) { try relay.relayedHost($0) }
+        let without = try net.measureWelcomes(trust: firstForm.playerTrust, connections: joins, pause: pause) { try firstForm.relayedHost($0) }
+        let server = relay.server
+        let splices = try blockingAwait { await server.splices }
+        var latencies = Latencies(relayed: relayed.sorted(), direct: direct.sorted())
+        (latencies.splices, latencies.splicesAhead) = (splices.all, splices.ahead)
+        return (latencies, without.sorted())
     }
 
     // MARK: - Many rooms on one relay process
@@ -89,9 +103,10 @@ public struct RelayBenchmark {
         public var rssPerRoomKiB: Double { (rssMiB - idleRSSMiB) * 1024 / Double(max(asked, 1)) }
     }
 
-    /// Connections each side holds for a room: the host's control, and per player its
-    /// connection and the host's data connection for it.
-    public static func connections(rooms: Int) -> Int { rooms * (1 + 2 * playersPerRoom) }
+    /// Connections each side holds for a room: the host's control, per player its connection
+    /// and the host's data connection for it, and the host's data connection the relay keeps
+    /// ahead of a next player (docs/RELAY.md §4).
+    public static func connections(rooms: Int) -> Int { rooms * (2 + 2 * playersPerRoom) }
 
     /// `rooms` rooms of four synthetic players on one `snapcards relay serve` process, each
     /// pair carrying the game's pace; the relay's CPU and memory read from /proc.
@@ -184,10 +199,11 @@ public struct RelayBenchmark {
         defer { try? group.syncShutdownGracefully() }
         let trust = ServerTrust(knownHosts: KnownHosts(path: relay.directory + "/bench_known_hosts"))
         let sender = NIOLockedValueBox<SyntheticEnd?>(nil)
+        // The spliced one floods (the relay also keeps one ahead, never spliced here).
         let (room, control) = try SyntheticRelay.register(port: relay.tcpPort ?? 0, trust: trust, loop: group.next(), makeEnd: {
-            let end = SyntheticEnd(flood: true)
-            sender.withLockedValue { $0 = end }
-            return end
+            SyntheticEnd(flood: true)
+        }, accepted: { result in
+            if case .success(let end) = result { sender.withLockedValue { $0 = end } }
         }).wait()
         defer { control.close(promise: nil) }
         let receiver = SyntheticEnd()
@@ -290,14 +306,14 @@ final class InProcessRelay {
     let playerTrust: ServerTrust
     let hostTrust: ServerTrust
 
-    init() throws {
+    init(limits: RelayLimits = RelayLimits()) throws {
         var template = Array("/tmp/snapr-XXXXXX".utf8CString)
         directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
         let relayIdentity = try TLSIdentity.selfMade(in: directory + "/relay-tls")
         hostIdentity = try TLSIdentity.selfMade(in: directory + "/host-tls")
         playerTrust = ServerTrust(knownHosts: KnownHosts(path: directory + "/player_known_hosts"))
         hostTrust = ServerTrust(knownHosts: KnownHosts(path: directory + "/host_known_hosts"))
-        let server = RelayServer(loop: group.next(), logger: NetBenchmark.quietLogger())
+        let server = RelayServer(limits: limits, loop: group.next(), logger: NetBenchmark.quietLogger())
         self.server = server
         port = try blockingAwait { try await server.listen(host: "127.0.0.1", port: 0, identity: relayIdentity) }
     }

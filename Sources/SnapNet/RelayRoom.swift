@@ -6,7 +6,9 @@ import SnapPlatform
 import SnapRelayProtocol
 
 /// A host's room at a relay (docs/RELAY.md §4): the control connection it keeps, and a data
-/// connection dialled for each player the relay announces. Each spliced data connection
+/// connection dialled for each id the relay announces (`incoming`): one for a player waiting,
+/// or one the relay keeps ahead of the next player, who is then spliced with it at once. Each
+/// spliced data connection
 /// becomes the host server's connection exactly as an accepted TCP one does: the host's
 /// TLS (it is the server), then frames (`FrameConnectionHandler`); the host listens on no
 /// port for it. Touched on the server's loop only.
@@ -18,6 +20,9 @@ public final class RelayRoom: @unchecked Sendable {  // touched on `server.loop`
     private let trust: ServerTrust
     private let logger: Logger
     private var control: Channel?
+    /// Data connections dialled and not yet spliced (one waits ahead for the next player
+    /// for as long as nobody joins): closed with the room.
+    private var unspliced: [ObjectIdentifier: Channel] = [:]
 
     init(server: HostServer, relay: HostPort, tls: NIOSSLContext, trust: ServerTrust, logger: Logger,
          onNote: (@Sendable (String) -> Void)?) {
@@ -78,7 +83,10 @@ public final class RelayRoom: @unchecked Sendable {  // touched on `server.loop`
     }
 
     /// The control connection closed: the room is asked for again unless the host is leaving.
+    /// Its data connections not yet spliced were the lost room's: the room asked for again
+    /// gets ids of its own.
     private func lost() {
+        closeUnspliced()
         guard !leaving, let room else { return }
         onNote?("the connection to the relay \(address) closed: asking for room \(room) again")
         askAgain(room, pause: .milliseconds(500))
@@ -96,15 +104,40 @@ public final class RelayRoom: @unchecked Sendable {  // touched on `server.loop`
         }
     }
 
-    /// The relay has a player for us: a data connection takes it, and is the game's once spliced.
+    /// The relay has a player for us, or will have: a data connection takes the id, and is the
+    /// game's once spliced (at once, or when the relay's next player comes).
     private func accept(_ connection: RelayID) {
         let server = self.server, tls = self.tls, logger = self.logger, address = self.address
         connectLater(to: .tcp(host: relay.host, port: relay.port), on: server.loop, trust: trust) {
-            RelayLineClient(.accept(connection: connection), relay: address, onSpliced: { context in
+            RelayLineClient(.accept(connection: connection), relay: address, onSpliced: { [self] context in
+                unspliced[ObjectIdentifier(context.channel)] = nil
                 try TLSTransport.addServer(to: context.channel, context: tls, plainRefusal: HostServer.plainRefusal)
                 try context.pipeline.syncOperations.addHandler(FrameConnectionHandler(server: server))
-            }, onFailure: { error in logger.info("a player through the relay did not arrive: \(error)") })
-        }.whenFailure { error in logger.info("cannot reach the relay \(address) for a player: \(error)") }
+            }, onFailure: { [self] error in
+                if !leaving { logger.info("a player through the relay did not arrive: \(error)") }
+            })
+        }.whenComplete { [self] result in
+            switch result {
+            case .failure(let error):
+                logger.info("cannot reach the relay \(address) for a player: \(error)")
+            case .success(let channel):
+                // Still in its line phase (the line client is there until `spliced`): it may wait
+                // for hours, so keepalive watches it as it watches the control connection.
+                guard channel.isActive, (try? channel.pipeline.syncOperations.handler(type: RelayLineClient.self)) != nil else { return }
+                if leaving || control?.isActive != true { return channel.close(promise: nil) }
+                do { try KeepAlive().apply(to: channel) } catch { logger.info("no keepalive on a relay data connection: \(error)") }
+                let key = ObjectIdentifier(channel)
+                unspliced[key] = channel
+                channel.closeFuture.whenComplete { [self] _ in unspliced[key] = nil }
+            }
+        }
+    }
+
+    /// Forgets (and closes) the data connections not yet spliced; spliced ones are the game's.
+    private func closeUnspliced() {
+        let waiting = unspliced.values
+        unspliced = [:]
+        for channel in waiting { channel.close(promise: nil) }
     }
 
     /// Leaves the relay: the room is gone for players who have not joined yet.
@@ -112,6 +145,7 @@ public final class RelayRoom: @unchecked Sendable {  // touched on `server.loop`
         server.loop.execute {
             self.leaving = true
             self.control?.close(promise: nil)
+            self.closeUnspliced()
         }
     }
 

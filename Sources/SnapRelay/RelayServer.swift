@@ -61,6 +61,15 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
 
     /// Rooms open now.
     public var roomCount: Int { get async { (try? await loop.submit { self.machine.roomCount }.get()) ?? 0 } }
+    /// Whether `room` holds its host's data connection waiting ahead of the next player.
+    package func holdsAhead(_ room: RelayID) async -> Bool {
+        (try? await loop.submit { self.machine.ready(in: room) != nil }.get()) ?? false
+    }
+
+    /// Players spliced so far, and of those, spliced at once with the host's connection waiting ahead.
+    public var splices: (all: Int, ahead: Int) {
+        get async { (try? await loop.submit { (self.machine.splices, self.machine.splicesAhead) }.get()) ?? (0, 0) }
+    }
 
     /// Stops listening and closes every connection.
     public func shutdown() async {

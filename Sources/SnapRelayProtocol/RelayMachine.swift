@@ -9,7 +9,8 @@ public struct RelayConnection: Hashable, Sendable, CustomStringConvertible {
 public struct RelayLimits: Sendable, Equatable {
     public var roomsPerAddress = 4
     public var connectionsPerRoom = 16
-    /// For the first line, and for a waiting player's `accept` by its host.
+    /// For the first line, for a waiting player's `accept` by its host, and for the host's
+    /// `accept` of the id announced ahead of its next player.
     public var handshakeDeadline: Duration = .seconds(10)
     /// Connections in the line phase at once (not yet a room's control, not spliced).
     public var connectionsInLinePhase = 1024
@@ -18,6 +19,9 @@ public struct RelayLimits: Sendable, Equatable {
     /// What one spliced connection may send a second, on average over a second; nil: no cap.
     /// A game sends a few kilobytes a second at most: the cap is for a relay's fair share.
     public var bytesPerSecond: Int? = 256 * 1024
+    /// Keeps a host data connection waiting ahead of each room's next player (docs/RELAY.md §4).
+    /// Off only for `snap-bench relay`, to time joins as the relay's first form made them.
+    public var keepsAhead = true
     public init() {}
 }
 
@@ -46,6 +50,12 @@ public enum RelayAction: Sendable, Equatable {
 /// given). `RelayServer` drives it from its sockets; the tests drive it directly. Once
 /// two connections are spliced it forgets what they carry: it only counts them against
 /// their room until either closes.
+///
+/// Each room keeps one host data connection **ahead** of its next player (docs/RELAY.md §4):
+/// the relay announces an id (`incoming`) as soon as the room is granted and again after
+/// each splice; the host accepts it as it accepts any; the connection then waits, and the
+/// next player's `connect` is spliced with it at once. With none waiting, a player is
+/// announced and waits for its own `accept`, as before.
 public struct RelayMachine {
     public let limits: RelayLimits
     private let newID: () -> RelayID
@@ -59,6 +69,8 @@ public struct RelayMachine {
         case waiting(room: RelayID, id: RelayID, since: Duration)
         /// Paired: counted against `room` (nil: the host's side).
         case spliced(with: RelayConnection, room: RelayID?)
+        /// A host's data connection accepted ahead: the room's next player is spliced with it.
+        case ready(room: RelayID)
     }
 
     private struct Room {
@@ -66,12 +78,18 @@ public struct RelayMachine {
         var address: String
         /// Player connections waiting or spliced.
         var players: Set<RelayConnection> = []
+        /// The id announced ahead of the next player, not yet accepted, and since when.
+        var ahead: (id: RelayID, since: Duration)?
+        /// The host's data connection accepted under it, waiting for that player.
+        var ready: RelayConnection?
     }
 
     private var connections: [RelayConnection: State] = [:]
     private var addresses: [RelayConnection: String] = [:]
     private var rooms: [RelayID: Room] = [:]
     private var waiting: [RelayID: RelayConnection] = [:]
+    /// Ids announced ahead, by room.
+    private var aheadIDs: [RelayID: RelayID] = [:]
     private var inLinePhase = 0
     private var linePhaseByAddress: [String: Int] = [:]
 
@@ -84,16 +102,23 @@ public struct RelayMachine {
     public var roomCount: Int { rooms.count }
     /// Connections known (any phase).
     public var connectionCount: Int { connections.count }
+    /// Players spliced so far, and of those, spliced at once with a connection waiting ahead.
+    public private(set) var splices = 0, splicesAhead = 0
 
-    /// The earliest deadline of any connection in the line phase, nil if none.
+    /// The earliest deadline of any connection in the line phase or id announced ahead, nil if none.
     public var nextDeadline: Duration? {
-        connections.values.compactMap { state -> Duration? in
+        let lines = connections.values.compactMap { state -> Duration? in
             switch state {
             case .opening(let since), .waiting(_, _, let since): since + limits.handshakeDeadline
-            case .control, .spliced: nil
+            case .control, .spliced, .ready: nil
             }
-        }.min()
+        }
+        let ahead = rooms.values.compactMap { $0.ahead.map { $0.since + limits.handshakeDeadline } }
+        return (lines + ahead).min()
     }
+
+    /// The room's host data connection waiting ahead, if any (for the tests and the figures).
+    public func ready(in room: RelayID) -> RelayConnection? { rooms[room]?.ready }
 
     public mutating func handle(_ input: RelayInput, now: Duration) -> [RelayAction] {
         switch input {
@@ -129,6 +154,13 @@ public struct RelayMachine {
                 default: break
                 }
             }
+            // An id the host did not take in time (its dial failed, or it is slow): forgotten;
+            // the room's next splice announces another.
+            for (id, room) in aheadIDs {
+                guard let since = rooms[room]?.ahead?.since, now - since >= limits.handshakeDeadline else { continue }
+                aheadIDs[id] = nil
+                rooms[room]?.ahead = nil
+            }
             return actions
         }
     }
@@ -153,17 +185,35 @@ public struct RelayMachine {
             rooms[room] = Room(control: connection, address: address)
             connections[connection] = .control(room: room)
             leftLinePhase(connection)
-            return [.send(connection, .room(room))]
+            return [.send(connection, .room(room))] + announceAhead(room, now: now)
         case .connect(let room):
             guard let control = rooms[room]?.control else { return refuse(connection, .noSuchRoom) }
             guard rooms[room]!.players.count < limits.connectionsPerRoom else { return refuse(connection, .roomFull) }
-            var id = newID()
-            while waiting[id] != nil { id = newID() }
+            if let ready = rooms[room]!.ready {
+                // The host's side is here already: no round trip to the host.
+                rooms[room]!.ready = nil
+                rooms[room]!.players.insert(connection)
+                connections[connection] = .spliced(with: ready, room: room)
+                connections[ready] = .spliced(with: connection, room: nil)
+                leftLinePhase(connection)
+                splices += 1
+                splicesAhead += 1
+                return [.send(connection, .spliced), .send(ready, .spliced), .splice(connection, ready)] + announceAhead(room, now: now)
+            }
+            let id = freshID()
             waiting[id] = connection
             rooms[room]!.players.insert(connection)
             connections[connection] = .waiting(room: room, id: id, since: now)
             return [.send(control, .incoming(id))]
         case .accept(let id):
+            if let room = aheadIDs.removeValue(forKey: id), rooms[room] != nil {
+                // Ahead of its player: it waits, quietly, for as long as the room lasts.
+                rooms[room]!.ahead = nil
+                rooms[room]!.ready = connection
+                connections[connection] = .ready(room: room)
+                leftLinePhase(connection)
+                return []
+            }
             guard let player = waiting.removeValue(forKey: id), case .waiting(let room, _, _) = connections[player] else {
                 return refuse(connection, .noSuchConnection)
             }
@@ -171,8 +221,29 @@ public struct RelayMachine {
             connections[connection] = .spliced(with: player, room: nil)
             leftLinePhase(player)
             leftLinePhase(connection)
-            return [.send(player, .spliced), .send(connection, .spliced), .splice(player, connection)]
+            splices += 1
+            return [.send(player, .spliced), .send(connection, .spliced), .splice(player, connection)] + announceAhead(room, now: now)
         }
+    }
+
+    /// A connection id no one is waiting under, announced or ahead.
+    private func freshID() -> RelayID {
+        var id = newID()
+        while waiting[id] != nil || aheadIDs[id] != nil { id = newID() }
+        return id
+    }
+
+    /// Tells `room`'s host an id to accept ahead of its next player, unless one is announced
+    /// or waiting already, or the room holds its cap of players (the connection waiting ahead
+    /// is the host's side of a player still to come: a room never holds more of them than
+    /// its players' cap allows).
+    private mutating func announceAhead(_ room: RelayID, now: Duration) -> [RelayAction] {
+        guard limits.keepsAhead, let held = rooms[room], held.ahead == nil, held.ready == nil,
+              held.players.count < limits.connectionsPerRoom else { return [] }
+        let id = freshID()
+        aheadIDs[id] = room
+        rooms[room]!.ahead = (id, now)
+        return [.send(held.control, .incoming(id))]
     }
 
     /// `connection` is past its first line (a room's control, spliced) or gone.
@@ -198,7 +269,7 @@ public struct RelayMachine {
         guard let state = connections[connection] else { return [] }
         switch state {
         case .opening, .waiting: leftLinePhase(connection)
-        case .control, .spliced: break
+        case .control, .spliced, .ready: break
         }
         connections[connection] = nil
         addresses[connection] = nil
@@ -209,13 +280,21 @@ public struct RelayMachine {
             waiting[id] = nil
             rooms[room]?.players.remove(connection)
             return []
+        case .ready(let room):
+            // The host dropped it: the next player is announced and waits, and after that
+            // splice another is announced ahead.
+            if rooms[room]?.ready == connection { rooms[room]?.ready = nil }
+            return []
         case .control(let room):
-            // The room goes with its host; its waiting players are told. Spliced pairs go on.
+            // The room goes with its host; its waiting players are told, and the connection
+            // waiting ahead is closed. Spliced pairs go on.
             guard let gone = rooms.removeValue(forKey: room) else { return [] }
+            if let ahead = gone.ahead { aheadIDs[ahead.id] = nil }
             var actions: [RelayAction] = []
             for player in gone.players {
                 if case .waiting = connections[player] { actions += refuse(player, .noSuchRoom) }
             }
+            if let ready = gone.ready { actions += refuse(ready, .noSuchRoom) }
             return actions
         case .spliced(let other, let room):
             // One end gone: the other closes too (its bytes have nowhere to go).

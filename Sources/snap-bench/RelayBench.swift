@@ -49,10 +49,19 @@ struct RelayBench: ParsableCommand {
             + "p99 \(micros(verdicts.p(verdicts.relayed, 0.99))); direct TLS p50 \(micros(verdicts.p(verdicts.direct, 0.5))), "
             + "p99 \(micros(verdicts.p(verdicts.direct, 0.99))); ratio p50 \(twoDecimals(verdicts.ratioP50))x, "
             + "p99 \(twoDecimals(verdicts.ratioP99))x")
-        let joined = try benchmark.joinTimes()
+        let (joined, without) = try benchmark.joinTimes()
         say("relay: invitation → welcome (\(benchmark.joins) joins) p50 \(micros(joined.p(joined.relayed, 0.5))), "
             + "p99 \(micros(joined.p(joined.relayed, 0.99))); direct TLS connect → welcome p50 \(micros(joined.p(joined.direct, 0.5))), "
             + "p99 \(micros(joined.p(joined.direct, 0.99))); ratio p50 \(twoDecimals(joined.ratioP50))x")
+        say("relay: joins spliced at once with the host's data connection waiting ahead: \(joined.splicesAhead) of \(joined.splices)")
+        sayWithoutAhead(without, joined, apart: nil)
+        // Players arrive seconds apart: the host's dial for the next one is not on this one's CPU.
+        let (spaced, spacedWithout) = try benchmark.joinTimes(pause: 20_000)
+        say("relay: invitation → welcome, joins 20 ms apart (\(benchmark.joins) joins) p50 \(micros(spaced.p(spaced.relayed, 0.5))), "
+            + "p99 \(micros(spaced.p(spaced.relayed, 0.99))); direct TLS connect → welcome p50 \(micros(spaced.p(spaced.direct, 0.5))), "
+            + "p99 \(micros(spaced.p(spaced.direct, 0.99))); ratio p50 \(twoDecimals(spaced.ratioP50))x; spliced at once "
+            + "\(spaced.splicesAhead) of \(spaced.splices)")
+        sayWithoutAhead(spacedWithout, spaced, apart: 20)
         let rooms = try benchmark.manyRooms(snapcards: snapcards)
         say("relay: rooms \(rooms.held) of \(rooms.asked) held (\(rooms.connections) connections to the relay, set up in "
             + "\(twoDecimals(rooms.setUpSeconds)) s, open files allowed \(rooms.fileLimit)); relay CPU \(twoDecimals(rooms.cpuPercent)) % "
@@ -71,4 +80,13 @@ struct RelayBench: ParsableCommand {
     }
 
     private func micros(_ value: Double) -> String { "\(Int(value.rounded())) µs" }
+
+    /// The same joins through a relay keeping no connection ahead, in the same run.
+    private func sayWithoutAhead(_ without: [Double], _ joined: RelayBenchmark.Latencies, apart: Int?) {
+        let p50 = joined.p(without, 0.5)
+        say("relay: invitation → welcome" + (apart.map { ", joins \($0) ms apart," } ?? "") + " without a connection ahead "
+            + "(each player announced, the relay's first form) p50 \(micros(p50)), p99 \(micros(joined.p(without, 0.99))); "
+            + "ratio p50 \(twoDecimals(p50 / max(joined.p(joined.direct, 0.5), 0.001)))x; with it / without it p50 "
+            + "\(twoDecimals(joined.p(joined.relayed, 0.5) / max(p50, 0.001)))x")
+    }
 }

@@ -91,18 +91,24 @@ struct RelayMachineTests {
     static func id(_ n: UInt8) -> RelayID { RelayID(bytes: Array(repeating: 0, count: 15) + [n]) }
     let host = RelayConnection(1), player = RelayConnection(2), data = RelayConnection(3)
 
-    @Test("register, connect, incoming, accept, spliced: the room's life")
+    @Test("register, incoming ahead, accept, connect, spliced at once: the room's life")
     func roomLife() {
         var relay = Self.machine()
         #expect(relay.handle(.opened(host, address: "10.0.0.1"), now: .zero).isEmpty)
-        #expect(relay.handle(.line(host, .register), now: .zero) == [.send(host, .room(Self.id(1)))])
-        _ = relay.handle(.opened(player, address: "10.0.0.2"), now: .zero)
-        #expect(relay.handle(.line(player, .connect(room: Self.id(1))), now: .zero) == [.send(host, .incoming(Self.id(2)))])
+        // The room, and at once an id for the host's data connection ahead of its first player.
+        #expect(relay.handle(.line(host, .register), now: .zero) == [.send(host, .room(Self.id(1))), .send(host, .incoming(Self.id(2)))])
         _ = relay.handle(.opened(data, address: "10.0.0.1"), now: .zero)
-        #expect(relay.handle(.line(data, .accept(connection: Self.id(2))), now: .zero)
-            == [.send(player, .spliced), .send(data, .spliced), .splice(player, data)])
-        // Spliced: no deadline any more; one end closing closes the other.
+        // Accepted ahead: no answer yet (`spliced` comes with its player), no deadline.
+        #expect(relay.handle(.line(data, .accept(connection: Self.id(2))), now: .zero).isEmpty)
+        #expect(relay.ready(in: Self.id(1)) == data)
         #expect(relay.nextDeadline == nil)
+        _ = relay.handle(.opened(player, address: "10.0.0.2"), now: .seconds(300))
+        // The player is spliced at once, and the host is told the next id ahead.
+        #expect(relay.handle(.line(player, .connect(room: Self.id(1))), now: .seconds(300))
+            == [.send(player, .spliced), .send(data, .spliced), .splice(player, data), .send(host, .incoming(Self.id(3)))])
+        #expect(relay.ready(in: Self.id(1)) == nil)
+        // Spliced: no deadline but the new id's; one end closing closes the other.
+        #expect(relay.nextDeadline == .seconds(310))
         #expect(relay.handle(.closed(data), now: .seconds(500)) == [.close(player)])
         #expect(relay.roomCount == 1)
         // The host goes: the room goes; later players hear there is no such room.
@@ -138,16 +144,16 @@ struct RelayMachineTests {
         for n in 1...3 as ClosedRange<UInt64> {
             _ = relay.handle(.opened(RelayConnection(n), address: "10.0.0.1"), now: .zero)
         }
-        #expect(relay.handle(.line(RelayConnection(1), .register), now: .zero).count == 1)
-        #expect(relay.handle(.line(RelayConnection(2), .register), now: .zero).count == 1)
+        #expect(relay.handle(.line(RelayConnection(1), .register), now: .zero).first == .send(RelayConnection(1), .room(Self.id(1))))
+        #expect(relay.handle(.line(RelayConnection(2), .register), now: .zero).first == .send(RelayConnection(2), .room(Self.id(3))))
         #expect(relay.handle(.line(RelayConnection(3), .register), now: .zero)
             == [.send(RelayConnection(3), .error(.tooManyRooms)), .close(RelayConnection(3))])
         _ = relay.handle(.opened(RelayConnection(4), address: "10.0.0.2"), now: .zero)
-        #expect(relay.handle(.line(RelayConnection(4), .register), now: .zero) == [.send(RelayConnection(4), .room(Self.id(3)))])
+        #expect(relay.handle(.line(RelayConnection(4), .register), now: .zero).first == .send(RelayConnection(4), .room(Self.id(5))))
         // A room closed frees its place.
         _ = relay.handle(.closed(RelayConnection(1)), now: .zero)
         _ = relay.handle(.opened(RelayConnection(5), address: "10.0.0.1"), now: .zero)
-        #expect(relay.handle(.line(RelayConnection(5), .register), now: .zero) == [.send(RelayConnection(5), .room(Self.id(4)))])
+        #expect(relay.handle(.line(RelayConnection(5), .register), now: .zero).first == .send(RelayConnection(5), .room(Self.id(7))))
     }
 
     @Test("player connections per room are capped, waiting and spliced alike; one leaving frees a place")
@@ -156,18 +162,19 @@ struct RelayMachineTests {
         limits.connectionsPerRoom = 2
         var relay = Self.machine(limits)
         _ = relay.handle(.opened(host, address: "h"), now: .zero)
+        // (The id announced ahead, 2, is never accepted here: each player waits for its own.)
         _ = relay.handle(.line(host, .register), now: .zero)
         for n in 10...12 as ClosedRange<UInt64> { _ = relay.handle(.opened(RelayConnection(n), address: "p"), now: .zero) }
-        #expect(relay.handle(.line(RelayConnection(10), .connect(room: Self.id(1))), now: .zero) == [.send(host, .incoming(Self.id(2)))])
+        #expect(relay.handle(.line(RelayConnection(10), .connect(room: Self.id(1))), now: .zero) == [.send(host, .incoming(Self.id(3)))])
         // The first is spliced, the second waits: the room is full for a third.
         _ = relay.handle(.opened(data, address: "h"), now: .zero)
-        _ = relay.handle(.line(data, .accept(connection: Self.id(2))), now: .zero)
-        #expect(relay.handle(.line(RelayConnection(11), .connect(room: Self.id(1))), now: .zero) == [.send(host, .incoming(Self.id(3)))])
+        _ = relay.handle(.line(data, .accept(connection: Self.id(3))), now: .zero)
+        #expect(relay.handle(.line(RelayConnection(11), .connect(room: Self.id(1))), now: .zero) == [.send(host, .incoming(Self.id(4)))])
         #expect(relay.handle(.line(RelayConnection(12), .connect(room: Self.id(1))), now: .zero)
             == [.send(RelayConnection(12), .error(.roomFull)), .close(RelayConnection(12))])
         _ = relay.handle(.closed(RelayConnection(10)), now: .zero)
         _ = relay.handle(.opened(RelayConnection(13), address: "p"), now: .zero)
-        #expect(relay.handle(.line(RelayConnection(13), .connect(room: Self.id(1))), now: .zero) == [.send(host, .incoming(Self.id(4)))])
+        #expect(relay.handle(.line(RelayConnection(13), .connect(room: Self.id(1))), now: .zero) == [.send(host, .incoming(Self.id(5)))])
     }
 
     @Test("the handshake deadline closes a silent connection and tells a player whose host never accepted")
@@ -224,7 +231,8 @@ struct RelayMachineTests {
         #expect(relay.handle(.opened(RelayConnection(3), address: "flood"), now: .zero) == busy(3))
         // Another address is not held back by the flood.
         #expect(relay.handle(.opened(RelayConnection(4), address: "friend"), now: .zero).isEmpty)
-        #expect(relay.handle(.line(RelayConnection(4), .register), now: .zero) == [.send(RelayConnection(4), .room(Self.id(1)))])
+        #expect(relay.handle(.line(RelayConnection(4), .register), now: .zero)
+            == [.send(RelayConnection(4), .room(Self.id(1))), .send(RelayConnection(4), .incoming(Self.id(2)))])
         // The flood's own slots come back as its connections leave the line phase: closed,
         // timed out, or past their first line.
         _ = relay.handle(.closed(RelayConnection(1)), now: .zero)
@@ -234,12 +242,172 @@ struct RelayMachineTests {
         #expect(relay.connectionCount == 1, "the two quiet ones timed out; the room's control stays")
         #expect(relay.handle(.opened(RelayConnection(7), address: "flood"), now: limits.handshakeDeadline).isEmpty)
         #expect(relay.handle(.opened(RelayConnection(8), address: "flood"), now: limits.handshakeDeadline).isEmpty)
-        // A spliced pair has left the line phase: both ends' slots are free again.
+        // A spliced pair has left the line phase: both ends' slots are free again. (The id
+        // announced ahead, 2, timed out unaccepted: the player waits for its own, 3.)
         _ = relay.handle(.line(RelayConnection(7), .connect(room: Self.id(1))), now: limits.handshakeDeadline)
-        _ = relay.handle(.line(RelayConnection(8), .accept(connection: Self.id(2))), now: limits.handshakeDeadline)
+        _ = relay.handle(.line(RelayConnection(8), .accept(connection: Self.id(3))), now: limits.handshakeDeadline)
         #expect(relay.handle(.opened(RelayConnection(9), address: "flood"), now: limits.handshakeDeadline).isEmpty)
         #expect(relay.handle(.opened(RelayConnection(10), address: "flood"), now: limits.handshakeDeadline).isEmpty)
         #expect(relay.handle(.opened(RelayConnection(11), address: "flood"), now: limits.handshakeDeadline) == busy(11))
+    }
+}
+
+/// The host's data connection dialled ahead of its next player (docs/RELAY.md §4).
+@Suite("Relay: a data connection ahead")
+struct RelayAheadTests {
+    let host = RelayConnection(1), data = RelayConnection(2), player = RelayConnection(3)
+    static func id(_ n: UInt8) -> RelayID { RelayMachineTests.id(n) }
+    static let room = id(1)
+
+    /// A room (id 1) whose host was told id 2 ahead; with `accepted`, its data connection took it.
+    func room(_ limits: RelayLimits = RelayLimits(), accepted: Bool) -> RelayMachine {
+        var relay = RelayMachineTests.machine(limits)
+        _ = relay.handle(.opened(host, address: "h"), now: .zero)
+        _ = relay.handle(.line(host, .register), now: .zero)
+        if accepted {
+            _ = relay.handle(.opened(data, address: "h"), now: .zero)
+            _ = relay.handle(.line(data, .accept(connection: Self.id(2))), now: .zero)
+        }
+        return relay
+    }
+
+    @Test("none waiting: the player is announced and waits for its own accept, as before; the id ahead, taken later, serves the next")
+    func noneWaiting() {
+        var relay = room(accepted: false)
+        _ = relay.handle(.opened(player, address: "p"), now: .zero)
+        #expect(relay.handle(.line(player, .connect(room: Self.room)), now: .zero) == [.send(host, .incoming(Self.id(3)))])
+        let own = RelayConnection(4)
+        _ = relay.handle(.opened(own, address: "h"), now: .zero)
+        // Spliced; no second id ahead while the first is still on its way.
+        #expect(relay.handle(.line(own, .accept(connection: Self.id(3))), now: .zero)
+            == [.send(player, .spliced), .send(own, .spliced), .splice(player, own)])
+        _ = relay.handle(.opened(data, address: "h"), now: .zero)
+        #expect(relay.handle(.line(data, .accept(connection: Self.id(2))), now: .zero).isEmpty)
+        let next = RelayConnection(5)
+        _ = relay.handle(.opened(next, address: "p"), now: .zero)
+        #expect(relay.handle(.line(next, .connect(room: Self.room)), now: .zero)
+            == [.send(next, .spliced), .send(data, .spliced), .splice(next, data), .send(host, .incoming(Self.id(4)))])
+    }
+
+    @Test("two players at once: the first takes the connection waiting, the second is announced and waits for its own")
+    func twoAtOnce() {
+        var relay = room(accepted: true)
+        let second = RelayConnection(4), secondData = RelayConnection(5), nextAhead = RelayConnection(6)
+        _ = relay.handle(.opened(player, address: "p"), now: .zero)
+        _ = relay.handle(.opened(second, address: "q"), now: .zero)
+        #expect(relay.handle(.line(player, .connect(room: Self.room)), now: .zero)
+            == [.send(player, .spliced), .send(data, .spliced), .splice(player, data), .send(host, .incoming(Self.id(3)))])
+        #expect(relay.handle(.line(second, .connect(room: Self.room)), now: .zero) == [.send(host, .incoming(Self.id(4)))])
+        _ = relay.handle(.opened(secondData, address: "h"), now: .zero)
+        #expect(relay.handle(.line(secondData, .accept(connection: Self.id(4))), now: .zero)
+            == [.send(second, .spliced), .send(secondData, .spliced), .splice(second, secondData)])
+        _ = relay.handle(.opened(nextAhead, address: "h"), now: .zero)
+        #expect(relay.handle(.line(nextAhead, .accept(connection: Self.id(3))), now: .zero).isEmpty)
+        #expect(relay.ready(in: Self.room) == nextAhead)
+    }
+
+    @Test("the room going closes the connection waiting ahead, and an id announced but not taken is no good after it")
+    func roomGoes() {
+        var relay = room(accepted: true)
+        #expect(relay.handle(.closed(host), now: .zero) == [.send(data, .error(.noSuchRoom)), .close(data)])
+        #expect(relay.connectionCount == 0)
+
+        var unaccepted = room(accepted: false)
+        _ = unaccepted.handle(.closed(host), now: .zero)
+        #expect(unaccepted.nextDeadline == nil)
+        _ = unaccepted.handle(.opened(data, address: "h"), now: .zero)
+        #expect(unaccepted.handle(.line(data, .accept(connection: Self.id(2))), now: .zero)
+            == [.send(data, .error(.noSuchConnection)), .close(data)])
+    }
+
+    @Test("caps: the connection ahead is the host's side of a player still to come, never one more; it leaves the line phase")
+    func caps() {
+        var limits = RelayLimits()
+        limits.connectionsPerRoom = 2
+        limits.linePhasePerAddress = 2
+        var relay = room(limits, accepted: true)
+        // Host, control and data connection from "h": neither counts in the line phase now.
+        #expect(relay.handle(.opened(RelayConnection(10), address: "h"), now: .zero).isEmpty)
+        #expect(relay.handle(.opened(RelayConnection(11), address: "h"), now: .zero).isEmpty)
+        let second = RelayConnection(4), third = RelayConnection(5)
+        for (connection, address) in [(player, "p"), (second, "q"), (third, "r")] { _ = relay.handle(.opened(connection, address: address), now: .zero) }
+        #expect(relay.handle(.line(player, .connect(room: Self.room)), now: .zero).last == .send(host, .incoming(Self.id(3))))
+        _ = relay.handle(.line(RelayConnection(10), .accept(connection: Self.id(3))), now: .zero)
+        // The second player fills the room: no id ahead for a third, who is refused.
+        #expect(relay.handle(.line(second, .connect(room: Self.room)), now: .zero)
+            == [.send(second, .spliced), .send(RelayConnection(10), .spliced), .splice(second, RelayConnection(10))])
+        #expect(relay.ready(in: Self.room) == nil)
+        #expect(relay.handle(.line(third, .connect(room: Self.room)), now: .zero) == [.send(third, .error(.roomFull)), .close(third)])
+        #expect(relay.connectionCount == 6, "control, two pairs, and 11 still in its line phase")
+        // One leaving frees a place: the next player is announced (none ahead), and after its
+        // splice the room is full again.
+        _ = relay.handle(.closed(player), now: .zero)
+        let fourth = RelayConnection(6)
+        _ = relay.handle(.opened(fourth, address: "s"), now: .zero)
+        #expect(relay.handle(.line(fourth, .connect(room: Self.room)), now: .zero) == [.send(host, .incoming(Self.id(4)))])
+        #expect(relay.handle(.line(RelayConnection(11), .accept(connection: Self.id(4))), now: .zero)
+            == [.send(fourth, .spliced), .send(RelayConnection(11), .spliced), .splice(fourth, RelayConnection(11))])
+    }
+
+    @Test("a player cannot take the host's side: ids go to the control connection only, an id is not a room, is taken once, and the waiting connection says nothing more")
+    func playerCannotTakeHostSide() {
+        var relay = RelayMachineTests.machine()
+        _ = relay.handle(.opened(host, address: "h"), now: .zero)
+        var actions = relay.handle(.line(host, .register), now: .zero)
+        _ = relay.handle(.opened(data, address: "h"), now: .zero)
+        actions += relay.handle(.line(data, .accept(connection: Self.id(2))), now: .zero)
+        _ = relay.handle(.opened(player, address: "p"), now: .zero)
+        actions += relay.handle(.line(player, .connect(room: Self.room)), now: .zero)
+        // The player hears `spliced`, no id; every id went to the host's control connection.
+        for action in actions {
+            if case .send(let to, .incoming) = action { #expect(to == host) }
+            if case .send(let to, let reply) = action, to == player { #expect(reply == .spliced) }
+        }
+        // An id named as a room finds none.
+        let guesser = RelayConnection(7)
+        _ = relay.handle(.opened(guesser, address: "p"), now: .zero)
+        #expect(relay.handle(.line(guesser, .connect(room: Self.id(3))), now: .zero) == [.send(guesser, .error(.noSuchRoom)), .close(guesser)])
+        // An id already taken, or one never announced, is refused.
+        for (number, id) in [(8, Self.id(2)), (9, Self.id(9))] as [(UInt64, RelayID)] {
+            let other = RelayConnection(number)
+            _ = relay.handle(.opened(other, address: "p"), now: .zero)
+            #expect(relay.handle(.line(other, .accept(connection: id)), now: .zero) == [.send(other, .error(.noSuchConnection)), .close(other)])
+        }
+        // The next data connection waiting ahead breaks the protocol with a second line: refused,
+        // and the next player is announced and waits for its own accept.
+        let ahead = RelayConnection(10)
+        _ = relay.handle(.opened(ahead, address: "h"), now: .zero)
+        _ = relay.handle(.line(ahead, .accept(connection: Self.id(3))), now: .zero)
+        #expect(relay.handle(.line(ahead, .register), now: .zero) == [.send(ahead, .error(.malformed)), .close(ahead)])
+        let next = RelayConnection(11)
+        _ = relay.handle(.opened(next, address: "p"), now: .zero)
+        #expect(relay.handle(.line(next, .connect(room: Self.room)), now: .zero) == [.send(host, .incoming(Self.id(4)))])
+    }
+
+    @Test("an id the host does not take within the handshake deadline is forgotten; the next splice announces another")
+    func aheadTimesOut() {
+        var relay = room(accepted: false)
+        #expect(relay.nextDeadline == RelayLimits().handshakeDeadline)
+        #expect(relay.handle(.tick, now: .seconds(10)).isEmpty)
+        #expect(relay.nextDeadline == nil)
+        _ = relay.handle(.opened(data, address: "h"), now: .seconds(11))
+        #expect(relay.handle(.line(data, .accept(connection: Self.id(2))), now: .seconds(11))
+            == [.send(data, .error(.noSuchConnection)), .close(data)])
+        _ = relay.handle(.opened(player, address: "p"), now: .seconds(11))
+        #expect(relay.handle(.line(player, .connect(room: Self.room)), now: .seconds(11)) == [.send(host, .incoming(Self.id(3)))])
+        let own = RelayConnection(4)
+        _ = relay.handle(.opened(own, address: "h"), now: .seconds(11))
+        #expect(relay.handle(.line(own, .accept(connection: Self.id(3))), now: .seconds(11))
+            == [.send(player, .spliced), .send(own, .spliced), .splice(player, own), .send(host, .incoming(Self.id(4)))])
+    }
+
+    @Test("the host dropping its connection waiting ahead: the next player is announced as before")
+    func readyDropped() {
+        var relay = room(accepted: true)
+        #expect(relay.handle(.closed(data), now: .zero).isEmpty)
+        #expect(relay.ready(in: Self.room) == nil)
+        _ = relay.handle(.opened(player, address: "p"), now: .zero)
+        #expect(relay.handle(.line(player, .connect(room: Self.room)), now: .zero) == [.send(host, .incoming(Self.id(3)))])
     }
 }
 
@@ -257,18 +425,23 @@ struct RelayReregisterTests {
 
     @Test("a free room is granted under the same id; a held one is refused as taken; once its holder goes it is free again")
     func reregister() {
-        var relay = RelayMachine { RelayID(bytes: Array(repeating: 9, count: 16)) }
+        var counter: UInt8 = 0
+        var relay = RelayMachine {
+            counter += 1
+            return RelayID(bytes: Array(repeating: 9, count: 15) + [counter])
+        }
+        let id = { (n: UInt8) in RelayID(bytes: Array(repeating: 9, count: 15) + [n]) }
         _ = relay.handle(.opened(first, address: "h"), now: .zero)
-        #expect(relay.handle(.line(first, .reregister(room: Self.room)), now: .zero) == [.send(first, .room(Self.room))])
+        #expect(relay.handle(.line(first, .reregister(room: Self.room)), now: .zero) == [.send(first, .room(Self.room)), .send(first, .incoming(id(1)))])
         _ = relay.handle(.opened(second, address: "x"), now: .zero)
         #expect(relay.handle(.line(second, .reregister(room: Self.room)), now: .zero) == [.send(second, .error(.roomTaken)), .close(second)])
         _ = relay.handle(.closed(first), now: .zero)
         let third = RelayConnection(3)
         _ = relay.handle(.opened(third, address: "h"), now: .zero)
-        #expect(relay.handle(.line(third, .reregister(room: Self.room)), now: .zero) == [.send(third, .room(Self.room))])
+        #expect(relay.handle(.line(third, .reregister(room: Self.room)), now: .zero) == [.send(third, .room(Self.room)), .send(third, .incoming(id(2)))])
         // Players find it under its old id.
         let player = RelayConnection(4)
         _ = relay.handle(.opened(player, address: "p"), now: .zero)
-        #expect(relay.handle(.line(player, .connect(room: Self.room)), now: .zero) == [.send(third, .incoming(RelayID(bytes: Array(repeating: 9, count: 16))))])
+        #expect(relay.handle(.line(player, .connect(room: Self.room)), now: .zero) == [.send(third, .incoming(id(3)))])
     }
 }

@@ -64,25 +64,37 @@ struct RelayServerTests {
         return (server, port, copied)
     }
 
-    /// A host's room, a player in it and the host's data connection, spliced.
-    func splicedPair(_ server: RelayServer, _ port: Int, _ directory: String) async throws -> (host: Client, player: Client, data: Client) {
+    /// A host's room: its control connection, the room's id and the id told ahead of the first player.
+    func registered(_ server: RelayServer, _ port: Int, _ directory: String) async throws -> (host: Client, room: RelayID, ahead: RelayID) {
         let host = try await client(port, directory)
         try await host.send(RelayLine.encode(.register))
-        let roomLine = try await host.received.waitFor("\n")
-        let room = try #require(RelayLine.decodeReply(ArraySlice(Array(roomLine.utf8.dropLast()))))
-        guard case .room(let id) = room else { throw RelayTestFailure("not a room: \(roomLine)") }
+        let replies = try await host.received.waitForLines(2)
+        guard case .room(let room)? = replies.first, case .incoming(let ahead)? = replies.last else {
+            throw RelayTestFailure("not a room and an id ahead: \(host.received.text)")
+        }
         #expect(await server.roomCount == 1)
+        return (host, room, ahead)
+    }
+
+    /// A host's room, its data connection accepted ahead, and a player in it spliced with that
+    /// connection at once (docs/RELAY.md §4).
+    func splicedPair(_ server: RelayServer, _ port: Int, _ directory: String) async throws -> (host: Client, player: Client, data: Client) {
+        let (host, room, ahead) = try await registered(server, port, directory)
+        let data = try await client(port, directory)
+        try await data.send(RelayLine.encode(.accept(connection: ahead)))
+        for _ in 0..<1000 where !(await server.holdsAhead(room)) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await server.holdsAhead(room), "the data connection waits ahead")
+        #expect(data.received.text.isEmpty, "nothing is said to it until its player comes")
 
         let player = try await client(port, directory)
-        try await player.send(RelayLine.encode(.connect(room: id)))
-        let incoming = try await host.received.waitFor("\n", after: roomLine)
-        guard case .incoming(let connection)? = RelayLine.decodeReply(ArraySlice(Array(incoming.utf8.dropLast()))) else {
-            throw RelayTestFailure("no incoming line: \(incoming)")
-        }
-        let data = try await client(port, directory)
-        try await data.send(RelayLine.encode(.accept(connection: connection)))
+        try await player.send(RelayLine.encode(.connect(room: room)))
         #expect(try await data.received.waitFor("spliced\n") == "spliced\n")
         #expect(try await player.received.waitFor("spliced\n") == "spliced\n")
+        // The host is told the next id ahead; it is no player's.
+        let replies = try await host.received.waitForLines(3)
+        guard case .incoming(let next)? = replies.last else { throw RelayTestFailure("no next id ahead: \(host.received.text)") }
+        #expect(next != ahead)
+        #expect(!(await server.holdsAhead(room)))
         return (host, player, data)
     }
 
@@ -146,6 +158,43 @@ struct RelayServerTests {
         await server.shutdown()
     }
 
+    @Test("no data connection waiting ahead: the player is announced and spliced once its own is accepted, as before")
+    func announcedWhenNoneAhead() async throws {
+        let directory = scratchDirectory("relay-noneahead")
+        let (server, port, _) = try await relay(directory)
+        let (host, room, ahead) = try await registered(server, port, directory)
+        let player = try await client(port, directory)
+        try await player.send(RelayLine.encode(.connect(room: room)))
+        let replies = try await host.received.waitForLines(3)
+        guard case .incoming(let own)? = replies.last else { throw RelayTestFailure("no incoming line: \(host.received.text)") }
+        #expect(own != ahead)
+        let data = try await client(port, directory)
+        try await data.send(RelayLine.encode(.accept(connection: own)))
+        #expect(try await data.received.waitFor("spliced\n") == "spliced\n")
+        #expect(try await player.received.waitFor("spliced\n") == "spliced\n")
+        try await player.send(Array("through".utf8))
+        try await data.received.waitForCount(8 + 7)
+        #expect(data.received.text == "spliced\nthrough")
+        for client in [host, player, data] { try? await client.channel.close() }
+        await server.shutdown()
+    }
+
+    @Test("the room going closes its host's data connection waiting ahead, saying the room is gone")
+    func aheadClosedWithRoom() async throws {
+        let directory = scratchDirectory("relay-aheadgone")
+        let (server, port, _) = try await relay(directory)
+        let (host, room, ahead) = try await registered(server, port, directory)
+        let data = try await client(port, directory)
+        try await data.send(RelayLine.encode(.accept(connection: ahead)))
+        for _ in 0..<1000 where !(await server.holdsAhead(room)) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await server.holdsAhead(room))
+        try await host.channel.close()
+        try await data.channel.closeFuture.get()
+        #expect(data.received.text == "error no-such-room\n")
+        #expect(await server.roomCount == 0)
+        await server.shutdown()
+    }
+
     @Test("a room that does not exist is refused in words, and the connection closed")
     func noSuchRoom() async throws {
         let directory = scratchDirectory("relay-noroom")
@@ -198,13 +247,9 @@ extension RelayServerTests.Received {
         while bytes.withLockedValue({ $0.count }) < count, ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(10)) }
     }
 
-    /// Waits until a line more than `earlier` has arrived; returns that line.
-    func waitFor(_ suffix: String, after earlier: String) async throws -> String {
-        for _ in 0..<1000 {
-            let all = text
-            if all.count > earlier.count, all.hasSuffix(suffix) { return String(all.dropFirst(earlier.count)) }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return String(text.dropFirst(earlier.count))
+    /// Waits (within 10 s, for a hang) until `count` whole lines have arrived; returns those that parse as replies.
+    func waitForLines(_ count: Int) async throws -> [RelayReply?] {
+        for _ in 0..<1000 where text.count(where: { $0 == "\n" }) < count { try await Task.sleep(for: .milliseconds(10)) }
+        return text.split(separator: "\n").prefix(count).map { RelayLine.decodeReply(ArraySlice(Array($0.utf8))) }
     }
 }
