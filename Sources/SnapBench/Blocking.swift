@@ -1,14 +1,13 @@
 import Dispatch
 
-/// Waits on this thread for `body`, run on Swift's concurrency pool, or on `executor` when
-/// given (`OffPoolExecutor.shared` for a store's work, which must not wait for the pool).
-/// Benchmarks only: they drive hosts from plain threads and time them; the product never
-/// blocks a thread so.
-package func blockingAwait<T: Sendable>(on executor: (any TaskExecutor)? = nil,
-                                        _ body: @escaping @Sendable () async throws -> T) throws -> T {
+/// Waits on this thread for `body`, run on Swift's concurrency pool. Benchmarks only: they
+/// drive hosts from plain threads (snap-bench's commands run on the main thread; the tests
+/// that call them, on threads off the pool) and time them; the product never blocks a
+/// thread so.
+package func blockingAwait<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
     let outcome = BlockingOutcome<T>()
     let done = DispatchSemaphore(value: 0)
-    Task(executorPreference: executor) {
+    Task {
         do { outcome.result = .success(try await body()) } catch { outcome.result = .failure(error) }
         done.signal()
     }

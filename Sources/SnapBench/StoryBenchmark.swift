@@ -195,9 +195,9 @@ public struct StoryBenchmark: Sendable {
         var logger = Logger(label: "snap.bench.story")
         logger.logLevel = .warning
         let log = logger
-        let store = try blockingAwait(on: OffPoolExecutor.shared) { try await PostgresStoryStore.open(url: url, logger: log) }
-        defer { try? blockingAwait(on: OffPoolExecutor.shared) { await store.close() } }
-        let held = try blockingAwait(on: OffPoolExecutor.shared) { try await store.matchCount() }
+        let store = try blockingAwait { try await PostgresStoryStore.open(url: url, logger: log) }
+        defer { try? blockingAwait { await store.close() } }
+        let held = try blockingAwait { try await store.matchCount() }
         guard held == 0 else { throw StoryTestError("--postgres needs an empty database; \(url) holds \(held) matches") }
 
         let empty = try ServiceProcess(directory: directory, database: url)
@@ -231,7 +231,7 @@ public struct StoryBenchmark: Sendable {
     func measureStoreParts(directory: String) throws -> (apply: [Double], fsync: [Double]) {
         let turns = self.turns
         let path = directory + "/parts.sqlite"
-        return try blockingAwait(on: OffPoolExecutor.shared) {
+        return try blockingAwait {
             let store = try await SQLiteStoryStore.open(path: path)
             let descriptor = open(directory + "/parts.fsync", O_CREAT | O_WRONLY, 0o600)
             guard descriptor >= 0 else { throw StoryTestError("cannot open \(directory)/parts.fsync") }
@@ -258,8 +258,8 @@ public struct StoryBenchmark: Sendable {
     /// `matches` matches as the old benchmark's journal held them (three players, five
     /// turns each), written to a new SQLite database in batches through `importBook`.
     func fillDatabase(_ path: String, matches: Int) throws {
-        let store = try blockingAwait(on: OffPoolExecutor.shared) { try await SQLiteStoryStore.open(path: path) }
-        defer { try? blockingAwait(on: OffPoolExecutor.shared) { await store.close() } }
+        let store = try blockingAwait { try await SQLiteStoryStore.open(path: path) }
+        defer { try? blockingAwait { await store.close() } }
         try fill(store, matches: matches)
     }
 
@@ -278,7 +278,7 @@ public struct StoryBenchmark: Sendable {
                                   places: 3, current: 5 % 3, text: text, createdAt: 1_700_000_000, lastTurnAt: 1_700_000_000, turnsTaken: 5)
             }
             let batchKeys = first == 0 ? keys : [:]
-            _ = try blockingAwait(on: OffPoolExecutor.shared) { try await store.importBook(batch, keys: batchKeys, source: "snap-bench") }
+            _ = try blockingAwait { try await store.importBook(batch, keys: batchKeys, source: "snap-bench") }
         }
     }
 

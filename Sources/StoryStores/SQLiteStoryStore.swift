@@ -473,7 +473,7 @@ final class WALCheckpointer: @unchecked Sendable {  // `task` is set in init and
         self.thread = thread
         let (stream, requests) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.requests = requests
-        task = Task(executorPreference: OffPoolExecutor.shared) { [connection, done] in
+        task = Task { [connection, done] in
             for await _ in stream {
                 // A failed checkpoint is tried again at the next request; the log is durable meanwhile.
                 _ = try? await connection.query("PRAGMA wal_checkpoint(PASSIVE)")

@@ -31,7 +31,7 @@ struct BenchStoryService: ParsableCommand {
     func run() throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let database = self.database
-        let store = try blockingAwait(on: OffPoolExecutor.shared) { try await openStoryStore(database) }
+        let store = try blockingAwait { try await openStoryStore(database) }
         let server = StoryServer(store: store, loop: group.next(), logger: makeLogger("snap-bench.story", verbose: false))
         // SIGTERM (the bench's stop) or SIGINT: stop listening, close the store, end.
         let stopped = DispatchSemaphore(value: 0)
@@ -58,7 +58,7 @@ struct BenchStoryService: ParsableCommand {
         }
         stopped.wait()
         _ = try? server.shutdownLater().wait()
-        try? blockingAwait(on: OffPoolExecutor.shared) { () async throws -> Void in await store.close() }
+        try? blockingAwait { () async throws -> Void in await store.close() }
         say("stopped")
     }
 }
