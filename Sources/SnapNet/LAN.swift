@@ -26,6 +26,11 @@ private func mdnsChannel(loop: EventLoop, interface: String?,
     let devices = (try? System.enumerateDevices()) ?? []
     return DatagramBootstrap(group: loop)
         .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+        // Room for a flooded network's datagrams while this process waits for a core: at the
+        // default 208 KiB, LANTests' hostile flood (10,000 datagrams a second) on a busy
+        // machine overflowed it (4,061 dropped, the kernel's RcvbufErrors), and a real game's
+        // answer can be among them; with 4 MiB, none. The kernel caps it at net.core.rmem_max.
+        .channelOption(ChannelOptions.socketOption(.so_rcvbuf), value: 4 << 20)
         .channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler()) }
         }
