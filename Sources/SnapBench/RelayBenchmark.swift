@@ -43,6 +43,12 @@ public struct RelayBenchmark {
         public func p(_ values: [Double], _ q: Double) -> Double { NetBenchmark.Result.percentile(values, q) }
         public var ratioP50: Double { p(relayed, 0.5) / max(p(direct, 0.5), 0.001) }
         public var ratioP99: Double { p(relayed, 0.99) / max(p(direct, 0.99), 0.001) }
+        /// The same through a bare copying hop in front of the direct host (`CopyingHop`):
+        /// one more process hop and nothing else, the floor under any relay.
+        public var hop: [Double] = []
+        public var hopRatioP50: Double { p(hop, 0.5) / max(p(direct, 0.5), 0.001) }
+        /// The relay against that floor: what its TLS and its rooms cost on top of the hop.
+        public var relayOverHopP50: Double { p(relayed, 0.5) / max(p(hop, 0.5), 0.001) }
         /// The relay's splices during the relayed part, and how many of them found the host's
         /// data connection waiting ahead (docs/RELAY.md §4).
         public var splices = 0, splicesAhead = 0
@@ -59,7 +65,10 @@ public struct RelayBenchmark {
         let net = NetBenchmark(samples: samples)
         let direct = try net.measureStreamVerdicts(trust: relay.playerTrust) { try relay.directHost($0) }
         let relayed = try net.measureStreamVerdicts(trust: relay.playerTrust) { try relay.relayedHost($0) }
-        return Latencies(relayed: relayed.sorted(), direct: direct.sorted())
+        let hop = try net.measureStreamVerdicts(trust: relay.playerTrust) { try relay.hoppedHost($0) }
+        var latencies = Latencies(relayed: relayed.sorted(), direct: direct.sorted())
+        latencies.hop = hop.sorted()
+        return latencies
     }
 
     /// Invitation → welcome (the table's first frame), one join after another: the
@@ -78,9 +87,11 @@ public struct RelayBenchmark {
         let direct = try net.measureWelcomes(trust: relay.playerTrust, connections: joins, pause: pause) { try relay.directHost($0) }
         let relayed = try net.measureWelcomes(trust: relay.playerTrust, connections: joins, pause: pause) { try relay.relayedHost($0) }
         let without = try net.measureWelcomes(trust: firstForm.playerTrust, connections: joins, pause: pause) { try firstForm.relayedHost($0) }
+        let hop = try net.measureWelcomes(trust: relay.playerTrust, connections: joins, pause: pause) { try relay.hoppedHost($0) }
         let server = relay.server
         let splices = try blockingAwait { await server.splices }
         var latencies = Latencies(relayed: relayed.sorted(), direct: direct.sorted())
+        latencies.hop = hop.sorted()
         (latencies.splices, latencies.splicesAhead) = (splices.all, splices.ahead)
         return (latencies, without.sorted())
     }
@@ -323,6 +334,15 @@ final class InProcessRelay {
         let identity = hostIdentity
         let port = try blockingAwait { try await server.listen(host: "127.0.0.1", port: 0, identity: identity) }
         return NetBenchmark.StreamHost(server: server, endpoint: { .tcp(host: "127.0.0.1", port: port) })
+    }
+
+    /// The direct host behind a `CopyingHop` on the relay's loop: players connect to the hop.
+    func hoppedHost(_ group: EventLoopGroup) throws -> NetBenchmark.StreamHost {
+        let direct = try directHost(group)
+        guard case .tcp(_, let port) = try direct.endpoint() else { throw BenchError.socket("the direct host has no TCP port") }
+        let hop = try CopyingHop(to: port, loop: self.group.next())
+        return NetBenchmark.StreamHost(server: direct.server, endpoint: { .tcp(host: "127.0.0.1", port: hop.port) },
+                                       close: { hop.stop() })
     }
 
     /// A host with no listener, its room at the relay (`RelayRoom`, as `snapcards host

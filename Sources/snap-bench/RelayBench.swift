@@ -49,12 +49,14 @@ struct RelayBench: ParsableCommand {
             + "p99 \(micros(verdicts.p(verdicts.relayed, 0.99))); direct TLS p50 \(micros(verdicts.p(verdicts.direct, 0.5))), "
             + "p99 \(micros(verdicts.p(verdicts.direct, 0.99))); ratio p50 \(twoDecimals(verdicts.ratioP50))x, "
             + "p99 \(twoDecimals(verdicts.ratioP99))x")
+        sayHop(verdicts, what: "snap → verdict at all clients")
         let (joined, without) = try benchmark.joinTimes()
         say("relay: invitation → welcome (\(benchmark.joins) joins) p50 \(micros(joined.p(joined.relayed, 0.5))), "
             + "p99 \(micros(joined.p(joined.relayed, 0.99))); direct TLS connect → welcome p50 \(micros(joined.p(joined.direct, 0.5))), "
             + "p99 \(micros(joined.p(joined.direct, 0.99))); ratio p50 \(twoDecimals(joined.ratioP50))x")
         say("relay: joins spliced at once with the host's data connection waiting ahead: \(joined.splicesAhead) of \(joined.splices)")
         sayWithoutAhead(without, joined, apart: nil)
+        sayHop(joined, what: "connect → welcome (\(benchmark.joins) joins)")
         // Players arrive seconds apart: the host's dial for the next one is not on this one's CPU.
         let (spaced, spacedWithout) = try benchmark.joinTimes(pause: 20_000)
         say("relay: invitation → welcome, joins 20 ms apart (\(benchmark.joins) joins) p50 \(micros(spaced.p(spaced.relayed, 0.5))), "
@@ -62,6 +64,7 @@ struct RelayBench: ParsableCommand {
             + "p99 \(micros(spaced.p(spaced.direct, 0.99))); ratio p50 \(twoDecimals(spaced.ratioP50))x; spliced at once "
             + "\(spaced.splicesAhead) of \(spaced.splices)")
         sayWithoutAhead(spacedWithout, spaced, apart: 20)
+        sayHop(spaced, what: "connect → welcome, joins 20 ms apart (\(benchmark.joins) joins)")
         let rooms = try benchmark.manyRooms(snapcards: snapcards)
         say("relay: rooms \(rooms.held) of \(rooms.asked) held (\(rooms.connections) connections to the relay, set up in "
             + "\(twoDecimals(rooms.setUpSeconds)) s, open files allowed \(rooms.fileLimit)); relay CPU \(twoDecimals(rooms.cpuPercent)) % "
@@ -82,6 +85,14 @@ struct RelayBench: ParsableCommand {
     private func micros(_ value: Double) -> String { "\(Int(value.rounded())) µs" }
 
     /// The same joins through a relay keeping no connection ahead, in the same run.
+    /// The same figure through a bare copying hop: the floor under any relay on this machine.
+    private func sayHop(_ latencies: RelayBenchmark.Latencies, what: String) {
+        say("relay: \(what) through a bare copying hop (one more process, no TLS of its own, no rooms: the floor "
+            + "under any relay) p50 \(micros(latencies.p(latencies.hop, 0.5))), p99 \(micros(latencies.p(latencies.hop, 0.99))); "
+            + "ratio to direct TLS p50 \(twoDecimals(latencies.hopRatioP50))x; the relay against the hop p50 "
+            + "\(twoDecimals(latencies.relayOverHopP50))x")
+    }
+
     private func sayWithoutAhead(_ without: [Double], _ joined: RelayBenchmark.Latencies, apart: Int?) {
         let p50 = joined.p(without, 0.5)
         say("relay: invitation → welcome" + (apart.map { ", joins \($0) ms apart," } ?? "") + " without a connection ahead "

@@ -37,6 +37,13 @@ struct RelayBenchTests {
         }
         #expect(without.count == 2 && without.allSatisfy { Int($0.2)! > 0 && Int($0.2)! <= Int($0.3)! }, "\(run.output)")
         #expect(lines.contains { $0.hasPrefix("relay: invitation → welcome, joins 20 ms apart (20 joins) p50 ") }, "\(run.output)")
+        // Each of the three through a bare copying hop too: the floor under any relay.
+        let hops = lines.compactMap { $0.firstMatch(of:
+            /^relay: (snap → verdict at all clients|connect → welcome \(20 joins\)|connect → welcome, joins 20 ms apart \(20 joins\)) through a bare copying hop \(one more process, no TLS of its own, no rooms: the floor under any relay\) p50 (\d+) µs, p99 (\d+) µs; ratio to direct TLS p50 (\d+\.\d\d)x; the relay against the hop p50 (\d+\.\d\d)x$/)
+        }
+        #expect(hops.map { String($0.1) } == ["snap → verdict at all clients", "connect → welcome (20 joins)",
+                                              "connect → welcome, joins 20 ms apart (20 joins)"], "\(run.output)")
+        #expect(hops.allSatisfy { Int($0.2)! > 0 && Int($0.2)! <= Int($0.3)! && Double($0.4)! > 0 && Double($0.5)! > 0 }, "\(run.output)")
 
         let rooms = try #require(lines.lazy.compactMap { $0.firstMatch(of:
             /^relay: rooms (\d+) of (\d+) held \((\d+) connections to the relay, set up in (\d+\.\d\d) s, open files allowed (\d+)\); relay CPU (\d+\.\d\d) % of one core over (\d+\.\d\d) s; RSS (\d+\.\d\d) MiB, (-?\d+\.\d\d) KiB a room above the idle relay's (\d+\.\d\d) MiB$/)
