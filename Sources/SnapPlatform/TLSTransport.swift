@@ -45,8 +45,10 @@ public enum TLSTransport {
     /// certificate is trusted and the handshake is done, or fails with the reason (a
     /// `TLSRefusal`). Nothing the caller writes before then leaves the machine in clear:
     /// NIOSSL holds it until the handshake is done, and drops it when it fails.
+    /// `deadline` bounds the whole handshake (a relay's wait for the host comes first when the
+    /// hello goes out before `spliced`).
     static func addClient(to channel: Channel, host: String, port: Int, trust: ServerTrust,
-                          handshook: EventLoopPromise<Void>) throws {
+                          handshook: EventLoopPromise<Void>, deadline: TimeAmount = handshakeDeadline) throws {
         let refusal = NIOLockedValueBox<TLSRefusal?>(nil)
         let handler = try NIOSSLClientHandler(
             context: clientContext.get(), serverHostname: isIPAddress(host) ? nil : host,
@@ -66,9 +68,9 @@ public enum TLSTransport {
                 }
             })
         let address = formatHostPort(host, port)
-        let waiter = ClientHandshakeWaiter(promise: handshook) { error in
+        let waiter = ClientHandshakeWaiter(promise: handshook, deadline: deadline) { error in
             if let refused = refusal.withLockedValue({ $0 }) { return refused }
-            return clientRefusal(for: error, address: address)
+            return clientRefusal(for: error, address: address, deadline: deadline)
         }
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(handler)
@@ -76,7 +78,7 @@ public enum TLSTransport {
     }
 
     /// Words for a handshake that failed other than by our own check.
-    static func clientRefusal(for error: Error, address: String) -> TLSRefusal {
+    static func clientRefusal(for error: Error, address: String, deadline: TimeAmount = handshakeDeadline) -> TLSRefusal {
         let text = "\(error)"
         if ["WRONG_VERSION_NUMBER", "HTTP_REQUEST", "PACKET_LENGTH_TOO_LONG", "UNEXPECTED_RECORD"].contains(where: text.contains) {
             return .noTLS(address: address, detail: "it answered in clear")
@@ -87,7 +89,7 @@ public enum TLSTransport {
         if let error = error as? IOError, [ECONNRESET, EPIPE].contains(error.errnoCode) {
             return .closedInHandshake(address: address, detail: "reset the connection")
         }
-        if error is HandshakeTimedOut { return .handshake(address: address, detail: "no handshake within \(handshakeDeadline.nanoseconds / 1_000_000_000) s") }
+        if error is HandshakeTimedOut { return .handshake(address: address, detail: "no handshake within \(deadline.nanoseconds / 1_000_000_000) s") }
         if case ChannelError.ioOnClosedChannel = error { return .closedInHandshake(address: address, detail: "closed the connection") }
         return .handshake(address: address, detail: text)
     }
@@ -186,15 +188,17 @@ final class ClientHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandle
 
     private var promise: EventLoopPromise<Void>?
     private let reason: (Error) -> TLSRefusal
+    private let deadline: TimeAmount
     private var timer: Scheduled<Void>?
 
-    init(promise: EventLoopPromise<Void>, reason: @escaping (Error) -> TLSRefusal) {
+    init(promise: EventLoopPromise<Void>, deadline: TimeAmount, reason: @escaping (Error) -> TLSRefusal) {
         self.promise = promise
+        self.deadline = deadline
         self.reason = reason
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: TLSTransport.handshakeDeadline) { [self] in
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: deadline) { [self] in
             fail(context, HandshakeTimedOut())
         }
     }

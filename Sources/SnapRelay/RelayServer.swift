@@ -112,10 +112,7 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
         return connection
     }
 
-    func received(_ line: ArraySlice<UInt8>, from connection: RelayConnection) {
-        guard let request = RelayLine.decodeRequest(line) else { return handle(.malformed(connection)) }
-        handle(.line(connection, request))
-    }
+    func received(_ request: RelayRequest, from connection: RelayConnection) { handle(.line(connection, request)) }
 
     func malformed(_ connection: RelayConnection) { handle(.malformed(connection)) }
 
@@ -178,6 +175,8 @@ final class RelayConnectionHandler: ChannelInboundHandler {
     private var connection: RelayConnection?
     private var channel: Channel?
     private var lines = RelayLineBuffer()
+    /// A player's `connect` was read: what follows is the host's, however it looks.
+    private var holdsEarlyBytes = false
     private var peer: Channel?
     private weak var peerHandler: RelayConnectionHandler?
     /// This is the host's side: what it reads goes to the player.
@@ -214,8 +213,19 @@ final class RelayConnectionHandler: ChannelInboundHandler {
         if let peer { return forward(buffer, to: peer, from: context.eventLoop) }
         guard let connection else { return }
         lines.append(buffer.readableBytesView)
+        // A player's first bytes for the host may follow its `connect` line at once: held, unread,
+        // for the host's side once spliced (docs/RELAY.md §3).
+        if holdsEarlyBytes {
+            if lines.count > RelayLine.maxEarlyBytes { server.malformed(connection) }
+            return
+        }
         do {
-            while peer == nil, let line = try lines.nextLine() { server.received(line, from: connection) }
+            while peer == nil, !holdsEarlyBytes, let line = try lines.nextLine() {
+                guard let request = RelayLine.decodeRequest(line) else { return server.malformed(connection) }
+                if case .connect = request { holdsEarlyBytes = true }
+                server.received(request, from: connection)
+            }
+            if holdsEarlyBytes, peer == nil, lines.count > RelayLine.maxEarlyBytes { server.malformed(connection) }
         } catch {
             server.malformed(connection)
         }

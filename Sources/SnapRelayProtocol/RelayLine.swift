@@ -63,6 +63,9 @@ public struct RelayID: Hashable, Sendable, CustomStringConvertible {
 public enum RelayLine {
     /// The longest line, line feed included.
     public static let maxLength = 80
+    /// What a player may send after its `connect` line before `spliced` (its TLS hello is
+    /// about 1.5 KiB); more is a violation.
+    public static let maxEarlyBytes = 8192
     static let lineFeed: UInt8 = 0x0A
 
     public static func encode(_ request: RelayRequest) -> [UInt8] {
@@ -145,6 +148,9 @@ public struct RelayLineBuffer: Sendable {
         buffer.removeFirst(end + 1)
         return ArraySlice(Array(line))
     }
+
+    /// Bytes held that are not a line taken.
+    public var count: Int { buffer.count }
 
     /// What came after the lines taken (the other end's first bytes, after `spliced`).
     public mutating func takeRest() -> [UInt8] {

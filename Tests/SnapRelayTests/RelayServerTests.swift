@@ -179,6 +179,53 @@ struct RelayServerTests {
         await server.shutdown()
     }
 
+    @Test("a player's first bytes may follow its connect line before spliced: held unread, newlines and all, and handed to the host first")
+    func earlyBytesHeldUntilSpliced() async throws {
+        let directory = scratchDirectory("relay-early")
+        let (server, port, _) = try await relay(directory)
+        let (host, room, ahead) = try await registered(server, port, directory)
+        // No data connection waits ahead: the player is announced and its bytes wait with it.
+        let player = try await client(port, directory)
+        let early: [UInt8] = Array("not\na line\n".utf8) + (0...255).map { UInt8($0) }
+        try await player.send(RelayLine.encode(.connect(room: room)) + early.prefix(5))
+        let replies = try await host.received.waitForLines(3)
+        guard case .incoming(let own)? = replies.last else { throw RelayTestFailure("no incoming line: \(host.received.text)") }
+        #expect(own != ahead)
+        try await player.send(Array(early.dropFirst(5)))
+        let data = try await client(port, directory)
+        try await data.send(RelayLine.encode(.accept(connection: own)))
+        try await data.received.waitForCount(8 + early.count)
+        #expect(data.received.bytes.withLockedValue { $0 } == Array("spliced\n".utf8) + early)
+        #expect(try await player.received.waitFor("spliced\n") == "spliced\n")
+        for client in [host, player, data] { try? await client.channel.close() }
+        await server.shutdown()
+    }
+
+    @Test("early bytes: up to the cap are held and handed over; one byte more is refused as malformed, and the room stays")
+    func earlyBytesCap() async throws {
+        let directory = scratchDirectory("relay-early-cap")
+        let (server, port, _) = try await relay(directory)
+        let (host, room, _) = try await registered(server, port, directory)
+        let full = (0..<RelayLine.maxEarlyBytes).map { $0 % 64 == 63 ? UInt8(0x0A) : UInt8(0x41 + $0 % 26) }
+        // The id told ahead is not taken: each player is announced and waits.
+        let within = try await client(port, directory)
+        try await within.send(RelayLine.encode(.connect(room: room)) + full)
+        let replies = try await host.received.waitForLines(3)
+        guard case .incoming(let own)? = replies.last else { throw RelayTestFailure("no incoming line: \(host.received.text)") }
+        let data = try await client(port, directory)
+        try await data.send(RelayLine.encode(.accept(connection: own)))
+        try await data.received.waitForCount(8 + full.count)
+        #expect(data.received.bytes.withLockedValue { $0 } == Array("spliced\n".utf8) + full)
+
+        let over = try await client(port, directory)
+        try await over.send(RelayLine.encode(.connect(room: room)) + full + [0x41])
+        try await over.channel.closeFuture.get()
+        #expect(over.received.text == "error malformed\n")
+        #expect(await server.roomCount == 1)
+        for client in [host, within, data] { try? await client.channel.close() }
+        await server.shutdown()
+    }
+
     @Test("the room going closes its host's data connection waiting ahead, saying the room is gone")
     func aheadClosedWithRoom() async throws {
         let directory = scratchDirectory("relay-aheadgone")
