@@ -15,9 +15,7 @@ import StoryStores
 
 /// The store `snapcards story serve --database VALUE` names: an SQLite file path (default
 /// `$XDG_STATE_HOME/snap/story/story.sqlite`) or a `postgres://` URL.
-public func openStoryStore(_ value: String?, environment: [String: String] = currentEnvironment(),
-                           threadPool: NIOThreadPool = .singleton,
-                           eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) async throws -> any StoryStore {
+public func openStoryStore(_ value: String?, environment: [String: String] = currentEnvironment()) async throws -> any StoryStore {
     if let value, PostgresURL.isPostgres(value) {
         // The password, if the server wants one, from PGPASSWORD: never from the URL.
         return try await PostgresStoryStore.open(url: PostgresURL(value), password: environment["PGPASSWORD"],
@@ -34,7 +32,7 @@ public func openStoryStore(_ value: String?, environment: [String: String] = cur
         }
         path = SQLiteStoryStore.defaultPath(environment: environment)
     }
-    return try await SQLiteStoryStore.open(path: path, threadPool: threadPool, eventLoop: eventLoop)
+    return try await SQLiteStoryStore.open(path: path)
 }
 
 /// What an old story journal (`story.journal`, before the database) holds, replayed by
