@@ -87,7 +87,7 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
             self?.sweep()
         }
         let changes = store.changes()
-        changesTask = Task(executorPreference: OffPoolExecutor.shared) { [weak self, store] in
+        changesTask = Task { [weak self, store] in
             for await id in changes {
                 guard let match = try? await store.match(id) else { continue }
                 guard let server = self else { return }
@@ -261,7 +261,7 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
                 push(match, except: id)
             case .call(let call):
                 let store = self.store, logger = self.logger
-                Task(executorPreference: OffPoolExecutor.shared) { [self] in
+                Task { [self] in
                     let answer = await Self.answer(call, from: store, logger: logger, connection: id)
                     loop.execute { [self] in feed(id, .answered(answer)) }
                 }
@@ -304,7 +304,7 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
         guard !sweeping else { return }
         sweeping = true
         let now = self.now, store = self.store
-        Task(executorPreference: OffPoolExecutor.shared) { [self] in
+        Task { [self] in
             do {
                 for id in try await store.due(at: now, limit: 256) {
                     do {
