@@ -17,9 +17,7 @@ import StoryStores
 /// `$XDG_STATE_HOME/snap/story/story.sqlite`) or a `postgres://` URL, opened with `postgres`
 /// (`PostgresStoryStore.opener`; nil where no PostgreSQL driver is linked, as in snapcards).
 public func openStoryStore(_ value: String?, postgres: PostgresStoreOpener? = nil,
-                           environment: [String: String] = currentEnvironment(),
-                           threadPool: NIOThreadPool = .singleton,
-                           eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) async throws -> any StoryStore {
+                           environment: [String: String] = currentEnvironment()) async throws -> any StoryStore {
     if let value, PostgresURL.isPostgres(value) {
         let url = try PostgresURL(value)
         guard let postgres else {
@@ -39,7 +37,7 @@ public func openStoryStore(_ value: String?, postgres: PostgresStoreOpener? = ni
         }
         path = SQLiteStoryStore.defaultPath(environment: environment)
     }
-    return try await SQLiteStoryStore.open(path: path, threadPool: threadPool, eventLoop: eventLoop)
+    return try await SQLiteStoryStore.open(path: path)
 }
 
 /// What an old story journal (`story.journal`, before the database) holds, replayed by

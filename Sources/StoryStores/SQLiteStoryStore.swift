@@ -3,23 +3,25 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Dispatch
-import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import SnapPlatform
 import SQLiteNIO
+import VaporCSQLite
 import StoryLink
 import StoryEngine
 import StoryProtocol
 
-/// The story service's default store: one SQLite file (sqlite-nio, which bundles SQLite's
-/// amalgamation), in WAL mode with `synchronous=FULL`, so a transaction that returned is on
-/// disk. One connection; transactions are serialised (`BEGIN IMMEDIATE`, one at a time
-/// through `gate`), and every statement runs on sqlite-nio's thread pool, never on an
-/// event loop. Rows hold a match as `StoryWire.bytes(of:)`; nothing is kept in memory
-/// but SQLite's own page cache, so memory does not grow with the matches stored.
+/// The story service's default store: one SQLite file (the SQLite sqlite-nio bundles), in
+/// WAL mode with `synchronous=FULL`, so a transaction that returned is on disk. One
+/// connection (`SQLiteHandle`) on one thread of the store's own: each call is one job on
+/// that thread, a transaction's statements and the rules between them included, so a
+/// turn crosses threads once there and once back (not once a statement), and calls are
+/// serialised by the thread itself, in the order they came. Nothing runs on an event
+/// loop or on Swift's cooperative pool. Rows hold a match as `StoryWire.bytes(of:)`;
+/// nothing is kept in memory but SQLite's own page cache (and its prepared statements),
+/// so memory does not grow with the matches stored.
 ///
 /// The write-ahead log is checkpointed off the commit path: SQLite's automatic checkpoint
 /// (which runs inside the commit that crosses 1000 pages, and makes that turn wait for the
@@ -34,12 +36,13 @@ import StoryProtocol
 ///   indexed on `(open, id)` (automatch: the oldest open match) and on `due_at` (deadlines).
 /// - `members(name, match_id)`: who takes part in what (`matches(of:)`).
 /// - `keys(name PRIMARY KEY, kind, bytes)`: 0 an old key's digest, 1 a public key.
-public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `connection` is Sendable; `gate` is an actor
+public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `handle` and `commitsSinceCheckpoint` are touched on `thread` alone
     public let path: String
-    let connection: SQLiteConnection
-    private let gate = StoreGate()
+    /// One thread: the store's calls run there, one at a time.
+    private let thread: NIOThreadPool
+    private let handle: SQLiteHandle
     let checkpointer: WALCheckpointer
-    /// Commits since the checkpointer was last asked; touched inside `gate` only.
+    /// Commits since the checkpointer was last asked.
     private var commitsSinceCheckpoint = 0
     /// A checkpoint every this many commits: with a turn's 3 or 4 pages, the log stays near
     /// 400 pages (SQLite's own default is 1000 pages).
@@ -55,14 +58,12 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
     /// Opens (or creates) the database at `path`, creating or checking its schema. A
     /// schema from a newer snap is refused (`.newerSchema`); a file that cannot be opened
     /// or written is `.unreachable` or `.failed`, in plain words.
-    public static func open(path: String, threadPool: NIOThreadPool = .singleton,
-                            eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) async throws -> SQLiteStoryStore {
-        try await open(path: path, migrations: StorySchema.migrations, threadPool: threadPool, eventLoop: eventLoop)
+    public static func open(path: String) async throws -> SQLiteStoryStore {
+        try await open(path: path, migrations: StorySchema.migrations)
     }
 
     /// `open`, with the schema's steps given (a test's list, to try the mechanism).
-    static func open(path: String, migrations: [StoryMigration], threadPool: NIOThreadPool = .singleton,
-                     eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any()) async throws -> SQLiteStoryStore {
+    static func open(path: String, migrations: [StoryMigration]) async throws -> SQLiteStoryStore {
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         // A `file:` URI (SQLite's own options, as tests use) is left to SQLite to check.
         let uri = path.hasPrefix("file:")
@@ -77,117 +78,114 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
             throw StoryStoreError.failed("the directory \(dir) of \(path) is not writable (\(String(cString: strerror(errno)))): "
                                          + "SQLite keeps its write-ahead log beside the file")
         }
-        var logger = Logger(label: "snap.story.sqlite")
-        logger.logLevel = .warning
-        let connection: SQLiteConnection
+        let thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+        let handle: SendableHandle
         do {
-            connection = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threadPool, logger: logger, on: eventLoop)
+            handle = try await thread.runIfActive {
+                let handle: SQLiteHandle
+                do { handle = try SQLiteHandle(path: path) } catch { throw StoryStoreError.unreachable("cannot open \(path): \(error)") }
+                do {
+                    try prepare(handle, migrations: migrations, path: path)
+                } catch {
+                    handle.close()
+                    throw Self.storeError(error, path: path)
+                }
+                return SendableHandle(handle)
+            }
         } catch {
-            throw StoryStoreError.unreachable("cannot open \(path): \(plain(error))")
-        }
-        do {
-            try await prepare(connection, migrations: migrations, path: path)
-        } catch {
-            try? await connection.close()
-            throw Self.storeError(error, path: path)
+            try? await thread.shutdownGracefully()
+            throw error
         }
         let checkpointer: WALCheckpointer
         do {
-            checkpointer = try await WALCheckpointer.open(path: path, logger: logger, eventLoop: eventLoop)
+            checkpointer = try await WALCheckpointer.open(path: path)
         } catch {
-            try? await connection.close()
-            throw StoryStoreError.unreachable("cannot open \(path) for its checkpoints: \(plain(error))")
+            _ = try? await thread.runIfActive { handle.handle.close() }
+            try? await thread.shutdownGracefully()
+            throw StoryStoreError.unreachable("cannot open \(path) for its checkpoints: \(error)")
         }
-        return SQLiteStoryStore(path: path, connection: connection, checkpointer: checkpointer)
+        return SQLiteStoryStore(path: path, thread: thread, handle: handle.handle, checkpointer: checkpointer)
     }
 
-    private init(path: String, connection: SQLiteConnection, checkpointer: WALCheckpointer) {
+    private init(path: String, thread: NIOThreadPool, handle: SQLiteHandle, checkpointer: WALCheckpointer) {
         self.path = path
-        self.connection = connection
+        self.thread = thread
+        self.handle = handle
         self.checkpointer = checkpointer
     }
 
     /// Puts the file in WAL mode and applies the schema's steps it lacks (`StorySchema`),
     /// in one transaction.
-    private static func prepare(_ connection: SQLiteConnection, migrations: [StoryMigration], path: String) async throws {
+    private static func prepare(_ handle: SQLiteHandle, migrations: [StoryMigration], path: String) throws {
         // Not a database at all: SQLite says so on the first read.
-        let mode = try await connection.query("PRAGMA journal_mode=WAL").first?.column("journal_mode")?.string
+        let mode = try handle.rows("PRAGMA journal_mode=WAL").first?.column("journal_mode")?.string
         guard mode == "wal" else { throw StoryStoreError.failed("\(path) cannot be put in WAL mode (it is in \(mode ?? "no") mode)") }
-        _ = try await connection.query("PRAGMA synchronous=FULL")
+        try handle.rows("PRAGMA synchronous=FULL")
         // No checkpoint inside a commit: the `WALCheckpointer` does them.
-        _ = try await connection.query("PRAGMA wal_autocheckpoint=0")
-        _ = try await connection.query("PRAGMA foreign_keys=OFF")
-        _ = try await connection.query("BEGIN IMMEDIATE")
-        do {
-            _ = try await connection.query(StorySchema.sqliteMeta)
-            let found = try await connection.query("SELECT value FROM meta WHERE key = 'schema_version'").first?.column("value")?.integer
+        try handle.rows("PRAGMA wal_autocheckpoint=0")
+        try handle.rows("PRAGMA foreign_keys=OFF")
+        try handle.transaction {
+            try handle.rows(StorySchema.sqliteMeta)
+            let found = try handle.rows("SELECT value FROM meta WHERE key = 'schema_version'").first?.column("value")?.integer
             for step in try StorySchema.steps(from: found.map { Int($0) }, of: migrations, place: path) {
                 for statement in step.sqlite {
-                    _ = try await connection.query(statement)
+                    try handle.rows(statement)
                 }
-                _ = try await connection.query("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', \(step.version))")
+                try handle.rows("INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', \(step.version))")
             }
             // A write at once: a read-only file, directory or disk is found now, not at the first turn.
-            _ = try await connection.query("INSERT OR REPLACE INTO meta(key, value) VALUES('opened_at', ?)",
-                                           [.integer(Int(time(nil)))])
-            _ = try await connection.query("COMMIT")
-        } catch {
-            _ = try? await connection.query("ROLLBACK")
-            throw error
+            try handle.rows("INSERT OR REPLACE INTO meta(key, value) VALUES('opened_at', ?)", [.integer(Int(time(nil)))])
         }
     }
 
     // MARK: - Reads
 
     public func registeredKey(of name: String) async throws -> StoryRegisteredKey? {
-        try await serial {
-            guard let row = try await self.connection.query("SELECT kind, bytes FROM keys WHERE name = ?", [.text(name)]).first else {
-                return nil
-            }
+        try await onThread { handle in
+            guard let row = try handle.rows("SELECT kind, bytes FROM keys WHERE name = ?", [.text(name)]).first else { return nil }
             return try Self.key(row, name: name)
         }
     }
 
     public func register(_ key: StoryRegisteredKey, for name: String) async throws {
-        try await transaction { _ in
+        try await transaction { handle in
             let (kind, bytes) = Self.columns(of: key)
-            _ = try await self.connection.query("INSERT OR REPLACE INTO keys(name, kind, bytes) VALUES(?, ?, ?)",
-                                                [.text(name), .integer(kind), .blob(ByteBuffer(bytes: bytes))])
+            try handle.rows("INSERT OR REPLACE INTO keys(name, kind, bytes) VALUES(?, ?, ?)",
+                            [.text(name), .integer(kind), .blob(ByteBuffer(bytes: bytes))])
         }
     }
 
     public func match(_ id: StoryMatchID) async throws -> StoryMatch? {
-        try await serial { try await self.read(id) }
+        try await onThread { handle in try self.read(id, handle) }
     }
 
     public func matches(of name: String) async throws -> [StoryMatch] {
-        try await serial {
-            let rows = try await self.connection.query(
+        try await onThread { handle in
+            try handle.rows(
                 "SELECT m.id, m.body FROM members JOIN matches m ON m.id = members.match_id WHERE members.name = ? ORDER BY m.id",
-                [.text(name)])
-            return try rows.map(self.decode)
+                [.text(name)]).map(self.decode)
         }
     }
 
     public func due(at now: UInt64, limit: Int) async throws -> [StoryMatchID] {
-        try await serial {
-            let rows = try await self.connection.query(
-                "SELECT id FROM matches WHERE due_at IS NOT NULL AND due_at <= ? ORDER BY due_at, id LIMIT ?",
-                [.integer(Int(clamping: now)), .integer(limit)])
-            return rows.compactMap { $0.column("id")?.integer.map { StoryMatchID(UInt32(truncatingIfNeeded: $0)) } }
+        try await onThread { handle in
+            try handle.rows("SELECT id FROM matches WHERE due_at IS NOT NULL AND due_at <= ? ORDER BY due_at, id LIMIT ?",
+                            [.integer(Int(clamping: now)), .integer(limit)])
+                .compactMap { $0.column("id")?.integer.map { StoryMatchID(UInt32(truncatingIfNeeded: $0)) } }
         }
     }
 
     public func matchCount() async throws -> Int {
-        try await serial {
+        try await onThread { handle in
             // Through the small (open, id) index, not the rows' bodies.
-            try await self.connection.query("SELECT COUNT(*) AS n FROM matches INDEXED BY matches_open").first?.column("n")?.integer ?? 0
+            try handle.rows("SELECT COUNT(*) AS n FROM matches INDEXED BY matches_open").first?.column("n")?.integer ?? 0
         }
     }
 
     public func imported() async throws -> String? {
-        try await serial {
-            try await self.connection.query("SELECT value FROM meta WHERE key = 'imported'").first?.column("value")?.string
+        try await onThread { handle in
+            try handle.rows("SELECT value FROM meta WHERE key = 'imported'").first?.column("value")?.string
         }
     }
 
@@ -196,15 +194,52 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
         AsyncStream { $0.finish() }
     }
 
+    /// `sql`'s rows, run on the store's thread between its calls (tests look inside).
+    func query(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteValues] {
+        try await onThread { handle in try handle.rows(sql, binds) }
+    }
+
     // MARK: - Writes
 
+    /// The rules (`StoryStoreRules.next`) driven with synchronous reads, the whole
+    /// transaction one job on the store's thread.
     public func apply(_ command: StoryCommand) async throws -> StoryMatch {
-        try await transaction { transaction in try await StoryStoreRules.apply(command, in: transaction) }
+        try await transaction { handle in
+            var found: [StoryStoreRules.Found] = []
+            while true {
+                switch try StoryStoreRules.next(command, read: found) {
+                case .read(.match(let id)): found.append(.match(try self.read(id, handle)))
+                case .read(.oldestOpen(let name)):
+                    let row = try handle.rows(
+                        "SELECT id, body FROM matches WHERE open = 1 AND id NOT IN (SELECT match_id FROM members WHERE name = ?) ORDER BY id LIMIT 1",
+                        [.text(name)]).first
+                    found.append(.match(try row.map(self.decode)))
+                case .read(.nextID):
+                    let next = try handle.rows("SELECT COALESCE(MAX(id), 0) + 1 AS next FROM matches").first?.column("next")?.integer ?? 1
+                    guard next <= Int(UInt32.max) else { throw StoryStoreError.failed("no match ids are left") }
+                    found.append(.id(StoryMatchID(UInt32(next))))
+                case .write(let writes, let answer):
+                    for write in writes {
+                        switch write {
+                        case .insert(let match):
+                            try handle.rows("INSERT INTO matches(id, open, due_at, body) VALUES(?, ?, ?, ?)", Self.row(of: match))
+                            try Self.addMembers(match, after: 0, handle)
+                        case .update(let match):
+                            let row = Self.row(of: match)
+                            try handle.rows("UPDATE matches SET open = ?, due_at = ?, body = ? WHERE id = ?", [row[1], row[2], row[3], row[0]])
+                            // Newcomers (automatch) get their `members` row; those read already have one.
+                            try Self.addMembers(match, after: Self.participants(read: found, of: match.id), handle)
+                        }
+                    }
+                    return answer
+                }
+            }
+        }
     }
 
     public func importBook(_ matches: [StoryMatch], keys: [String: StoryRegisteredKey], source: String) async throws -> Int {
-        let count = try await transaction { _ in
-            // Many rows a statement: one thread-pool hop per batch, not per row.
+        let count = try await transaction { handle in
+            // Many rows a statement.
             for batch in stride(from: 0, to: matches.count, by: 500) {
                 let slice = matches[batch..<min(matches.count, batch + 500)]
                 var binds: [SQLiteData] = []
@@ -213,22 +248,22 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
                     binds += Self.row(of: match)
                     for participant in match.participants { memberBinds += [.text(participant.name), .integer(Int(match.id.value))] }
                 }
-                _ = try await self.connection.query(
+                try handle.rows(
                     "INSERT INTO matches(id, open, due_at, body) VALUES " + Array(repeating: "(?, ?, ?, ?)", count: slice.count).joined(separator: ","),
                     binds)
                 for members in stride(from: 0, to: memberBinds.count, by: 2000) {
                     let part = Array(memberBinds[members..<min(memberBinds.count, members + 2000)])
-                    _ = try await self.connection.query(
+                    try handle.rows(
                         "INSERT OR IGNORE INTO members(name, match_id) VALUES " + Array(repeating: "(?, ?)", count: part.count / 2).joined(separator: ","),
                         part)
                 }
             }
             for (name, key) in keys {
                 let (kind, bytes) = Self.columns(of: key)
-                _ = try await self.connection.query("INSERT OR REPLACE INTO keys(name, kind, bytes) VALUES(?, ?, ?)",
-                                                    [.text(name), .integer(kind), .blob(ByteBuffer(bytes: bytes))])
+                try handle.rows("INSERT OR REPLACE INTO keys(name, kind, bytes) VALUES(?, ?, ?)",
+                                [.text(name), .integer(kind), .blob(ByteBuffer(bytes: bytes))])
             }
-            _ = try await self.connection.query("INSERT OR REPLACE INTO meta(key, value) VALUES('imported', ?)", [.text(source)])
+            try handle.rows("INSERT OR REPLACE INTO meta(key, value) VALUES('imported', ?)", [.text(source)])
             return matches.count
         }
         checkpointer.request()  // many pages at once: copied now, not 100 turns later
@@ -236,112 +271,59 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
     }
 
     public func close() async {
-        await gate.enter()
+        // After every call before it (the thread takes them in order).
+        _ = try? await thread.runIfActive { self.handle.close() }
         await checkpointer.close()
-        try? await connection.close()
-        gate.leave()
+        try? await thread.shutdownGracefully()
     }
 
-    // MARK: - Transactions
+    // MARK: - Jobs
 
-    /// `body` alone on the connection (no other statement of this store runs meanwhile);
-    /// a database fault becomes a `StoryStoreError`, a refusal passes through as it is.
-    private func serial<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        await gate.enter()
+    /// `body` as one job on the store's thread; a database fault becomes a
+    /// `StoryStoreError`, a refusal passes through as it is.
+    private func onThread<T: Sendable>(_ body: @escaping @Sendable (SQLiteHandle) throws -> T) async throws -> T {
         do {
-            let value = try await body()
-            gate.leave()
-            return value
+            return try await thread.runIfActive { try body(self.handle) }
         } catch {
-            gate.leave()
             throw Self.storeError(error, path: path)
         }
     }
 
     /// `body` in one `BEGIN IMMEDIATE` transaction, committed before this returns; rolled
-    /// back if it throws (a refusal changes nothing).
-    private func transaction<T: Sendable>(_ body: @Sendable (Transaction) async throws -> T) async throws -> T {
-        try await serial {
-            _ = try await self.connection.query("BEGIN IMMEDIATE")
-            do {
-                let value = try await body(Transaction(store: self))
-                _ = try await self.connection.query("COMMIT")
-                self.committed()
-                return value
-            } catch {
-                _ = try? await self.connection.query("ROLLBACK")
-                throw error
+    /// back if it throws (a refusal changes nothing). Every `checkpointEvery` commits the
+    /// checkpointer is asked for a checkpoint; the commit does not wait for it.
+    private func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteHandle) throws -> T) async throws -> T {
+        try await onThread { handle in
+            let value = try handle.transaction { try body(handle) }
+            self.commitsSinceCheckpoint += 1
+            if self.commitsSinceCheckpoint >= Self.checkpointEvery {
+                self.commitsSinceCheckpoint = 0
+                self.checkpointer.request()
             }
+            return value
         }
     }
 
-    /// Counts a commit (inside `gate`), and asks for a checkpoint every `checkpointEvery`;
-    /// the commit does not wait for it.
-    private func committed() {
-        commitsSinceCheckpoint += 1
-        guard commitsSinceCheckpoint >= Self.checkpointEvery else { return }
-        commitsSinceCheckpoint = 0
-        checkpointer.request()
+    /// How many participants match `id` had when this transaction read it (0: not read).
+    private static func participants(read found: [StoryStoreRules.Found], of id: StoryMatchID) -> Int {
+        for case .match(let match?) in found where match.id == id { return match.participants.count }
+        return 0
     }
 
-    final class Transaction: StoryTransaction, @unchecked Sendable {  // used by one task, inside the gate
-        let store: SQLiteStoryStore
-        /// How many participants each match read here had: newcomers get a `members` row.
-        var participants: [StoryMatchID: Int] = [:]
-
-        init(store: SQLiteStoryStore) { self.store = store }
-
-        func match(forUpdate id: StoryMatchID) async throws -> StoryMatch? {
-            let match = try await store.read(id)
-            if let match { participants[id] = match.participants.count }
-            return match
-        }
-
-        func oldestOpen(excluding name: String) async throws -> StoryMatch? {
-            let rows = try await store.connection.query(
-                "SELECT id, body FROM matches WHERE open = 1 AND id NOT IN (SELECT match_id FROM members WHERE name = ?) ORDER BY id LIMIT 1",
-                [.text(name)])
-            guard let row = rows.first else { return nil }
-            let match = try store.decode(row)
-            participants[match.id] = match.participants.count
-            return match
-        }
-
-        func nextID() async throws -> StoryMatchID {
-            let next = try await store.connection.query("SELECT COALESCE(MAX(id), 0) + 1 AS next FROM matches").first?.column("next")?.integer ?? 1
-            guard next <= Int(UInt32.max) else { throw StoryStoreError.failed("no match ids are left") }
-            return StoryMatchID(UInt32(next))
-        }
-
-        func insert(_ match: StoryMatch) async throws {
-            _ = try await store.connection.query("INSERT INTO matches(id, open, due_at, body) VALUES(?, ?, ?, ?)", SQLiteStoryStore.row(of: match))
-            try await addMembers(match, from: 0)
-        }
-
-        func update(_ match: StoryMatch) async throws {
-            let row = SQLiteStoryStore.row(of: match)
-            _ = try await store.connection.query("UPDATE matches SET open = ?, due_at = ?, body = ? WHERE id = ?",
-                                                 [row[1], row[2], row[3], row[0]])
-            try await addMembers(match, from: participants[match.id] ?? 0)
-        }
-
-        private func addMembers(_ match: StoryMatch, from first: Int) async throws {
-            for participant in match.participants.dropFirst(first) {
-                _ = try await store.connection.query("INSERT OR IGNORE INTO members(name, match_id) VALUES(?, ?)",
-                                                     [.text(participant.name), .integer(Int(match.id.value))])
-            }
-            participants[match.id] = match.participants.count
+    private static func addMembers(_ match: StoryMatch, after first: Int, _ handle: SQLiteHandle) throws {
+        for participant in match.participants.dropFirst(first) {
+            try handle.rows("INSERT OR IGNORE INTO members(name, match_id) VALUES(?, ?)",
+                            [.text(participant.name), .integer(Int(match.id.value))])
         }
     }
 
     // MARK: - Rows
 
-    fileprivate func read(_ id: StoryMatchID) async throws -> StoryMatch? {
-        let rows = try await connection.query("SELECT id, body FROM matches WHERE id = ?", [.integer(Int(id.value))])
-        return try rows.first.map(decode)
+    private func read(_ id: StoryMatchID, _ handle: SQLiteHandle) throws -> StoryMatch? {
+        try handle.rows("SELECT id, body FROM matches WHERE id = ?", [.integer(Int(id.value))]).first.map(decode)
     }
 
-    fileprivate func decode(_ row: SQLiteRow) throws -> StoryMatch {
+    private func decode(_ row: SQLiteValues) throws -> StoryMatch {
         let id = row.column("id")?.integer ?? 0
         guard let body = row.column("body")?.blob else {
             throw StoryStoreError.damaged("match \(id) in \(path) has no body")
@@ -369,7 +351,7 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
         }
     }
 
-    static func key(_ row: SQLiteRow, name: String) throws -> StoryRegisteredKey {
+    static func key(_ row: SQLiteValues, name: String) throws -> StoryRegisteredKey {
         guard let bytes = row.column("bytes")?.blob.map({ Array($0.readableBytesView) }) else {
             throw StoryStoreError.damaged("the key of \(name) has no bytes")
         }
@@ -383,17 +365,17 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
     /// A store error in plain words: refusals (`StoryError`) and store errors pass as they are.
     static func storeError(_ error: any Error, path: String) -> any Error {
         if error is StoryError || error is StoryStoreError { return error }
-        guard let sqlite = error as? SQLiteError else { return StoryStoreError.failed("\(path): \(error)") }
-        switch sqlite.reason {
-        case .full:
+        guard let sqlite = error as? SQLiteFault else { return StoryStoreError.failed("\(path): \(error)") }
+        switch sqlite.primary {
+        case SQLITE_FULL:
             return StoryStoreError.failed("the disk holding \(path) is full; nothing was written (free some space and try again)")
-        case .readOnly, .readonlyCantLock, .readonlyDirectory, .readonlyInRecovery, .readonlyInRollback, .readonlyBackingMoved:
+        case SQLITE_READONLY:
             return StoryStoreError.failed("\(path) is read-only; nothing was written")
-        case .notADatabase:
+        case SQLITE_NOTADB:
             return StoryStoreError.damaged("\(path) is not an SQLite database")
-        case .corrupt, .corruptIndex, .corruptVirtualTable, .corruptSequenceSchema:
+        case SQLITE_CORRUPT:
             return StoryStoreError.damaged("\(path) is corrupt (\(sqlite.message))")
-        case .cantOpen, .cantOpenDirectory, .cantOpenInvalidPath:
+        case SQLITE_CANTOPEN:
             return StoryStoreError.unreachable("cannot open \(path): \(sqlite.message)")
         default:
             return StoryStoreError.failed("\(path): \(sqlite.message)")
@@ -401,101 +383,74 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `conn
     }
 }
 
-private func plain(_ error: any Error) -> String {
-    (error as? SQLiteError)?.message ?? "\(error)"
-}
-
-/// One task at a time, in the order they came: an async lock (an actor alone would let a
-/// second transaction start while the first awaits). A lock, not an actor: no hop to an
-/// actor's executor between a request's steps.
-final class StoreGate: @unchecked Sendable {  // its state is guarded by `lock`
-    private let lock = NIOLock()
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    func enter() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now: Bool = lock.withLock {
-                if busy {
-                    waiting.append(continuation)
-                    return false
-                }
-                busy = true
-                return true
-            }
-            if now { continuation.resume() }
-        }
-    }
-
-    func leave() {
-        let next: CheckedContinuation<Void, Never>? = lock.withLock {
-            if waiting.isEmpty {
-                busy = false
-                return nil
-            }
-            return waiting.removeFirst()
-        }
-        next?.resume()
-    }
+/// Carries a handle out of the job that opened it, to the store that alone uses it after.
+private struct SendableHandle: @unchecked Sendable {  // handed over once, never shared
+    let handle: SQLiteHandle
+    init(_ handle: SQLiteHandle) { self.handle = handle }
 }
 
 /// PASSIVE checkpoints of a store's write-ahead log, on a connection and a thread of their
 /// own, so that no commit waits for one. `request()` never waits: requests made while a
 /// checkpoint runs are one more checkpoint after it, not one each.
-final class WALCheckpointer: @unchecked Sendable {  // `task` is set in init and cleared by `close` alone
-    private let connection: SQLiteConnection
+final class WALCheckpointer: @unchecked Sendable {  // `handle` is touched on `thread` alone; the rest is locked
     private let thread: NIOThreadPool
-    private let requests: AsyncStream<Void>.Continuation
-    private var task: Task<Void, Never>?
+    private let handle: SQLiteHandle
+    /// Whether a checkpoint is asked for and not yet started.
+    private let asked = NIOLockedValueBox(false)
     private let done = NIOLockedValueBox(0)
 
     /// Checkpoints the requests ran.
     var checkpoints: Int { done.withLockedValue { $0 } }
 
-    static func open(path: String, logger: Logger, eventLoop: any EventLoop) async throws -> WALCheckpointer {
+    static func open(path: String) async throws -> WALCheckpointer {
         let thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
         do {
-            let connection = try await SQLiteConnection.open(storage: .file(path: path), threadPool: thread, logger: logger, on: eventLoop)
-            // The checkpoint syncs the log before copying it and the database file before the log
-            // may start again: with synchronous=OFF on this connection a power loss could lose
-            // committed turns.
-            _ = try await connection.query("PRAGMA synchronous=FULL")
-            return WALCheckpointer(connection: connection, thread: thread)
+            let handle = try await thread.runIfActive {
+                let handle = try SQLiteHandle(path: path)
+                // The checkpoint syncs the log before copying it and the database file before the log
+                // may start again: with synchronous=OFF on this connection a power loss could lose
+                // committed turns.
+                try handle.rows("PRAGMA synchronous=FULL")
+                return SendableHandle(handle)
+            }
+            return WALCheckpointer(thread: thread, handle: handle.handle)
         } catch {
             try? await thread.shutdownGracefully()
             throw error
         }
     }
 
-    private init(connection: SQLiteConnection, thread: NIOThreadPool) {
-        self.connection = connection
+    private init(thread: NIOThreadPool, handle: SQLiteHandle) {
         self.thread = thread
-        let (stream, requests) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        self.requests = requests
-        task = Task { [connection, done] in
-            for await _ in stream {
-                // A failed checkpoint is tried again at the next request; the log is durable meanwhile.
-                _ = try? await connection.query("PRAGMA wal_checkpoint(PASSIVE)")
-                done.withLockedValue { $0 += 1 }
-            }
+        self.handle = handle
+    }
+
+    func request() {
+        guard asked.withLockedValue({ (asked: inout Bool) -> Bool in
+            defer { asked = true }
+            return !asked
+        }) else { return }
+        thread.submit { [self] state in
+            asked.withLockedValue { $0 = false }
+            guard case .active = state else { return }
+            // A failed checkpoint is tried again at the next request; the log is durable meanwhile.
+            _ = try? handle.rows("PRAGMA wal_checkpoint(PASSIVE)")
+            done.withLockedValue { $0 += 1 }
         }
     }
 
-    func request() { requests.yield() }
-
     /// A PASSIVE checkpoint now, waited for: (frames in the log, frames copied to the database).
     func checkpoint() async throws -> (log: Int, copied: Int) {
-        let row = try await connection.query("PRAGMA wal_checkpoint(PASSIVE)").first
-        return (row?.column("log")?.integer ?? -1, row?.column("checkpointed")?.integer ?? -1)
+        try await thread.runIfActive { [self] in
+            let row = try handle.rows("PRAGMA wal_checkpoint(PASSIVE)").first
+            return (row?.column("log")?.integer ?? -1, row?.column("checkpointed")?.integer ?? -1)
+        }
     }
 
-    /// After the checkpoint asked for last (if any) is done.
+    /// After the checkpoint asked for last (if any) is done (the thread takes its jobs in order).
     func close() async {
-        requests.finish()
-        await task?.value
-        task = nil
-        try? await connection.close()
+        _ = try? await thread.runIfActive { [self] in handle.close() }
         try? await thread.shutdownGracefully()
     }
 }

@@ -58,39 +58,96 @@ public protocol StoryTransaction {
     func update(_ match: StoryMatch) async throws
 }
 
+/// The rules a store applies, as a pure machine: `next(_:read:)` says, from the command
+/// and what was read for it so far, what to read next or what to write. A store drives
+/// it: `apply(_:in:)` awaiting each read (PostgreSQL), or a loop of synchronous reads on
+/// the store's own thread (SQLite, the whole transaction in one hop). Neither carries game
+/// logic of its own.
 public enum StoryStoreRules {
-    /// What `command` does, read and written through `transaction`.
-    public static func apply(_ command: StoryCommand, in transaction: some StoryTransaction) async throws -> StoryMatch {
+    /// A read the rules need.
+    public enum Read: Equatable, Sendable {
+        /// Match `id`, held until the transaction ends (PostgreSQL: `FOR UPDATE`).
+        case match(StoryMatchID)
+        /// The oldest open automatch match `name` is not in, held likewise.
+        case oldestOpen(excluding: String)
+        /// The id the next new match takes.
+        case nextID
+    }
+
+    /// What a read found.
+    public enum Found: Equatable, Sendable {
+        case match(StoryMatch?)
+        case id(StoryMatchID)
+    }
+
+    /// A row to write.
+    public enum Write: Equatable, Sendable {
+        case insert(StoryMatch)
+        /// A changed match (its participants, whether it is open, its deadline).
+        case update(StoryMatch)
+    }
+
+    public enum Step: Equatable, Sendable {
+        case read(Read)
+        /// Write these, in order, then commit: the command's answer is `match`.
+        case write([Write], answer: StoryMatch)
+    }
+
+    /// The next step of `command`, given what its reads found so far, in order. A refusal
+    /// throws `StoryError` (the store rolls back).
+    public static func next(_ command: StoryCommand, read found: [Found]) throws -> Step {
+        var found = found.makeIterator()
         switch command {
         case .create:
-            let match = try StoryMatch.opened(try await transaction.nextID(), by: command)
-            try await transaction.insert(match)
-            return match
+            guard case .id(let id)? = found.next() else { return .read(.nextID) }
+            let match = try StoryMatch.opened(id, by: command)
+            return .write([.insert(match)], answer: match)
         case .automatch(let name, _, _):
-            if let open = try await transaction.oldestOpen(excluding: name) {
+            guard case .match(let open)? = found.next() else { return .read(.oldestOpen(excluding: name)) }
+            if let open {
                 let match = try open.applying(command)
-                try await transaction.update(match)
-                return match
+                return .write([.update(match)], answer: match)
             }
-            let match = try StoryMatch.opened(try await transaction.nextID(), by: command)
-            try await transaction.insert(match)
-            return match
+            guard case .id(let id)? = found.next() else { return .read(.nextID) }
+            let match = try StoryMatch.opened(id, by: command)
+            return .write([.insert(match)], answer: match)
         case .rematch(let id, let name, let at):
-            guard let old = try await transaction.match(forUpdate: id) else { throw StoryError.unknownMatch(id) }
-            if let again = old.rematch, old.includes(name), let match = try await transaction.match(forUpdate: again) {
-                return match
+            guard case .match(let read)? = found.next() else { return .read(.match(id)) }
+            guard let old = read else { throw StoryError.unknownMatch(id) }
+            if let again = old.rematch, old.includes(name) {
+                guard case .match(let made)? = found.next() else { return .read(.match(again)) }
+                if let made { return .write([], answer: made) }
             }
-            let match = try old.rematched(as: try await transaction.nextID(), by: name, at: at)
-            try await transaction.insert(match)
+            guard case .id(let newID)? = found.next() else { return .read(.nextID) }
+            let match = try old.rematched(as: newID, by: name, at: at)
             var ended = old
             ended.rematch = match.id
-            try await transaction.update(ended)
-            return match
+            return .write([.insert(match), .update(ended)], answer: match)
         case .turn(let id, _, _, _), .quit(let id, _, _), .decline(let id, _, _), .timeout(let id, _):
-            guard let match = try await transaction.match(forUpdate: id) else { throw StoryError.unknownMatch(id) }
+            guard case .match(let read)? = found.next() else { return .read(.match(id)) }
+            guard let match = read else { throw StoryError.unknownMatch(id) }
             let changed = try match.applying(command)
-            try await transaction.update(changed)
-            return changed
+            return .write([.update(changed)], answer: changed)
+        }
+    }
+
+    /// What `command` does, read and written through `transaction`.
+    public static func apply(_ command: StoryCommand, in transaction: some StoryTransaction) async throws -> StoryMatch {
+        var found: [Found] = []
+        while true {
+            switch try next(command, read: found) {
+            case .read(.match(let id)): found.append(.match(try await transaction.match(forUpdate: id)))
+            case .read(.oldestOpen(let name)): found.append(.match(try await transaction.oldestOpen(excluding: name)))
+            case .read(.nextID): found.append(.id(try await transaction.nextID()))
+            case .write(let writes, let answer):
+                for write in writes {
+                    switch write {
+                    case .insert(let match): try await transaction.insert(match)
+                    case .update(let match): try await transaction.update(match)
+                    }
+                }
+                return answer
+            }
         }
     }
 }

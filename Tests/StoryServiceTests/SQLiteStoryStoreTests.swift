@@ -102,7 +102,7 @@ struct SQLiteStoryStoreTests {
         let file = path()
         let store = try await SQLiteStoryStore.open(path: file)
         // The connection that commits never checkpoints inside a commit.
-        let automatic = try await store.connection.query("PRAGMA wal_autocheckpoint").first?.column("wal_autocheckpoint")?.integer
+        let automatic = try await store.query("PRAGMA wal_autocheckpoint").first?.column("wal_autocheckpoint")?.integer
         #expect(automatic == 0)
         var match = try await store.apply(.create(starter: "Ann", others: ["Bob"], title: "", at: 1))
         var sizes: [Int] = []
