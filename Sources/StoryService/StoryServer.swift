@@ -260,31 +260,19 @@ public final class StoryServer: @unchecked Sendable {  // all state is touched o
             case .push(let match):
                 push(match, except: id)
             case .call(let call):
-                let store = self.store, logger = self.logger
-                Task { [self] in
-                    let answer = await Self.answer(call, from: store, logger: logger, connection: id)
-                    loop.execute { [self] in feed(id, .answered(answer)) }
+                store.perform(call, answeringOn: loop).whenComplete { [self] result in
+                    feed(id, .answered(answer(result, connection: id)))
                 }
             }
         }
     }
 
-    /// The store's answer to `call`; its refusals and faults as answers too.
-    private static func answer(_ call: StoryConnection.StoreCall, from store: any StoryStore, logger: Logger,
-                               connection id: UInt64) async -> StoryConnection.StoreAnswer {
-        do {
-            switch call {
-            case .registeredKey(let name): return .registeredKey(try await store.registeredKey(of: name))
-            case .register(let key, let name):
-                try await store.register(key, for: name)
-                return .registered
-            case .matches(let name): return .matches(try await store.matches(of: name))
-            case .match(let matchID): return .match(try await store.match(matchID))
-            case .apply(let command): return .applied(try await store.apply(command))
-            }
-        } catch let error as StoryError {
-            return .refused(StoryRequestError(StoryRefusal(error), error.description))
-        } catch {
+    /// The store's answer, its refusals and faults as answers too.
+    private func answer(_ result: Result<StoryConnection.StoreAnswer, any Error>, connection id: UInt64) -> StoryConnection.StoreAnswer {
+        switch result {
+        case .success(let answer): return answer
+        case .failure(let error as StoryError): return .refused(StoryRequestError(StoryRefusal(error), error.description))
+        case .failure(let error):
             logger.warning("connection \(id): the store failed: \(error)")
             return .failed
         }

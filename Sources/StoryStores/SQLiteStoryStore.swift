@@ -142,18 +142,11 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `hand
     // MARK: - Reads
 
     public func registeredKey(of name: String) async throws -> StoryRegisteredKey? {
-        try await onThread { handle in
-            guard let row = try handle.rows("SELECT kind, bytes FROM keys WHERE name = ?", [.text(name)]).first else { return nil }
-            return try Self.key(row, name: name)
-        }
+        try await onThread { handle in try self.registeredKey(of: name, handle) }
     }
 
     public func register(_ key: StoryRegisteredKey, for name: String) async throws {
-        try await transaction { handle in
-            let (kind, bytes) = Self.columns(of: key)
-            try handle.rows("INSERT OR REPLACE INTO keys(name, kind, bytes) VALUES(?, ?, ?)",
-                            [.text(name), .integer(kind), .blob(ByteBuffer(bytes: bytes))])
-        }
+        try await onThread { handle in try self.register(key, for: name, handle) }
     }
 
     public func match(_ id: StoryMatchID) async throws -> StoryMatch? {
@@ -161,11 +154,44 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `hand
     }
 
     public func matches(of name: String) async throws -> [StoryMatch] {
-        try await onThread { handle in
-            try handle.rows(
-                "SELECT m.id, m.body FROM members JOIN matches m ON m.id = members.match_id WHERE members.name = ? ORDER BY m.id",
-                [.text(name)]).map(self.decode)
+        try await onThread { handle in try self.matches(of: name, handle) }
+    }
+
+    /// The service's calls, each one job on the store's thread answered straight on `loop`:
+    /// a turn crosses from the loop to this thread and back, no task between (StoryStore's
+    /// `perform`).
+    public func perform(_ call: StoryConnection.StoreCall, answeringOn loop: any EventLoop) -> EventLoopFuture<StoryConnection.StoreAnswer> {
+        let path = self.path
+        return thread.runIfActive(eventLoop: loop) { [self] () throws -> StoryConnection.StoreAnswer in
+            switch call {
+            case .registeredKey(let name): return .registeredKey(try registeredKey(of: name, handle))
+            case .register(let key, let name):
+                try register(key, for: name, handle)
+                return .registered
+            case .matches(let name): return .matches(try matches(of: name, handle))
+            case .match(let id): return .match(try read(id, handle))
+            case .apply(let command): return .applied(try apply(command, handle))
+            }
+        }.flatMapErrorThrowing { throw Self.storeError($0, path: path) }
+    }
+
+    private func registeredKey(of name: String, _ handle: SQLiteHandle) throws -> StoryRegisteredKey? {
+        guard let row = try handle.rows("SELECT kind, bytes FROM keys WHERE name = ?", [.text(name)]).first else { return nil }
+        return try Self.key(row, name: name)
+    }
+
+    private func register(_ key: StoryRegisteredKey, for name: String, _ handle: SQLiteHandle) throws {
+        try transaction(handle) { handle in
+            let (kind, bytes) = Self.columns(of: key)
+            try handle.rows("INSERT OR REPLACE INTO keys(name, kind, bytes) VALUES(?, ?, ?)",
+                            [.text(name), .integer(kind), .blob(ByteBuffer(bytes: bytes))])
         }
+    }
+
+    private func matches(of name: String, _ handle: SQLiteHandle) throws -> [StoryMatch] {
+        try handle.rows(
+            "SELECT m.id, m.body FROM members JOIN matches m ON m.id = members.match_id WHERE members.name = ? ORDER BY m.id",
+            [.text(name)]).map(decode)
     }
 
     public func due(at now: UInt64, limit: Int) async throws -> [StoryMatchID] {
@@ -204,7 +230,11 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `hand
     /// The rules (`StoryStoreRules.next`) driven with synchronous reads, the whole
     /// transaction one job on the store's thread.
     public func apply(_ command: StoryCommand) async throws -> StoryMatch {
-        try await transaction { handle in
+        try await onThread { handle in try self.apply(command, handle) }
+    }
+
+    private func apply(_ command: StoryCommand, _ handle: SQLiteHandle) throws -> StoryMatch {
+        try transaction(handle) { handle in
             var found: [StoryStoreRules.Found] = []
             while true {
                 switch try StoryStoreRules.next(command, read: found) {
@@ -293,15 +323,18 @@ public final class SQLiteStoryStore: StoryStore, @unchecked Sendable {  // `hand
     /// back if it throws (a refusal changes nothing). Every `checkpointEvery` commits the
     /// checkpointer is asked for a checkpoint; the commit does not wait for it.
     private func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteHandle) throws -> T) async throws -> T {
-        try await onThread { handle in
-            let value = try handle.transaction { try body(handle) }
-            self.commitsSinceCheckpoint += 1
-            if self.commitsSinceCheckpoint >= Self.checkpointEvery {
-                self.commitsSinceCheckpoint = 0
-                self.checkpointer.request()
-            }
-            return value
+        try await onThread { handle in try self.transaction(handle, body) }
+    }
+
+    /// The same, on the store's thread already.
+    private func transaction<T>(_ handle: SQLiteHandle, _ body: (SQLiteHandle) throws -> T) throws -> T {
+        let value = try handle.transaction { try body(handle) }
+        commitsSinceCheckpoint += 1
+        if commitsSinceCheckpoint >= Self.checkpointEvery {
+            commitsSinceCheckpoint = 0
+            checkpointer.request()
         }
+        return value
     }
 
     /// How many participants match `id` had when this transaction read it (0: not read).

@@ -1,3 +1,4 @@
+import NIOCore
 import StoryEngine
 import StoryProtocol
 
@@ -43,6 +44,32 @@ public protocol StoryStore: AnyObject, Sendable {
     func imported() async throws -> String?
 
     func close() async
+
+    /// `call` (the service's store calls: sign-in, a player's matches, a turn) with its answer,
+    /// or its fault, delivered on `loop`, where the service's connections live. The default
+    /// awaits the calls above in a task; a store whose calls run on a thread of its own
+    /// answers from that thread straight on the loop (`SQLiteStoryStore`: a turn then crosses
+    /// two threads, not four).
+    func perform(_ call: StoryConnection.StoreCall, answeringOn loop: any EventLoop) -> EventLoopFuture<StoryConnection.StoreAnswer>
+}
+
+extension StoryStore {
+    public func perform(_ call: StoryConnection.StoreCall, answeringOn loop: any EventLoop) -> EventLoopFuture<StoryConnection.StoreAnswer> {
+        loop.makeFutureWithTask { try await self.answer(call) }
+    }
+
+    /// `call`, awaited.
+    public func answer(_ call: StoryConnection.StoreCall) async throws -> StoryConnection.StoreAnswer {
+        switch call {
+        case .registeredKey(let name): return .registeredKey(try await registeredKey(of: name))
+        case .register(let key, let name):
+            try await register(key, for: name)
+            return .registered
+        case .matches(let name): return .matches(try await matches(of: name))
+        case .match(let id): return .match(try await match(id))
+        case .apply(let command): return .applied(try await apply(command))
+        }
+    }
 }
 
 /// One transaction of a store, as the rules need it.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import SnapTestSupport
 import SQLiteNIO
 import StoryEngine
@@ -185,6 +186,40 @@ struct StoryStoreContractTests {
         #expect(try await again.registeredKey(of: "Cy") == nil)
         #expect(try await again.apply(.create(starter: "Cy", others: ["Dan"], title: "", at: 400)).id == StoryMatchID(5))
         await again.close()
+    }
+
+    @Test("the service's calls through perform are answered on the service's loop, as the awaited calls answer; a refusal is the same error",
+          arguments: StoreKind.allCases)
+    func performOnLoop(_ kind: StoreKind) async throws {
+        let database = try StoreDatabase.fresh(kind)
+        let store = try await database.open()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        /// The answer, and whether it was delivered on `loop`.
+        func perform(_ call: StoryConnection.StoreCall) async -> (Result<StoryConnection.StoreAnswer, any Error>, onLoop: Bool) {
+            let delivered = loop.makePromise(of: (Result<StoryConnection.StoreAnswer, any Error>, Bool).self)
+            store.perform(call, answeringOn: loop).whenComplete { delivered.succeed(($0, loop.inEventLoop)) }
+            return try! await delivered.futureResult.get()
+        }
+        let (created, createdOnLoop) = await perform(.apply(.create(starter: "Ann", others: ["Bob"], title: "", at: 100, turnSeconds: 60)))
+        guard case .success(.applied(let match)) = created else { Issue.record("\(created)"); return }
+        #expect(createdOnLoop && match.id == StoryMatchID(1))
+        #expect(try await store.match(match.id) == match, "committed: the awaited read sees it")
+        let (refused, refusedOnLoop) = await perform(.apply(.turn(match.id, name: "Bob", text: "Mine", at: 101)))
+        guard case .failure(let error) = refused else { Issue.record("\(refused)"); return }
+        #expect(refusedOnLoop && error as? StoryError == .notYourTurn(match.id, current: "Ann"))
+        let (registered, _) = await perform(.register(.publicKey(Array(repeating: 7, count: 32)), for: "Ann"))
+        guard case .success(.registered) = registered else { Issue.record("\(registered)"); return }
+        let (key, _) = await perform(.registeredKey(of: "Ann"))
+        guard case .success(.registeredKey(let found)) = key else { Issue.record("\(key)"); return }
+        #expect(found == .publicKey(Array(repeating: 7, count: 32)))
+        let (matches, matchesOnLoop) = await perform(.matches(of: "Bob"))
+        guard case .success(.matches(let list)) = matches else { Issue.record("\(matches)"); return }
+        #expect(matchesOnLoop && list == [match])
+        let (one, _) = await perform(.match(StoryMatchID(9)))
+        guard case .success(.match(nil)) = one else { Issue.record("\(one)"); return }
+        await store.close()
+        try await group.shutdownGracefully()
     }
 
     @Test("importBook keeps ids and keys in one transaction, records its source, and new matches number on", arguments: StoreKind.allCases)
