@@ -98,6 +98,24 @@ struct RelayServerTests {
         return (host, player, data)
     }
 
+    /// A player who connects to `room` (its `connect` line and then `first`) while no data
+    /// connection waits ahead, once announced to the host (`incoming`, its `lines`th line).
+    func announced(_ host: Client, room: RelayID, lines: Int, first: [UInt8] = [], _ port: Int, _ directory: String)
+        async throws -> (player: Client, own: RelayID) {
+        let player = try await client(port, directory)
+        try await player.send(RelayLine.encode(.connect(room: room)) + first)
+        let replies = try await host.received.waitForLines(lines)
+        guard case .incoming(let own)? = replies.last else { throw RelayTestFailure("no incoming line: \(host.received.text)") }
+        return (player, own)
+    }
+
+    /// The host's data connection for the player announced under `own`.
+    func accepted(_ own: RelayID, _ port: Int, _ directory: String) async throws -> Client {
+        let data = try await client(port, directory)
+        try await data.send(RelayLine.encode(.accept(connection: own)))
+        return data
+    }
+
     struct RelayTestFailure: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
@@ -163,13 +181,9 @@ struct RelayServerTests {
         let directory = scratchDirectory("relay-noneahead")
         let (server, port, _) = try await relay(directory)
         let (host, room, ahead) = try await registered(server, port, directory)
-        let player = try await client(port, directory)
-        try await player.send(RelayLine.encode(.connect(room: room)))
-        let replies = try await host.received.waitForLines(3)
-        guard case .incoming(let own)? = replies.last else { throw RelayTestFailure("no incoming line: \(host.received.text)") }
+        let (player, own) = try await announced(host, room: room, lines: 3, port, directory)
         #expect(own != ahead)
-        let data = try await client(port, directory)
-        try await data.send(RelayLine.encode(.accept(connection: own)))
+        let data = try await accepted(own, port, directory)
         #expect(try await data.received.waitFor("spliced\n") == "spliced\n")
         #expect(try await player.received.waitFor("spliced\n") == "spliced\n")
         try await player.send(Array("through".utf8))
@@ -184,16 +198,13 @@ struct RelayServerTests {
         let directory = scratchDirectory("relay-early")
         let (server, port, _) = try await relay(directory)
         let (host, room, ahead) = try await registered(server, port, directory)
-        // No data connection waits ahead: the player is announced and its bytes wait with it.
-        let player = try await client(port, directory)
+        // No data connection waits ahead: the player is announced and its bytes wait with it,
+        // the rest of them sent after its announcement.
         let early: [UInt8] = Array("not\na line\n".utf8) + (0...255).map { UInt8($0) }
-        try await player.send(RelayLine.encode(.connect(room: room)) + early.prefix(5))
-        let replies = try await host.received.waitForLines(3)
-        guard case .incoming(let own)? = replies.last else { throw RelayTestFailure("no incoming line: \(host.received.text)") }
+        let (player, own) = try await announced(host, room: room, lines: 3, first: Array(early.prefix(5)), port, directory)
         #expect(own != ahead)
         try await player.send(Array(early.dropFirst(5)))
-        let data = try await client(port, directory)
-        try await data.send(RelayLine.encode(.accept(connection: own)))
+        let data = try await accepted(own, port, directory)
         try await data.received.waitForCount(8 + early.count)
         #expect(data.received.bytes.withLockedValue { $0 } == Array("spliced\n".utf8) + early)
         #expect(try await player.received.waitFor("spliced\n") == "spliced\n")
@@ -208,12 +219,8 @@ struct RelayServerTests {
         let (host, room, _) = try await registered(server, port, directory)
         let full = (0..<RelayLine.maxEarlyBytes).map { $0 % 64 == 63 ? UInt8(0x0A) : UInt8(0x41 + $0 % 26) }
         // The id told ahead is not taken: each player is announced and waits.
-        let within = try await client(port, directory)
-        try await within.send(RelayLine.encode(.connect(room: room)) + full)
-        let replies = try await host.received.waitForLines(3)
-        guard case .incoming(let own)? = replies.last else { throw RelayTestFailure("no incoming line: \(host.received.text)") }
-        let data = try await client(port, directory)
-        try await data.send(RelayLine.encode(.accept(connection: own)))
+        let (within, own) = try await announced(host, room: room, lines: 3, first: full, port, directory)
+        let data = try await accepted(own, port, directory)
         try await data.received.waitForCount(8 + full.count)
         #expect(data.received.bytes.withLockedValue { $0 } == Array("spliced\n".utf8) + full)
 
