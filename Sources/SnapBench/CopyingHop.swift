@@ -5,12 +5,18 @@ import NIOPosix
 /// runs on one) that copies bytes to the host's port and back and does nothing else: no
 /// TLS of its own, no line phase, no rooms. A game through it pays one more process hop and
 /// nothing more, so what it costs against a direct connection, no relay can beat.
-final class CopyingHop {
+final class CopyingHop: Sendable {
     let port: Int
     private let listener: Channel
 
-    init(to targetPort: Int, loop: EventLoop) throws {
-        listener = try ServerBootstrap(group: loop)
+    private init(listener: Channel) {
+        self.listener = listener
+        port = listener.localAddress?.port ?? 0
+    }
+
+    /// Listens on 127.0.0.1 (a port of its own) for players, each copied to `targetPort`.
+    static func start(to targetPort: Int, loop: EventLoop) async throws -> CopyingHop {
+        let listener = try await ServerBootstrap(group: loop)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             // Nothing is read from the player until the host's side is connected.
@@ -27,11 +33,12 @@ final class CopyingHop {
                         player.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
                     }
             }
-            .bind(host: "127.0.0.1", port: 0).wait()
-        port = listener.localAddress?.port ?? 0
+            .bind(host: "127.0.0.1", port: 0).get()
+        return CopyingHop(listener: listener)
     }
 
-    func stop() { try? listener.close().wait() }
+    /// No more players; the pairs copying go on until an end closes.
+    func stop() { listener.close(promise: nil) }
 }
 
 /// One side of a hop: what its channel reads goes out on the peer's, unread.

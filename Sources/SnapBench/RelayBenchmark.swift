@@ -340,7 +340,8 @@ final class InProcessRelay {
     func hoppedHost(_ group: EventLoopGroup) throws -> NetBenchmark.StreamHost {
         let direct = try directHost(group)
         guard case .tcp(_, let port) = try direct.endpoint() else { throw BenchError.socket("the direct host has no TCP port") }
-        let hop = try CopyingHop(to: port, loop: self.group.next())
+        let loop = self.group.next()
+        let hop = try blockingAwait { try await CopyingHop.start(to: port, loop: loop) }
         return NetBenchmark.StreamHost(server: direct.server, endpoint: { .tcp(host: "127.0.0.1", port: hop.port) },
                                        close: { hop.stop() })
     }

@@ -78,7 +78,7 @@ public enum TLSTransport {
     }
 
     /// Words for a handshake that failed other than by our own check.
-    static func clientRefusal(for error: Error, address: String, deadline: TimeAmount = handshakeDeadline) -> TLSRefusal {
+    static func clientRefusal(for error: Error, address: String, deadline: TimeAmount) -> TLSRefusal {
         let text = "\(error)"
         if ["WRONG_VERSION_NUMBER", "HTTP_REQUEST", "PACKET_LENGTH_TOO_LONG", "UNEXPECTED_RECORD"].contains(where: text.contains) {
             return .noTLS(address: address, detail: "it answered in clear")

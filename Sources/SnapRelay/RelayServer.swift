@@ -213,22 +213,18 @@ final class RelayConnectionHandler: ChannelInboundHandler {
         if let peer { return forward(buffer, to: peer, from: context.eventLoop) }
         guard let connection else { return }
         lines.append(buffer.readableBytesView)
-        // A player's first bytes for the host may follow its `connect` line at once: held, unread,
-        // for the host's side once spliced (docs/RELAY.md §3).
-        if holdsEarlyBytes {
-            if lines.count > RelayLine.maxEarlyBytes { server.malformed(connection) }
-            return
-        }
         do {
             while peer == nil, !holdsEarlyBytes, let line = try lines.nextLine() {
                 guard let request = RelayLine.decodeRequest(line) else { return server.malformed(connection) }
                 if case .connect = request { holdsEarlyBytes = true }
                 server.received(request, from: connection)
             }
-            if holdsEarlyBytes, peer == nil, lines.count > RelayLine.maxEarlyBytes { server.malformed(connection) }
         } catch {
-            server.malformed(connection)
+            return server.malformed(connection)
         }
+        // A player's first bytes for the host may follow its `connect` line at once: held, unread,
+        // for the host's side once spliced (docs/RELAY.md §3), up to the cap.
+        if holdsEarlyBytes, peer == nil, lines.count > RelayLine.maxEarlyBytes { server.malformed(connection) }
     }
 
     /// From now on bytes go to `other` (whose handler is `handler`; the player's when

@@ -84,7 +84,6 @@ struct RelayBench: ParsableCommand {
 
     private func micros(_ value: Double) -> String { "\(Int(value.rounded())) µs" }
 
-    /// The same joins through a relay keeping no connection ahead, in the same run.
     /// The same figure through a bare copying hop: the floor under any relay on this machine.
     private func sayHop(_ latencies: RelayBenchmark.Latencies, what: String) {
         say("relay: \(what) through a bare copying hop (one more process, no TLS of its own, no rooms: the floor "
@@ -93,6 +92,7 @@ struct RelayBench: ParsableCommand {
             + "\(twoDecimals(latencies.relayOverHopP50))x")
     }
 
+    /// The same joins through a relay keeping no connection ahead, in the same run.
     private func sayWithoutAhead(_ without: [Double], _ joined: RelayBenchmark.Latencies, apart: Int?) {
         let p50 = joined.p(without, 0.5)
         say("relay: invitation → welcome" + (apart.map { ", joins \($0) ms apart," } ?? "") + " without a connection ahead "
