@@ -20,9 +20,16 @@ public struct StoryBenchmark: Sendable {
         public var ping: [Double]
         /// The turn's parts, sorted, taken in this process on a file beside the service's:
         /// the store's `apply(turn)` alone (BEGIN IMMEDIATE … COMMIT, the commit's fsync
-        /// included), and a 4 KiB write with its `fdatasync` alone. Empty for PostgreSQL.
+        /// included), and a 4 KiB write with its `fdatasync` alone, and with `fsync` (what
+        /// SQLite calls). Empty for PostgreSQL.
         public var storeApply: [Double] = []
+        public var fdatasync: [Double] = []
         public var fsync: [Double] = []
+        /// The same turns and pings on plain blocking Unix sockets (`RawStoryClient`: a
+        /// request one `write`, a reply one `read`), the service's own time with nothing of a
+        /// client's, on the same service just after. Empty for PostgreSQL.
+        public var turnOnSockets: [Double] = []
+        public var pingOnSockets: [Double] = []
     }
 
     /// The service's memory with `matches` stored matches and with none, and its restarts.
@@ -81,9 +88,11 @@ public struct StoryBenchmark: Sendable {
         // 1. Turn → every participant's view updated, against a ping round trip.
         let service = try ServiceProcess(directory: directory, database: directory + "/live.sqlite")
         let times = try measureTurns(socket: service.socket)
+        let onSockets = try measureTurns { name in try RawStoryClient(unixPath: service.socket, name: name, key: benchKey(name)) }
         service.stop()
         let parts = try measureStoreParts(directory: directory)
-        latency(Latency(turn: times.turn, ping: times.ping, storeApply: parts.apply, fsync: parts.fsync))
+        latency(Latency(turn: times.turn, ping: times.ping, storeApply: parts.apply, fdatasync: parts.fdatasync, fsync: parts.fsync,
+                        turnOnSockets: onSockets.turn, pingOnSockets: onSockets.ping))
 
         // 1b. The same over TCP on loopback, with TLS and without (the baseline).
         var over: [ServiceProcess.TCP: [Double]] = [:]
@@ -224,11 +233,13 @@ public struct StoryBenchmark: Sendable {
     }
 
     /// `turns` turns applied to an SQLite store in this process, each timed, and after each a
-    /// 4 KiB write and `fdatasync` of a file beside it, timed: what of a turn is the store,
-    /// and what of the store is the disk. Back to back, as the service's turns above come
+    /// 4 KiB write and `fdatasync` of a file beside it, then the same with `fsync`, timed:
+    /// what of a turn is the store, and what of the store is the disk. (SQLite syncs with
+    /// `fsync`: sqlite-nio builds it without `HAVE_FDATASYNC`, and on ext4 an `fsync` after a
+    /// write also commits the file's new modification time to the journal.) Back to back, as the service's turns above come
     /// (three writers and a pinger each within their budget: no idle gaps); a disk left idle
     /// between writes answers its next `fsync` slower here, 2 ms rather than under 1.
-    func measureStoreParts(directory: String) throws -> (apply: [Double], fsync: [Double]) {
+    func measureStoreParts(directory: String) throws -> (apply: [Double], fdatasync: [Double], fsync: [Double]) {
         let turns = self.turns
         let path = directory + "/parts.sqlite"
         return try blockingAwait {
@@ -237,21 +248,25 @@ public struct StoryBenchmark: Sendable {
             guard descriptor >= 0 else { throw StoryTestError("cannot open \(directory)/parts.fsync") }
             defer { close(descriptor) }
             let page = [UInt8](repeating: 0x5A, count: 4096)
-            var apply: [Double] = [], fsync: [Double] = []
+            func timedWrite(_ sync: (Int32) -> Int32) throws -> Double {
+                let write = ContinuousClock.now
+                guard pwrite(descriptor, page, page.count, 0) == page.count, sync(descriptor) == 0 else {
+                    throw StoryTestError("cannot write \(directory)/parts.fsync: \(String(cString: strerror(errno)))")
+                }
+                return self.seconds(ContinuousClock.now - write)
+            }
+            var apply: [Double] = [], dataSync: [Double] = [], fullSync: [Double] = []
             var match = try await store.apply(.create(starter: "Ann", others: ["Bob", "Cy"], title: "Bench", at: 1))
             for turn in 0..<turns {
                 if match.ended { match = try await store.apply(.create(starter: "Ann", others: ["Bob", "Cy"], title: "Bench", at: 1)) }
                 let start = ContinuousClock.now
                 match = try await store.apply(.turn(match.id, name: match.participants[match.current!].name, text: "word\(turn)", at: 2))
                 apply.append(self.seconds(ContinuousClock.now - start))
-                let write = ContinuousClock.now
-                guard pwrite(descriptor, page, page.count, 0) == page.count, fdatasync(descriptor) == 0 else {
-                    throw StoryTestError("cannot write \(directory)/parts.fsync: \(String(cString: strerror(errno)))")
-                }
-                fsync.append(self.seconds(ContinuousClock.now - write))
+                dataSync.append(try timedWrite(fdatasync))
+                fullSync.append(try timedWrite(fsync))
             }
             await store.close()
-            return (apply.sorted(), fsync.sorted())
+            return (apply.sorted(), dataSync.sorted(), fullSync.sorted())
         }
     }
 
@@ -338,12 +353,20 @@ public struct StoryBenchmark: Sendable {
         try measureTurns(endpoint: .unix(socket), trust: nil)
     }
 
+    /// Turns and pings through the product's `StoryClient` (`BenchStoryClient`).
     func measureTurns(endpoint: StoryEndpoint, trust: ServerTrust?) throws -> (turn: [Double], ping: [Double]) {
+        try measureTurns { name in try BenchStoryClient(endpoint: endpoint, name: name, key: benchKey(name), trust: trust) }
+    }
+
+    /// Ann, Bob and Cy take turns in one match, each also watching on a second connection;
+    /// a fourth connection pings. Each turn is timed from its send until all three watchers
+    /// have the update, each ping from its send until its pong, alternately.
+    func measureTurns(_ connect: (String) throws -> any TimedStoryClient) throws -> (turn: [Double], ping: [Double]) {
         let names = ["Ann", "Bob", "Cy"]
-        let actors = try names.map { try BenchStoryClient(endpoint: endpoint, name: $0, key: benchKey($0), trust: trust) }
-        let watchers = try names.map { try BenchStoryClient(endpoint: endpoint, name: $0, key: benchKey($0), trust: trust) }
+        let actors = try names.map(connect)
+        let watchers = try names.map(connect)
         for watcher in watchers { try watcher.send(.watch) }
-        let pinger = try BenchStoryClient(endpoint: endpoint, name: "Pinger", key: benchKey("Pinger"), trust: trust)
+        let pinger = try connect("Pinger")
         // Clients keep to the service's budget (30 requests a second per connection).
         var pacers = Array(repeating: TokenBucket(capacity: 20, perSecond: 25), count: 4)
         let origin = ContinuousClock.now

@@ -33,9 +33,17 @@ struct StoryBench: ParsableCommand {
                 + "baseline ping round trip p50 \(micros(latency.ping, 0.5)), p99 \(micros(latency.ping, 0.99)); "
                 + "ratio p50 \(twoDecimals(StoryBenchmark.percentile(latency.turn, 0.5) / StoryBenchmark.percentile(latency.ping, 0.5)))x "
                 + "(a turn is committed to SQLite, WAL with synchronous=FULL, before anyone hears of it)")
+            print("turn p99 against the ping's p99: \(ratio(latency.turn, latency.ping, 0.99)) (both above through the product's StoryClient, "
+                + "each message awaited from this benchmark's thread: four a turn, two a ping)")
+            print("the same on plain blocking Unix sockets (a request one write, a reply one read: the service alone, nothing of a client's), "
+                + "on the same service just after: turn p50 \(micros(latency.turnOnSockets, 0.5)), p99 \(micros(latency.turnOnSockets, 0.99)); "
+                + "ping p50 \(micros(latency.pingOnSockets, 0.5)), p99 \(micros(latency.pingOnSockets, 0.99)); "
+                + "ratio p50 \(ratio(latency.turnOnSockets, latency.pingOnSockets, 0.5)), p99 \(ratio(latency.turnOnSockets, latency.pingOnSockets, 0.99))")
             print("the turn's parts, in this process on a file beside the service's: the store's apply(turn) alone p50 "
                 + "\(micros(latency.storeApply, 0.5)), p99 \(micros(latency.storeApply, 0.99)) (BEGIN IMMEDIATE … COMMIT, its fsync "
-                + "included); a 4 KiB write and fdatasync alone p50 \(micros(latency.fsync, 0.5)), p99 \(micros(latency.fsync, 0.99))")
+                + "included); a 4 KiB write and fdatasync alone p50 \(micros(latency.fdatasync, 0.5)), p99 \(micros(latency.fdatasync, 0.99))"
+                + "; with fsync instead (what SQLite calls on commit: sqlite-nio builds it without HAVE_FDATASYNC) p50 "
+                + "\(micros(latency.fsync, 0.5)), p99 \(micros(latency.fsync, 0.99))")
         } overTCP: { tls, plain in
             print("over TCP: turn → all 3 views updated with TLS p50 \(micros(tls, 0.5)), p99 \(micros(tls, 0.99)); "
                 + "plain TCP p50 \(micros(plain, 0.5)), p99 \(micros(plain, 0.99)); "
@@ -83,4 +91,8 @@ struct StoryBench: ParsableCommand {
 
     func micros(_ sorted: [Double], _ p: Double) -> String { "\(Int((StoryBenchmark.percentile(sorted, p) * 1e6).rounded())) µs" }
     func millis(_ seconds: Double) -> String { twoDecimals(seconds * 1000) + " ms" }
+    /// `turn`'s percentile `p` over `ping`'s, as "N.NNx".
+    func ratio(_ turn: [Double], _ ping: [Double], _ p: Double) -> String {
+        twoDecimals(StoryBenchmark.percentile(turn, p) / StoryBenchmark.percentile(ping, p)) + "x"
+    }
 }

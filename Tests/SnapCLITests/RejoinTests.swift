@@ -308,6 +308,11 @@ struct JournalOverheadBenchTests {
         #expect(run.status == 0, "\(run.output)\(run.error)")
         let lines = run.output.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("turn → all 3 participants' views updated: p50 ") })
+        #expect(lines.contains { $0.hasPrefix("turn p99 against the ping's p99: ") && $0.contains("x (both above through the product's StoryClient") })
+        // The service alone, on plain sockets: a ping's p50 is some microseconds, never none.
+        let onSockets = lines.first { $0.hasPrefix("the same on plain blocking Unix sockets") }
+        #expect(onSockets?.contains("; ping p50 ") == true && onSockets?.contains("; ping p50 0 µs") == false, "\(run.output)")
+        #expect(lines.contains { $0.hasPrefix("the turn's parts, ") && $0.contains("; with fsync instead (what SQLite calls on commit") })
         #expect(lines.contains { $0.hasPrefix("over TCP: turn → all 3 views updated with TLS p50 ") && $0.contains("plain TCP p50 ")
             && $0.contains("ratio p50 ") })
     }
