@@ -234,10 +234,10 @@ public struct StoryBenchmark: Sendable {
 
     /// `turns` turns applied to an SQLite store in this process, each timed, and after each a
     /// 4 KiB write and `fdatasync` of a file beside it, then the same with `fsync`, timed:
-    /// what of a turn is the store, and what of the store is the disk. (SQLite syncs with
-    /// `fsync`: sqlite-nio builds it without `HAVE_FDATASYNC`, and on ext4 an `fsync` after a
-    /// write also commits the file's new modification time to the journal.) Back to back, as the service's turns above come
-    /// (three writers and a pinger each within their budget: no idle gaps); a disk left idle
+    /// what of a turn is the store, and what of the store is the disk (SQLite syncs with
+    /// `fsync`: sqlite-nio builds it without `HAVE_FDATASYNC`). Back to back, as the
+    /// service's turns above come (three writers and a pinger each within their budget: no
+    /// idle gaps); a disk left idle
     /// between writes answers its next `fsync` slower here, 2 ms rather than under 1.
     func measureStoreParts(directory: String) throws -> (apply: [Double], fdatasync: [Double], fsync: [Double]) {
         let turns = self.turns
