@@ -237,8 +237,8 @@ public struct StoryBenchmark: Sendable {
     /// what of a turn is the store, and what of the store is the disk (SQLite syncs with
     /// `fsync`: sqlite-nio builds it without `HAVE_FDATASYNC`). Back to back, as the
     /// service's turns above come (three writers and a pinger each within their budget: no
-    /// idle gaps); a disk left idle
-    /// between writes answers its next `fsync` slower here, 2 ms rather than under 1.
+    /// idle gaps); a disk left idle between writes answers its next `fsync` slower here, 2 ms
+    /// rather than under 1.
     func measureStoreParts(directory: String) throws -> (apply: [Double], fdatasync: [Double], fsync: [Double]) {
         let turns = self.turns
         let path = directory + "/parts.sqlite"

@@ -31,7 +31,7 @@ struct StoryBench: ParsableCommand {
         try benchmark.run { latency in
             print("turn → all 3 participants' views updated: p50 \(micros(latency.turn, 0.5)), p99 \(micros(latency.turn, 0.99)); "
                 + "baseline ping round trip p50 \(micros(latency.ping, 0.5)), p99 \(micros(latency.ping, 0.99)); "
-                + "ratio p50 \(twoDecimals(StoryBenchmark.percentile(latency.turn, 0.5) / StoryBenchmark.percentile(latency.ping, 0.5)))x "
+                + "ratio p50 \(ratio(latency.turn, latency.ping, 0.5)) "
                 + "(a turn is committed to SQLite, WAL with synchronous=FULL, before anyone hears of it)")
             print("turn p99 against the ping's p99: \(ratio(latency.turn, latency.ping, 0.99)) (both above through the product's StoryClient, "
                 + "each message awaited from this benchmark's thread: four a turn, two a ping)")
@@ -47,7 +47,7 @@ struct StoryBench: ParsableCommand {
         } overTCP: { tls, plain in
             print("over TCP: turn → all 3 views updated with TLS p50 \(micros(tls, 0.5)), p99 \(micros(tls, 0.99)); "
                 + "plain TCP p50 \(micros(plain, 0.5)), p99 \(micros(plain, 0.99)); "
-                + "ratio p50 \(twoDecimals(StoryBenchmark.percentile(tls, 0.5) / StoryBenchmark.percentile(plain, 0.5)))x")
+                + "ratio p50 \(ratio(tls, plain, 0.5))")
         } memory: { memory in
             print("filling the database with \(matches) matches (5 turns each, batched inserts): \(millis(memory.fillSeconds)); "
                 + "\(memory.bytes / 1024) KiB on disk")
@@ -67,7 +67,7 @@ struct StoryBench: ParsableCommand {
             try benchmark.runPostgres(postgres) { latency in
                 print("postgres: turn → all 3 participants' views updated: p50 \(micros(latency.turn, 0.5)), p99 \(micros(latency.turn, 0.99)); "
                     + "baseline ping round trip p50 \(micros(latency.ping, 0.5)), p99 \(micros(latency.ping, 0.99)); "
-                    + "ratio p50 \(twoDecimals(StoryBenchmark.percentile(latency.turn, 0.5) / StoryBenchmark.percentile(latency.ping, 0.5)))x "
+                    + "ratio p50 \(ratio(latency.turn, latency.ping, 0.5)) "
                     + "(with \(matches) stored matches; each turn a committed transaction first)")
             } memory: { memory in
                 print("postgres: filling the database with \(matches) matches (batched inserts): \(millis(memory.fillSeconds))")
