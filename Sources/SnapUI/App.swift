@@ -87,9 +87,11 @@ extension WindowWake {
 /// `--frame-log PATH`: "changed <ms> <pass> <what>" when a visible state change reaches
 /// the window (when its message's wake was asked for, or the loop pass whose animation
 /// step made it), then "presented <ms> <pass> <what>" once the first frame showing it is
-/// on screen. Milliseconds of CLOCK_MONOTONIC, the same clock in every process on the
-/// machine; `pass` numbers the loop's passes. A test holds each window to presenting
-/// every change in the frame of the pass that found it, soon after it arrived.
+/// on screen. Before a pass's first change, "woke <ms> <pass> <ms>": when that pass's wait
+/// ended, and when the pass before it had ended (the loop began waiting). Milliseconds of
+/// CLOCK_MONOTONIC, the same clock in every process on the machine; `pass` numbers the
+/// loop's passes. A test holds each window to finding every change in the first pass
+/// after it arrived (the loop did not sleep through it) and presenting it in that pass's frame.
 final class FrameLog {
     private let file: UnsafeMutablePointer<FILE>
     private var pending: [String] = []
@@ -101,7 +103,13 @@ final class FrameLog {
 
     deinit { fclose(file) }
 
-    func changed(_ what: String, at nanoseconds: UInt64, pass: Int) {
+    private var lastWokePass = 0
+
+    func changed(_ what: String, at nanoseconds: UInt64, pass: Int, woke: UInt64, previousPassEnded: UInt64) {
+        if pass != lastWokePass {
+            write("woke \(Self.milliseconds(woke)) \(pass) \(Self.milliseconds(previousPassEnded))")
+            lastWokePass = pass
+        }
         write("changed \(Self.milliseconds(nanoseconds)) \(pass) \(what)")
         pending.append(what)
     }
@@ -168,6 +176,10 @@ public final class App {
     private var lastFrameBegan = -1.0
     /// Loop passes so far (the frame log's pass numbers).
     private var passes = 0
+    /// When this pass's wait ended, and when the previous pass ended (nanoseconds,
+    /// monotonic): the frame log's proof that the loop did not sleep through a change.
+    private var passWaitEnded: UInt64 = 0
+    private var previousPassEnded: UInt64 = 0
 
     public var now: Double {
         let d = ContinuousClock.now - start
@@ -221,7 +233,7 @@ public final class App {
         guard let frameLog else { return }
         var at = monotonicNanoseconds()
         if fromMessage { at = [at, passWokenAt, WindowWake.pending()].compactMap { $0 }.min()! }
-        frameLog.changed(what, at: at, pass: passes)
+        frameLog.changed(what, at: at, pass: passes, woke: passWaitEnded, previousPassEnded: previousPassEnded)
     }
 
     private var quitRequested = false
@@ -232,6 +244,7 @@ public final class App {
     public func run() throws(SDLError) {
         var running = true
         quitRequested = false
+        previousPassEnded = monotonicNanoseconds()
         while running {
             passWokenAt = nil
             passes += 1
@@ -256,6 +269,7 @@ public final class App {
                 }
             }
             probe?.waitEnded(hadWake: hadWake)
+            passWaitEnded = monotonicNanoseconds()
             while SDL_PollEvent(&event) == 1 { running = dispatch(event) && running }
             // Read after the wait: animations a message starts begin now, not when the pass began.
             let now = self.now
@@ -281,6 +295,7 @@ public final class App {
             }
             if let quitAfter = options.quitAfter, now >= quitAfter { running = false }
             if quitRequested { running = false }
+            previousPassEnded = monotonicNanoseconds()
         }
         if let path = options.screenshot {
             scene.draw(graphics, app: self)
