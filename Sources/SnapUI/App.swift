@@ -87,11 +87,13 @@ extension WindowWake {
 /// `--frame-log PATH`: "changed <ms> <pass> <what>" when a visible state change reaches
 /// the window (when its message's wake was asked for, or the loop pass whose animation
 /// step made it), then "presented <ms> <pass> <what>" once the first frame showing it is
-/// on screen. Before a pass's first change, "woke <ms> <pass> <ms>": when that pass's wait
-/// ended, and when the pass before it had ended (the loop began waiting). Milliseconds of
-/// CLOCK_MONOTONIC, the same clock in every process on the machine; `pass` numbers the
-/// loop's passes. A test holds each window to finding every change in the first pass
-/// after it arrived (the loop did not sleep through it) and presenting it in that pass's frame.
+/// on screen. Before a pass's first change, "woke <ms> <pass> <ms> <how>": when that pass's
+/// wait ended, when the pass before it had ended (the loop began waiting), and how the wait
+/// ended: `event` (an input or a wake), `timeout`, or `busy` (it did not wait: something
+/// moved or was due). Milliseconds of CLOCK_MONOTONIC, the same clock in every process on
+/// the machine; `pass` numbers the loop's passes. A test holds each window to presenting
+/// every change in the frame of the pass that found it, and to never sleeping through a
+/// wake that was waiting when the loop began to wait.
 final class FrameLog {
     private let file: UnsafeMutablePointer<FILE>
     private var pending: [String] = []
@@ -105,9 +107,9 @@ final class FrameLog {
 
     private var lastWokePass = 0
 
-    func changed(_ what: String, at nanoseconds: UInt64, pass: Int, woke: UInt64, previousPassEnded: UInt64) {
+    func changed(_ what: String, at nanoseconds: UInt64, pass: Int, woke: UInt64, previousPassEnded: UInt64, how: App.WaitEnd) {
         if pass != lastWokePass {
-            write("woke \(Self.milliseconds(woke)) \(pass) \(Self.milliseconds(previousPassEnded))")
+            write("woke \(Self.milliseconds(woke)) \(pass) \(Self.milliseconds(previousPassEnded)) \(how.rawValue)")
             lastWokePass = pass
         }
         write("changed \(Self.milliseconds(nanoseconds)) \(pass) \(what)")
@@ -176,10 +178,12 @@ public final class App {
     private var lastFrameBegan = -1.0
     /// Loop passes so far (the frame log's pass numbers).
     private var passes = 0
-    /// When this pass's wait ended, and when the previous pass ended (nanoseconds,
-    /// monotonic): the frame log's proof that the loop did not sleep through a change.
+    /// When this pass's wait ended, when the previous pass ended (nanoseconds, monotonic),
+    /// and how the wait ended: the frame log's proof that the loop did not sleep through a change.
     private var passWaitEnded: UInt64 = 0
     private var previousPassEnded: UInt64 = 0
+    private var waitEnd = WaitEnd.busy
+    enum WaitEnd: String { case event, timeout, busy }
 
     public var now: Double {
         let d = ContinuousClock.now - start
@@ -233,7 +237,7 @@ public final class App {
         guard let frameLog else { return }
         var at = monotonicNanoseconds()
         if fromMessage { at = [at, passWokenAt, WindowWake.pending()].compactMap { $0 }.min()! }
-        frameLog.changed(what, at: at, pass: passes, woke: passWaitEnded, previousPassEnded: previousPassEnded)
+        frameLog.changed(what, at: at, pass: passes, woke: passWaitEnded, previousPassEnded: previousPassEnded, how: waitEnd)
     }
 
     private var quitRequested = false
@@ -254,8 +258,14 @@ public final class App {
             let moving = scene.isAnimating || drewAnimating
             let idle = !needsRedraw && !moving && !(probe?.keepsWindowAwake ?? false)
             let hadWake = probe?.isWaitingForWake ?? false
+            waitEnd = .busy
             if idle {
-                if SDL_WaitEventTimeout(&event, 100) == 1 { running = dispatch(event) && running }
+                if SDL_WaitEventTimeout(&event, 100) == 1 {
+                    waitEnd = .event
+                    running = dispatch(event) && running
+                } else {
+                    waitEnd = .timeout
+                }
             } else if !needsRedraw, !(probe?.keepsWindowAwake ?? false), let interval = graphics.pacedFrameInterval {
                 // Moving, with a renderer that does not wait for the display (software): the
                 // next frame is due one refresh after the last one began. Until then the loop
@@ -264,7 +274,12 @@ public final class App {
                 // a core and nearly every message came in mid-frame, to wait for two).
                 while running, !needsRedraw {
                     let wait = lastFrameBegan + interval - self.now
-                    guard wait >= 0.001, SDL_WaitEventTimeout(&event, Int32(wait * 1_000)) == 1 else { break }
+                    guard wait >= 0.001 else { break }
+                    guard SDL_WaitEventTimeout(&event, Int32(wait * 1_000)) == 1 else {
+                        waitEnd = .timeout
+                        break
+                    }
+                    waitEnd = .event
                     running = dispatch(event) && running
                 }
             }
