@@ -518,11 +518,13 @@ enum X11Window {
     }
 }
 
-/// DejaVu from Debian's fonts-dejavu-core, opened at 2× the asked size.
+/// DejaVu from Debian's fonts-dejavu-core, opened at 2× the asked size. Both files are read
+/// once, when the window opens, and each size is opened from those bytes: a size first drawn
+/// mid-game (a splash, a longer status line) reads no file on the window's thread.
 public final class Fonts {
     private var cache: [Int: OpaquePointer] = [:]
-    let regularPath: String
-    let boldPath: String
+    private let regular: UnsafeMutableRawBufferPointer
+    private let bold: UnsafeMutableRawBufferPointer
 
     public static let searchDirectories = ["/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/dejavu", "/usr/local/share/fonts"]
 
@@ -530,22 +532,37 @@ public final class Fonts {
         func find(_ file: String) -> String? {
             Self.searchDirectories.map { $0 + "/" + file }.first { access($0, R_OK) == 0 }
         }
-        guard let regular = find("DejaVuSans.ttf"), let bold = find("DejaVuSans-Bold.ttf") else {
+        guard let regularPath = find("DejaVuSans.ttf"), let boldPath = find("DejaVuSans-Bold.ttf") else {
             throw SDLError("finding fonts", message: "DejaVu Sans is missing: install Debian's fonts-dejavu-core "
                 + "(looked in \(Self.searchDirectories.joined(separator: ", ")))")
         }
-        regularPath = regular
-        boldPath = bold
+        func read(_ path: String) throws(SDLError) -> UnsafeMutableRawBufferPointer {
+            var count = 0
+            guard let bytes = SDL_LoadFile(path, &count) else { throw SDLError("reading \(path)") }
+            return UnsafeMutableRawBufferPointer(start: bytes, count: count)
+        }
+        regular = try read(regularPath)
+        do { bold = try read(boldPath) } catch {
+            SDL_free(regular.baseAddress)
+            throw error
+        }
     }
 
-    func font(size: Int, bold: Bool) -> OpaquePointer? {
-        let key = size * 2 + (bold ? 1 : 0)
+    func font(size: Int, bold isBold: Bool) -> OpaquePointer? {
+        let key = size * 2 + (isBold ? 1 : 0)
         if let font = cache[key] { return font }
-        guard let font = TTF_OpenFont(bold ? boldPath : regularPath, Int32(size * 2)) else { return nil }
+        let file = isBold ? bold : regular
+        // freesrc 1: the font closes the stream; the bytes stay ours until deinit.
+        guard let stream = SDL_RWFromConstMem(file.baseAddress, Int32(file.count)),
+              let font = TTF_OpenFontRW(stream, 1, Int32(size * 2)) else { return nil }
         cache[key] = font
         return font
     }
 
-    deinit { for font in cache.values { TTF_CloseFont(font) } }
+    deinit {
+        for font in cache.values { TTF_CloseFont(font) }
+        SDL_free(regular.baseAddress)
+        SDL_free(bold.baseAddress)
+    }
 }
 #endif

@@ -58,6 +58,21 @@ struct InProcessTests {
         try connectLinkLater(to: .unix(path), on: GameClient.group.next(), hello: Hello(name: name)).wait()
     }
 
+    @Test("fonts are read once: a size first asked for mid-game opens from memory, the font files not held open")
+    func fontsFromMemory() throws {
+        #expect(TTF_Init() == 0)
+        let fonts = try Fonts()
+        let font = try #require(fonts.font(size: 37, bold: true))
+        var width: Int32 = 0, height: Int32 = 0
+        #expect(TTF_SizeUTF8(font, "Snap!", &width, &height) == 0)
+        #expect(width > 100 && height > 40, "\(width)×\(height)")
+        // TTF_OpenFont(path) keeps its file open for the font's life and reads it as glyphs are drawn.
+        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+            .compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) }
+        #expect(!open.contains { $0.contains("DejaVu") }, "\(open.filter { $0.contains("DejaVu") })")
+        withExtendedLifetime(fonts) {}
+    }
+
     @Test("a taken name offers the next variant")
     func nameVariants() {
         #expect(MenuKit.nextVariant(of: "Ann") == "Ann 2")
