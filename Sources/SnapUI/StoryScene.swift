@@ -14,7 +14,7 @@ import StoryProtocol
 /// waits on the window's thread: requests are queued for the task to send, in order. When
 /// the service goes away the task signs in again as `StoryReconnect` says (as `story
 /// notify` does), and watches and lists again once back.
-public final class StoryLink: Sendable {
+public final class StoryServiceConnection: Sendable {
     /// How the connection stands, as the window shows it.
     enum State: Equatable {
         /// Signed in (`again`: after a connection was lost).
@@ -133,19 +133,19 @@ public final class StoryLink: Sendable {
 private final class StoryInbox: @unchecked Sendable {  // everything behind `lock`
     private let lock = NIOLock()
     private var replies: [StoryReply] = []
-    private var state: StoryLink.State?
+    private var state: StoryServiceConnection.State?
 
     func add(_ reply: StoryReply) {
         lock.withLock { replies.append(reply) }
         WindowWake.wake()
     }
 
-    func set(_ state: StoryLink.State) {
+    func set(_ state: StoryServiceConnection.State) {
         lock.withLock { self.state = state }
         WindowWake.wake()
     }
 
-    func drain() -> (replies: [StoryReply], state: StoryLink.State?) {
+    func drain() -> (replies: [StoryReply], state: StoryServiceConnection.State?) {
         lock.withLock {
             defer { replies = []; state = nil }
             return (replies, state)
@@ -176,7 +176,7 @@ public final class StoryScene: Scene {
     }
 
     /// nil once signing in failed (or when there is no socket path to try).
-    private var link: StoryLink?
+    private var link: StoryServiceConnection?
     private let name: String
     private var matches: [StoryMatchID: StoryMatch] = [:]
     private var loaded = false
@@ -210,7 +210,7 @@ public final class StoryScene: Scene {
         invite = TextField(text: "", frame: Rect(x: 356, y: 668, width: 336, height: 40), maxLength: 120)
         do {
             let target = try endpoint ?? .unix(defaultStorySocketPath(create: false))
-            link = StoryLink(endpoint: target, name: name, joinCode: joinCode, trust: trust)
+            link = StoryServiceConnection(endpoint: target, name: name, joinCode: joinCode, trust: trust)
         } catch {
             link = nil
             problem = "\(error)"

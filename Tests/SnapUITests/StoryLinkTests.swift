@@ -25,7 +25,7 @@ struct StoryLinkTests {
         try #require(bound == 0 && listen(listener, 4) == 0)
 
         // Signing in waits for an answer that never comes; making the link does not.
-        let link = StoryLink(endpoint: .unix(path), name: "Ann")
+        let link = StoryServiceConnection(endpoint: .unix(path), name: "Ann")
         #expect(link.drain().state == nil)
         // Closing the listener resets the connection waiting in its queue (and leaves the
         // path without a listener): the link says so, and that it tries again in 1 s, then 2 s.
