@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "SnapPlatform",
             dependencies: [
-                "SnapBytes", "SnapRelayProtocol",
+                "SnapBytes",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -99,7 +99,7 @@ let package = Package(
         .target(
             name: "SnapNet",
             dependencies: [
-                "SnapPlatform", "SnapRelayProtocol", "SnapLAN", "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
+                "SnapPlatform", "SnapRelayProtocol", "SnapRelayClient", "SnapLAN", "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -188,6 +188,13 @@ let package = Package(
         ),
         // The relay's lines and its bookkeeping (docs/RELAY.md) as values: pure, knowing no game.
         .target(name: "SnapRelayProtocol", dependencies: ["SnapBytes"]),
+        // The relay's client side on NIO: its line phase, its refusals, an invitation's endpoint
+        // (a relayed `Endpoint` carries its `RelayPassage`). Knows no game; SnapPlatform, which
+        // connects, knows no relay.
+        .target(
+            name: "SnapRelayClient",
+            dependencies: ["SnapRelayProtocol", "SnapPlatform", .product(name: "NIOCore", package: "swift-nio")]
+        ),
         // The relay on the network: pairs connections and copies bytes it cannot read.
         .target(
             name: "SnapRelay",
@@ -212,7 +219,7 @@ let package = Package(
             name: "SnapUI",
             dependencies: [
                 "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "SnapTable", "SnapSettings",
-                "StoryEngine", "StoryProtocol", "StoryLink", "SnapHistory", "SnapRelayProtocol",
+                "StoryEngine", "StoryProtocol", "StoryLink", "SnapHistory", "SnapRelayProtocol", "SnapRelayClient",
                 .target(name: "CSDL2", condition: gui),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -227,7 +234,7 @@ let package = Package(
                 "SnapEngine", "SnapProtocol", "SnapSession", "SnapSimulation", "SnapNet", "SnapJournal", "SnapHistory",
                 "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryStoresPostgres", "StoryService",
                 // `snap-bench relay` runs a relay in process for its latency figures.
-                "SnapRelay", "SnapRelayProtocol",
+                "SnapRelay", "SnapRelayProtocol", "SnapRelayClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -244,7 +251,7 @@ let package = Package(
                 "SnapEngine", "SnapBots", "SnapSimulation", "SnapBytes", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal", "SnapHistory",
                 .target(name: "SnapTable", condition: gui),
                 "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "StoryNotices", "SnapDBus",
-                "SnapRelay", "SnapRelayProtocol", "SnapCommandLine",
+                "SnapRelay", "SnapRelayProtocol", "SnapRelayClient", "SnapCommandLine",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui),

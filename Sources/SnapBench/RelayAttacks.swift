@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import SnapPlatform
+import SnapRelayClient
 import SnapRelayProtocol
 
 extension AttackBenchmark {

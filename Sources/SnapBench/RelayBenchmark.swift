@@ -8,6 +8,7 @@ import NIOCore
 import NIOPosix
 import SnapNet
 import SnapRelay
+import SnapRelayClient
 import SnapRelayProtocol
 
 /// `snap-bench relay` (docs/RELAY.md, "Figures"): a game through a relay against the same

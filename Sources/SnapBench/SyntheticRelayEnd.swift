@@ -2,6 +2,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import SnapPlatform
+import SnapRelayClient
 import SnapRelayProtocol
 
 /// One end of a pair the bench splices at a relay: not a game, bytes the size and pace of

@@ -3,6 +3,7 @@ import NIOCore
 import NIOSSL
 import SnapBytes
 import SnapPlatform
+import SnapRelayClient
 import SnapRelayProtocol
 
 /// A host's room at a relay (docs/RELAY.md §4): the control connection it keeps, and a data

@@ -6,29 +6,43 @@ import Musl
 import NIOCore
 import NIOPosix
 import SnapBytes
-import SnapRelayProtocol
 
 /// Where a client connects.
 public enum Endpoint: Sendable, CustomStringConvertible {
     case unix(String)
     case tcp(host: String, port: Int)
-    /// A game behind a relay (docs/RELAY.md): the relay's address, the room, and the host's
-    /// certificate as the invitation names it (the end-to-end TLS accepts that one only).
-    case relayed(host: String, port: Int, room: RelayID, certificate: CertificateFingerprint)
+    /// A host behind a relay: TLS to the relay at `host`:`port`, then the relay's own phase
+    /// (`through`: which host, in the relay's words), then the host's TLS inside it, which
+    /// accepts `certificate` only. The platform knows no relay's protocol: SnapRelayClient's
+    /// `Endpoint(invitation)` makes one for Snap!'s relay (docs/RELAY.md).
+    case relayed(host: String, port: Int, through: any RelayPassage, certificate: CertificateFingerprint)
 
     public var description: String {
         switch self {
         case .unix(let path): "unix:\(path)"
         case .tcp(let host, let port): "tcp:" + formatHostPort(host, port)
-        case .relayed(let host, let port, let room, _): "relay:" + formatHostPort(host, port) + "/" + room.text
+        case .relayed(let host, let port, let passage, _): "relay:" + formatHostPort(host, port) + "/" + passage.text
         }
     }
-
-    /// An invitation's game.
-    public init(_ invitation: RelayInvitation) {
-        self = .relayed(host: invitation.relayHost, port: invitation.relayPort, room: invitation.room, certificate: invitation.certificate)
-    }
 }
+
+/// What a relay is told and answers on a relayed connection, between the relay's TLS and the
+/// host's (SnapRelayClient's `RelayRoomPassage` for Snap!'s relay).
+public protocol RelayPassage: Sendable {
+    /// The host at the relay in an endpoint's description, after `relay:HOST:PORT/`.
+    var text: String { get }
+    /// How long the relay may wait before it answers: the host's TLS handshake may take
+    /// that much longer than a direct one.
+    var wait: Duration { get }
+    /// The handler that speaks the relay's phase; it joins the pipeline before the host's
+    /// TLS handler. It tells `failed` once, and closes the connection, if the relay refuses
+    /// (a `RelayRefusal`) or the connection fails before the relay put the host through.
+    func handler(relay: String, failed: @escaping (any Error) -> Void) -> any ChannelHandler
+}
+
+/// A relay's no (or its protocol broken, or the connection closed) before it put the host
+/// through: the player reads its description, as when no host is there.
+public protocol RelayRefusal: Error, CustomStringConvertible {}
 
 /// What a client says of a host that closed (or reset) its connection during the TLS
 /// handshake: a host past its caps does so when even its refusals in words are too many
@@ -104,10 +118,10 @@ package func connectLater<Output: Sendable>(to endpoint: Endpoint, on loop: Even
                     }
                     return promise.succeed(output)
                 }
-                // Through a relay: the relay's TLS, then its line phase, then the host's TLS inside.
-                let endToEnd = if case .relayed(let host, let port, let room, let certificate) = endpoint {
+                // Through a relay: the relay's TLS, then its own phase, then the host's TLS inside.
+                let endToEnd = if case .relayed(let host, let port, let passage, let certificate) = endpoint {
                     handshook.flatMap {
-                        throughRelay(channel, host: host, port: port, room: room, certificate: certificate,
+                        throughRelay(channel, host: host, port: port, passage: passage, certificate: certificate,
                                      knownHosts: (trust ?? .standard()).knownHosts)
                     }
                 } else { handshook }
@@ -124,7 +138,7 @@ package func connectLater<Output: Sendable>(to endpoint: Endpoint, on loop: Even
                         promise.fail(NetError.hostBusy(endpoint.description, closedInHandshakeText(detail)))
                     case .failure(let refusal as TLSRefusal):
                         promise.fail(NetError.untrusted(refusal))
-                    case .failure(let refused as RelayRefused):
+                    case .failure(let refused as any RelayRefusal):
                         channel.close(promise: nil)
                         promise.fail(NetError.noHost(refused.description))
                     case .failure(let error):
@@ -147,20 +161,21 @@ package func connectLater<Output: Sendable>(to endpoint: Endpoint, on loop: Even
     return promise.futureResult
 }
 
-/// A player's way through a relay, once the relay's own TLS is up: `connect ROOM`, and right
-/// behind it the host's TLS inside, its certificate checked against the invitation's
-/// `certificate` and nothing else. The inner hello does not wait for `spliced`: the relay
-/// holds it and hands it over first (docs/RELAY.md §3), which saves a round trip to the relay.
-/// Completes when that handshake is done; fails with a `RelayRefused` (the line client hears
-/// of a refusal before the inner handshake can) or a `TLSRefusal` (nothing of the game sent).
-func throughRelay(_ channel: Channel, host: String, port: Int, room: RelayID, certificate: CertificateFingerprint,
+/// A player's way through a relay, once the relay's own TLS is up: the relay's phase (for
+/// Snap!'s relay, `connect ROOM`), and right behind it the host's TLS inside, its certificate
+/// checked against the invitation's `certificate` and nothing else. The inner hello does not
+/// wait for the relay's answer: Snap!'s relay holds it and hands it over first (docs/RELAY.md
+/// §3), which saves a round trip to the relay. Completes when that handshake is done; fails
+/// with the passage's `RelayRefusal` (it hears of a refusal before the inner handshake can)
+/// or a `TLSRefusal` (nothing of the game sent).
+func throughRelay(_ channel: Channel, host: String, port: Int, passage: any RelayPassage, certificate: CertificateFingerprint,
                   knownHosts: KnownHosts) -> EventLoopFuture<Void> {
     let handshook = channel.eventLoop.makePromise(of: Void.self)
     let innerHandshake = channel.eventLoop.makePromise(of: Void.self)
     var inner = ServerTrust(knownHosts: knownHosts)
     inner.invited = certificate
     let refused = HandshakeSlot<Void>()  // reused as a flag: `future` set once the relay refused
-    let client = RelayLineClient(.connect(room: room), relay: formatHostPort(host, port), onSpliced: { _ in }, onFailure: { error in
+    let client = passage.handler(relay: formatHostPort(host, port), failed: { error in
         refused.future = handshook.futureResult
         handshook.fail(error)
     })
@@ -171,7 +186,7 @@ func throughRelay(_ channel: Channel, host: String, port: Int, room: RelayID, ce
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(client)
         // The relay may wait its own deadline for the host to accept before it answers.
-        let wait = TimeAmount.nanoseconds(RelayLimits().handshakeDeadline.nanoseconds)
+        let wait = TimeAmount.nanoseconds(passage.wait.nanoseconds)
         try TLSTransport.addClient(to: channel, host: host, port: port, trust: inner, handshook: innerHandshake,
                                    deadline: TLSTransport.handshakeDeadline + wait)
     } catch {

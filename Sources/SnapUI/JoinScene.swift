@@ -5,6 +5,7 @@ import SnapBots
 import SnapEngine
 import SnapNet
 import SnapProtocol
+import SnapRelayClient
 import SnapRelayProtocol
 
 /// Join a game: your name, the games on this machine and on the local network (found

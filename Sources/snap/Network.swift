@@ -10,6 +10,7 @@ import SnapHistory
 import SnapJournal
 import SnapNet
 import SnapProtocol
+import SnapRelayClient
 import SnapRelayProtocol
 import SnapSession
 

@@ -1,5 +1,34 @@
 import NIOCore
+import SnapPlatform
 import SnapRelayProtocol
+
+// The relay's client side on NIO (docs/RELAY.md §3), for a host's room and a player's way
+// in: its line phase, its refusals, an invitation's endpoint. SnapPlatform, which connects,
+// knows no relay: a relayed `Endpoint` carries a `RelayPassage`, and this is the relay's.
+
+/// The way through Snap!'s relay to a host: `connect ROOM`. The relay may wait its own
+/// handshake deadline for the host to accept before it answers.
+public struct RelayRoomPassage: RelayPassage {
+    public var room: RelayID
+
+    public init(room: RelayID) { self.room = room }
+
+    public var text: String { room.text }
+    public var wait: Duration { RelayLimits().handshakeDeadline }
+
+    public func handler(relay: String, failed: @escaping (any Error) -> Void) -> any ChannelHandler {
+        RelayLineClient(.connect(room: room), relay: relay, onSpliced: { _ in }, onFailure: failed)
+    }
+}
+
+extension Endpoint {
+    /// An invitation's game: the relay's address, the room, and the host's certificate as
+    /// the invitation names it (the end-to-end TLS accepts that one only).
+    public init(_ invitation: RelayInvitation) {
+        self = .relayed(host: invitation.relayHost, port: invitation.relayPort,
+                        through: RelayRoomPassage(room: invitation.room), certificate: invitation.certificate)
+    }
+}
 
 /// A client's line phase at the relay (docs/RELAY.md §3): sends its one line once added
 /// (after the relay's TLS handshake), reads the answer, and on `spliced` puts what
@@ -73,7 +102,7 @@ package final class RelayLineClient: ChannelInboundHandler, RemovableChannelHand
 }
 
 /// The relay said no (docs/RELAY.md §6), broke its protocol, or closed before `spliced`.
-public struct RelayRefused: Error, Equatable, CustomStringConvertible {
+public struct RelayRefused: RelayRefusal, Equatable {
     /// The relay's address (HOST:PORT).
     public var relay: String
     /// Nil: a line that was not the protocol's, or the connection closed (`closed`).
