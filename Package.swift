@@ -56,6 +56,10 @@ let package = Package(
         .target(name: "SnapProtocol", dependencies: ["SnapEngine", "SnapBytes"]),
         // Append-only checksummed record files; knows no game.
         .target(name: "SnapJournal"),
+        // The platform's files without NIO: the environment, the state directory and the parts
+        // of it two modules share, private (0700) directories. Below SnapPlatform, so what
+        // needs only these (the match journals, Story's stores) links no NIO, TLS or X509.
+        .target(name: "SnapFiles"),
         .systemLibrary(
             name: "CDBus",
             path: "CDBus",
@@ -82,7 +86,7 @@ let package = Package(
         .target(
             name: "SnapPlatform",
             dependencies: [
-                "SnapBytes",
+                "SnapBytes", "SnapFiles",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -92,6 +96,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The match journals as files (where they live, writing, listing and reading one) and
+        // `MatchHistory`, what a host keeps of them. A module of its own, not SnapNet's: the
+        // match index (SnapHistory) reads them and links no network; not SnapJournal, which
+        // knows no game; not SnapProtocol or SnapSession, which do no I/O. No NIO.
+        .target(name: "SnapMatchFiles", dependencies: ["SnapProtocol", "SnapJournal", "SnapFiles"]),
         // Snap!'s games on the local network as DNS-SD records over multicast DNS: the pure
         // codec and the records (the fuzzer builds it whole); SnapNet's LAN.swift sends them.
         .target(name: "SnapLAN", dependencies: ["SnapProtocol", "SnapBytes"]),
@@ -99,7 +108,8 @@ let package = Package(
         .target(
             name: "SnapNet",
             dependencies: [
-                "SnapPlatform", "SnapRelayProtocol", "SnapRelayClient", "SnapLAN", "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
+                "SnapPlatform", "SnapFiles", "SnapRelayProtocol", "SnapRelayClient", "SnapLAN", "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
+                "SnapMatchFiles",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -116,7 +126,7 @@ let package = Package(
         .target(
             name: "SnapHistory",
             dependencies: [
-                "SnapEngine", "SnapProtocol", "SnapSession", "SnapJournal", "SnapNet",
+                "SnapEngine", "SnapProtocol", "SnapSession", "SnapJournal", "SnapMatchFiles",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -132,7 +142,7 @@ let package = Package(
         .target(
             name: "StoryLink",
             dependencies: [
-                "StoryProtocol", "StoryEngine", "SnapBytes", "SnapPlatform",
+                "StoryProtocol", "StoryEngine", "SnapBytes", "SnapPlatform", "SnapFiles",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -141,7 +151,7 @@ let package = Package(
         .target(
             name: "StoryStores",
             dependencies: [
-                "StoryProtocol", "StoryLink", "StoryEngine", "SnapPlatform",
+                "StoryProtocol", "StoryEngine", "SnapPlatform", "SnapFiles",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -166,7 +176,7 @@ let package = Package(
         .target(
             name: "StoryService",
             dependencies: [
-                "StoryProtocol", "StoryLink", "StoryStores", "StoryEngine", "SnapJournal", "SnapPlatform", "SnapBytes",
+                "StoryProtocol", "StoryLink", "StoryStores", "StoryEngine", "SnapJournal", "SnapPlatform", "SnapFiles", "SnapBytes",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -178,7 +188,7 @@ let package = Package(
         .target(
             name: "SnapCommandLine",
             dependencies: [
-                "StoryService", "StoryStores", "StoryLink", "StoryProtocol", "StoryEngine", "SnapPlatform", "SnapBytes",
+                "StoryService", "StoryStores", "StoryLink", "StoryProtocol", "StoryEngine", "SnapPlatform", "SnapFiles", "SnapBytes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -220,6 +230,7 @@ let package = Package(
             dependencies: [
                 "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "SnapTable", "SnapSettings",
                 "StoryEngine", "StoryProtocol", "StoryLink", "SnapHistory", "SnapRelayProtocol", "SnapRelayClient",
+                "SnapFiles", "SnapMatchFiles",
                 .target(name: "CSDL2", condition: gui),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -251,7 +262,7 @@ let package = Package(
                 "SnapEngine", "SnapBots", "SnapSimulation", "SnapBytes", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal", "SnapHistory",
                 .target(name: "SnapTable", condition: gui),
                 "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "StoryNotices", "SnapDBus",
-                "SnapRelay", "SnapRelayProtocol", "SnapRelayClient", "SnapCommandLine",
+                "SnapRelay", "SnapRelayProtocol", "SnapRelayClient", "SnapCommandLine", "SnapFiles", "SnapMatchFiles",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui),
@@ -315,7 +326,7 @@ let package = Package(
         .testTarget(
             name: "SnapNetTests",
             dependencies: [
-                "SnapNet", "SnapPlatform", "SnapLAN", "SnapHistory", "SnapTestSupport", "SnapSession", "SnapProtocol",
+                "SnapNet", "SnapPlatform", "SnapLAN", "SnapHistory", "SnapMatchFiles", "SnapTestSupport", "SnapSession", "SnapProtocol",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOTLS", package: "swift-nio"),
@@ -323,7 +334,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SnapHistoryTests",
-            dependencies: ["SnapHistory", "SnapNet", "SnapJournal", "SnapProtocol", "SnapSession", "SnapEngine", "SnapSimulation", "SnapTestSupport"]
+            dependencies: ["SnapHistory", "SnapMatchFiles", "SnapNet", "SnapJournal", "SnapProtocol", "SnapSession", "SnapEngine", "SnapSimulation", "SnapTestSupport"]
         ),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine", "SnapTestSupport"]),
         .testTarget(name: "SnapSettingsTests", dependencies: ["SnapSettings"]),
@@ -337,13 +348,13 @@ let package = Package(
         ),
         // Reads the package graph (`swift package describe`) and fails on an edge the layers forbid.
         .testTarget(name: "ModuleBorderTests", dependencies: ["SnapTestSupport"]),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "snapcards-story-postgres", "SnapTestSupport", "SnapJournal", "SnapNet", "SnapSession", "SnapEngine", "SnapProtocol", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "SnapDBus", "StoryEngine", "SnapRelay", "SnapPlatform",
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "snapcards-story-postgres", "SnapTestSupport", "SnapJournal", "SnapMatchFiles", "SnapNet", "SnapSession", "SnapEngine", "SnapProtocol", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "SnapDBus", "StoryEngine", "SnapRelay", "SnapPlatform",
                                                             .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation", "SnapTestSupport"]),
         .testTarget(
             name: "SnapUITests",
             dependencies: [
-                "SnapTable", "SnapJournal", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport", "StoryEngine", "SnapHistory", "StoryLink",
+                "SnapTable", "SnapJournal", "SnapMatchFiles", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport", "StoryEngine", "SnapHistory", "StoryLink",
                 "SnapRelay", "SnapRelayProtocol",
                 .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
                 .target(name: "snap", condition: gui), .target(name: "snap-bench", condition: gui),

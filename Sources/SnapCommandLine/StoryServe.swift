@@ -9,6 +9,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import SnapBytes
+import SnapFiles
 import SnapPlatform
 import StoryEngine
 import StoryLink

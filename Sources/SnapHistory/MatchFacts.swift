@@ -1,6 +1,6 @@
 import SnapEngine
 import SnapJournal
-import SnapNet
+import SnapMatchFiles
 import SnapProtocol
 import SnapSession
 

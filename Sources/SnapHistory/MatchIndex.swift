@@ -7,7 +7,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import SnapNet
+import SnapMatchFiles
 import SQLiteNIO
 
 /// The index of a directory of match journals: one SQLite file beside them

@@ -1,4 +1,5 @@
 import SnapBytes
+import SnapMatchFiles
 import SnapPlatform
 import NIOConcurrencyHelpers
 import ServiceLifecycle

@@ -1,3 +1,4 @@
+import SnapMatchFiles
 import SnapPlatform
 import Logging
 import NIOConcurrencyHelpers

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SnapFiles
 import SnapPlatform
 import Crypto
 import SnapProtocol

@@ -4,14 +4,7 @@ import Glibc
 import Musl
 #endif
 import SnapBytes
-
-/// `$XDG_STATE_HOME/snap` (else `~/.local/state/snap`): where Snap! keeps what outlives a
-/// run (seat tokens, match journals, Story's keys and journal).
-public func snapStateDirectory(environment: [String: String] = currentEnvironment()) -> String {
-    let state = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-        ?? (environment["HOME"] ?? "/tmp") + "/.local/state"
-    return state + "/snap"
-}
+import SnapFiles
 
 /// A 128-bit secret kept on its own line in a file only its owner may read (0600, in
 /// 0700 directories): a seat's token, a Story player's key.

@@ -10,6 +10,7 @@ import Foundation
 #endif
 import NIOSSL
 import SnapBytes
+import SnapFiles
 import X509
 
 /// The certificates this player has seen, by address: `$XDG_STATE_HOME/snap/known_hosts`,

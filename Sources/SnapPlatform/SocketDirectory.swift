@@ -5,6 +5,7 @@ import Musl
 #endif
 import NIOCore
 import NIOPosix
+import SnapFiles
 
 /// Where hosts on this machine put their Unix sockets. One socket per host,
 /// `<host-name>.sock`, mode 0600, in a directory that must be the user's own and 0700:
@@ -193,21 +194,6 @@ public struct SocketDirectory: Sendable, Equatable {
     }
 }
 
-/// `mkdir -p` with mode 0700 for every directory it creates; nil on success, else the
-/// directory it could not create and why (errno).
-public func makePrivateDirectories(_ path: String) -> (directory: String, errno: Int32)? {
-    var current = ""
-    for component in path.split(separator: "/") {
-        current += "/" + component
-        if mkdir(current, 0o700) == 0 {
-            chmod(current, 0o700)
-        } else if errno != EEXIST {
-            return (current, errno)
-        }
-    }
-    return nil
-}
-
 /// A Unix stream socket bound at `path` and created 0600 (never, even for a moment, open
 /// to other users), for a server bootstrap's `withBoundSocket` (NIO listens on it).
 ///
@@ -231,19 +217,6 @@ public func bindPrivateUnixSocket(_ path: String) throws -> CInt {
         throw IOError(errnoCode: failed, reason: "bind")
     }
     return fd
-}
-
-public func currentEnvironment() -> [String: String] {
-    var result: [String: String] = [:]
-    var pointer = environ
-    while let entry = pointer.pointee {
-        let pair = String(cString: entry)
-        if let equals = pair.firstIndex(of: "=") {
-            result[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
-        }
-        pointer += 1
-    }
-    return result
 }
 
 /// What is at a socket path before a host binds it.

@@ -11,6 +11,7 @@ import Foundation
 import Crypto
 import NIOSSL
 import SnapBytes
+import SnapFiles
 import X509
 
 extension CertificateFingerprint {

@@ -1,4 +1,5 @@
 #if GUI
+import SnapFiles
 import SnapTable
 import Glibc
 import NIOConcurrencyHelpers

@@ -2,6 +2,7 @@
 import Glibc
 import NIOConcurrencyHelpers
 import SnapHistory
+import SnapMatchFiles
 import SnapNet
 import SnapTable
 

@@ -1,4 +1,5 @@
 #if GUI
+import SnapMatchFiles
 import SnapNet
 
 /// The folders a window's game uses beyond the game itself: where hosts listen, the

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SnapFiles
 import SnapPlatform
 import SnapBytes
 
@@ -176,11 +177,6 @@ enum StoryKeyFile {
         }
         return bytes
     }
-}
-
-/// `$XDG_STATE_HOME/snap/story` (else `~/.local/state/snap/story`): the journal and the keys.
-public func storyStateDirectory(environment: [String: String] = currentEnvironment()) -> String {
-    snapStateDirectory(environment: environment) + "/story"
 }
 
 /// The service's default Unix socket: `story.socket` in the socket directory `snapcards host`

@@ -6,6 +6,7 @@ import Musl
 import Logging
 import NIOCore
 import NIOPosix
+import SnapFiles
 import SnapJournal
 import SnapPlatform
 import StoryEngine

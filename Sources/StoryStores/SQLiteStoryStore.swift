@@ -6,10 +6,10 @@ import Musl
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import SnapFiles
 import SnapPlatform
 import SQLiteNIO
 import VaporCSQLite
-import StoryLink
 import StoryEngine
 import StoryProtocol
 

@@ -6,8 +6,10 @@ import NIOPosix
 import SnapBots
 import SnapCommandLine
 import SnapEngine
+import SnapFiles
 import SnapHistory
 import SnapJournal
+import SnapMatchFiles
 import SnapNet
 import SnapProtocol
 import SnapRelayClient

@@ -3,6 +3,7 @@ import SnapCommandLine
 import SnapEngine
 import SnapHistory
 import SnapJournal
+import SnapMatchFiles
 import SnapNet
 import SnapProtocol
 import SnapSession

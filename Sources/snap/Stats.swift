@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import SnapCommandLine
 import SnapHistory
+import SnapMatchFiles
 import SnapNet
 #if GUI
 import SnapUI

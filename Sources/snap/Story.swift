@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SnapCommandLine
+import SnapFiles
 import SnapNet
 import SnapProtocol
 import StoryEngine

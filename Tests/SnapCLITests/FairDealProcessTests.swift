@@ -1,6 +1,7 @@
 import Foundation
 import SnapEngine
 import SnapJournal
+import SnapMatchFiles
 import SnapNet
 import SnapProtocol
 import SnapSession

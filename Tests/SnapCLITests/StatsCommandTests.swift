@@ -1,5 +1,6 @@
 import Foundation
 import SnapEngine
+import SnapMatchFiles
 import SnapNet
 import SnapProtocol
 import SnapSession

@@ -4,6 +4,7 @@ import Glibc
 import SnapEngine
 import SnapHistory
 import SnapJournal
+import SnapMatchFiles
 import SnapNet
 import SnapProtocol
 import SnapSession

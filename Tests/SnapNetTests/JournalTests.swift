@@ -6,6 +6,7 @@ import Logging
 import SnapEngine
 import SnapJournal
 import SnapHistory
+import SnapMatchFiles
 import SnapNet
 import SnapProtocol
 import SnapSession

@@ -1,6 +1,7 @@
 #if GUI
 import Foundation
 import SnapJournal
+import SnapMatchFiles
 import SnapNet
 import SnapProtocol
 import SnapSession

@@ -5,6 +5,7 @@ import Logging
 import SnapEngine
 @testable import SnapHistory
 import SnapJournal
+import SnapMatchFiles
 import SnapNet
 import SnapProtocol
 import SnapSession

@@ -1,6 +1,7 @@
 #if GUI
 import Foundation
 import SnapEngine
+import SnapMatchFiles
 import SnapNet
 import SnapProtocol
 import SnapTable

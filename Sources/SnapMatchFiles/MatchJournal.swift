@@ -3,10 +3,9 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import SnapPlatform
+import SnapFiles
 import SnapJournal
 import SnapProtocol
-import SnapSession
 
 /// Where matches are journaled: `$XDG_STATE_HOME/snap/matches/` (by default
 /// `~/.local/state/snap/matches/`), one file per match, mode 0600 in a 0700 directory.
@@ -16,10 +15,18 @@ public enum MatchJournal {
     }
 
     /// Creates the directory (and its parents, 0700) if needed.
-    public static func prepare(_ directory: String) throws(NetError) {
+    public static func prepare(_ directory: String) throws(DirectoryFailure) {
         if let failed = makePrivateDirectories(directory) {
-            throw .cannotListen(directory, "cannot create the journal directory: \(String(cString: strerror(failed.errno)))")
+            throw DirectoryFailure(directory: directory, reason: String(cString: strerror(failed.errno)))
         }
+    }
+
+    /// The journal directory could not be made. Its words are those the host has always
+    /// said of it (they were SnapPlatform's `NetError.cannotListen`).
+    public struct DirectoryFailure: Error, CustomStringConvertible {
+        public var directory: String
+        public var reason: String
+        public var description: String { "cannot listen on \(directory): cannot create the journal directory: \(reason)" }
     }
 
     /// A new journal file for a match hosted as `hostName`, named by its UTC start time.
@@ -100,7 +107,7 @@ public enum MatchJournal {
 
 /// What a host keeps of the matches journaled before: the won counts its table shows,
 /// and this match's rounds as they end. SnapHistory's index is the one; SnapNet knows no
-/// database, so the host is handed it. Both calls return at once and do their work on the
+/// database, so the host is handed it (and SnapHistory knows no network: this is here). Both calls return at once and do their work on the
 /// history's own threads (never the caller's, never the cooperative pool a blocked thread
 /// could starve).
 public protocol MatchHistory: Sendable {
@@ -117,4 +124,6 @@ public struct JournalDamaged: Error, CustomStringConvertible {
     public var path: String
     public var fault: JournalFault
     public var description: String { "the journal \(path) is \(fault)" }
+
+    public init(path: String, fault: JournalFault) { (self.path, self.fault) = (path, fault) }
 }
