@@ -116,6 +116,7 @@ public final class Graphics {
         self.fonts = fonts
         try sdlCheck(SDL_RenderSetLogicalSize(renderer, Int32(logicalSize.width), Int32(logicalSize.height)), "SDL_RenderSetLogicalSize")
         SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
+        clear()  // the letterbox of the first frame (see `present`)
     }
 
     deinit {
@@ -199,6 +200,7 @@ public final class Graphics {
     public func windowSizeChanged() {
         SDL_RenderSetViewport(renderer, nil)
         SDL_RenderSetLogicalSize(renderer, Int32(logicalSize.width), Int32(logicalSize.height))
+        clear()  // a resized window's new buffer: its letterbox holds nothing yet
     }
 
     public func setIcon(path: String) {
@@ -215,12 +217,32 @@ public final class Graphics {
 
     // MARK: - Drawing
 
-    public func clear(_ color: Color = Color(16, 70, 40)) {
+    /// The colour behind the table: what the letterbox shows around it in a window that is
+    /// not 4:3 (a 1600×1000 window has bars 133 pixels wide either side).
+    public static let background = Color(16, 70, 40)
+
+    /// Fills the whole window, letterbox included (SDL clears past the viewport).
+    public func clear(_ color: Color = background) {
         SDL_SetRenderDrawColor(renderer, color.r, color.g, color.b, color.a)
         SDL_RenderClear(renderer)
     }
 
-    public func present() { SDL_RenderPresent(renderer) }
+    /// Shows the frame, then, in a window that is not 4:3, clears the buffer the next one is
+    /// drawn into. Scenes draw only the 1024×768 table, and nothing else would ever fill the
+    /// letterbox: SDL leaves a buffer's pixels undefined after a present (under Xvfb a new
+    /// window's bars stayed black; another driver, a resize or full screen may leave anything
+    /// there). A 4:3 window (1024×768 among them) is all table, drawn whole every frame.
+    public func present() {
+        SDL_RenderPresent(renderer)
+        if hasLetterbox { clear() }
+    }
+
+    /// True when the table does not cover the window: its pixels are not exactly 4:3.
+    private var hasLetterbox: Bool {
+        var w: Int32 = 0, h: Int32 = 0
+        guard SDL_GetRendererOutputSize(renderer, &w, &h) == 0 else { return true }
+        return Double(w) * logicalSize.height != Double(h) * logicalSize.width
+    }
 
     public func fill(_ rect: Rect, _ color: Color) {
         SDL_SetRenderDrawColor(renderer, color.r, color.g, color.b, color.a)
@@ -463,6 +485,10 @@ public final class Graphics {
             throw SDLError("SDL_CreateRGBSurfaceWithFormat")
         }
         defer { SDL_FreeSurface(surface) }
+        // The whole window, letterbox included: SDL would read only the viewport (the table),
+        // put at the image's left with the rest transparent (white in a viewer).
+        SDL_RenderSetViewport(renderer, nil)
+        defer { SDL_RenderSetLogicalSize(renderer, Int32(logicalSize.width), Int32(logicalSize.height)) }
         try sdlCheck(SDL_RenderReadPixels(renderer, nil, SDL_PIXELFORMAT_ARGB8888.rawValue, surface.pointee.pixels,
                                           surface.pointee.pitch), "SDL_RenderReadPixels")
         try sdlCheck(IMG_SavePNG(surface, path), "IMG_SavePNG(\(path))")
