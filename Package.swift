@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "snapcards-story-postgres", targets: ["snapcards-story-postgres"]),
         // For Benchmarks/, a package of its own that depends on this one by path: the
         // libraries its micro-benchmarks measure (docs/ARCHITECTURE.md, "Where the figures live").
+        .library(name: "SnapBytes", targets: ["SnapBytes"]),
         .library(name: "SnapEngine", targets: ["SnapEngine"]),
         .library(name: "SnapProtocol", targets: ["SnapProtocol"]),
         .library(name: "SnapJournal", targets: ["SnapJournal"]),
@@ -74,7 +75,7 @@ let package = Package(
         // Crypto: the fair deal's SHA-256 (swift-crypto's, as for TLS fingerprints and Story keys).
         .target(
             name: "SnapSession",
-            dependencies: ["SnapEngine", "SnapProtocol", "SnapBots", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["SnapEngine", "SnapProtocol", "SnapBytes", "SnapBots", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Games between the host's own computer players in virtual time, on a real HostSession.
         .target(name: "SnapSimulation", dependencies: ["SnapEngine", "SnapBots", "SnapProtocol", "SnapSession"]),
@@ -109,7 +110,7 @@ let package = Package(
             name: "SnapNet",
             dependencies: [
                 "SnapPlatform", "SnapFiles", "SnapRelayProtocol", "SnapRelayClient", "SnapLAN", "SnapSession", "SnapProtocol", "SnapBots", "SnapJournal",
-                "SnapMatchFiles",
+                "SnapMatchFiles", "SnapBytes", "SnapEngine",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -230,10 +231,12 @@ let package = Package(
             dependencies: [
                 "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "SnapTable", "SnapSettings",
                 "StoryEngine", "StoryProtocol", "StoryLink", "SnapHistory", "SnapRelayProtocol", "SnapRelayClient",
-                "SnapFiles", "SnapMatchFiles",
+                "SnapFiles", "SnapMatchFiles", "SnapBytes", "SnapLAN", "SnapPlatform",
                 .target(name: "CSDL2", condition: gui),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                // GameClient's event loop for a window's games (MultiThreadedEventLoopGroup).
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // Every benchmark, attack driver and timing helper behind `snap-bench`: no library
@@ -245,7 +248,7 @@ let package = Package(
                 "SnapEngine", "SnapProtocol", "SnapSession", "SnapSimulation", "SnapNet", "SnapJournal", "SnapHistory",
                 "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryStoresPostgres", "StoryService",
                 // `snap-bench relay` runs a relay in process for its latency figures.
-                "SnapRelay", "SnapRelayProtocol", "SnapRelayClient",
+                "SnapRelay", "SnapRelayProtocol", "SnapRelayClient", "SnapBytes", "SnapPlatform",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -262,7 +265,7 @@ let package = Package(
                 "SnapEngine", "SnapBots", "SnapSimulation", "SnapBytes", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal", "SnapHistory",
                 .target(name: "SnapTable", condition: gui),
                 "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "StoryNotices", "SnapDBus",
-                "SnapRelay", "SnapRelayProtocol", "SnapRelayClient", "SnapCommandLine", "SnapFiles", "SnapMatchFiles",
+                "SnapRelay", "SnapRelayProtocol", "SnapRelayClient", "SnapCommandLine", "SnapFiles", "SnapMatchFiles", "SnapLAN", "SnapPlatform",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui),
@@ -289,7 +292,9 @@ let package = Package(
         .executableTarget(
             name: "snap-bench",
             dependencies: [
-                "SnapBench", "SnapEngine", "SnapSimulation", "SnapSession", "SnapNet", "SnapHistory", "StoryLink", "StoryStores", "StoryStoresPostgres", "StoryService",
+                "SnapBench", "SnapEngine", "SnapSimulation", "SnapSession", "SnapNet", "SnapHistory", "StoryLink", "StoryStores", "StoryStoresPostgres", "StoryService", "SnapPlatform",
+                // `snap-bench statistics` opens the Statistics screen.
+                .target(name: "SnapUI", condition: gui),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -301,7 +306,7 @@ let package = Package(
         // NotificationsReceiver: a notification service on a test's own bus, on SnapDBus's code.
         .target(
             name: "SnapTestSupport",
-            dependencies: ["SnapProtocol", "SnapPlatform", "SnapDBus", "CDBus", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: ["SnapProtocol", "SnapPlatform", "SnapBytes", "SnapDBus", "CDBus", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             path: "Tests/SnapTestSupport"
         ),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
@@ -317,19 +322,21 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SnapBotsTests", dependencies: ["SnapBots", "SnapEngine"]),
-        .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine"]),
-        .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapEngine", "SnapTestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "SnapSimulationTests", dependencies: ["SnapSimulation", "SnapEngine", "SnapBots"]),
+        .testTarget(name: "SnapProtocolTests", dependencies: ["SnapProtocol", "SnapBytes", "SnapEngine", "SnapTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "SnapSessionTests",
-            dependencies: ["SnapSession", "SnapProtocol", "SnapEngine", "SnapBots", "SnapTestSupport", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["SnapSession", "SnapProtocol", "SnapBytes", "SnapEngine", "SnapBots", "SnapTestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "SnapNetTests",
             dependencies: [
-                "SnapNet", "SnapPlatform", "SnapLAN", "SnapHistory", "SnapMatchFiles", "SnapTestSupport", "SnapSession", "SnapProtocol",
+                "SnapNet", "SnapPlatform", "SnapLAN", "SnapHistory", "SnapMatchFiles", "SnapTestSupport", "SnapSession", "SnapProtocol", "SnapBytes",
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOTLS", package: "swift-nio"),
+                "SnapEngine", "SnapJournal",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -344,18 +351,22 @@ let package = Package(
                 "SnapRelay", "SnapRelayProtocol", "SnapPlatform", "SnapBytes", "SnapTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         // Reads the package graph (`swift package describe`) and fails on an edge the layers forbid.
         .testTarget(name: "ModuleBorderTests", dependencies: ["SnapTestSupport"]),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "snapcards-story-postgres", "SnapTestSupport", "SnapJournal", "SnapMatchFiles", "SnapNet", "SnapSession", "SnapEngine", "SnapProtocol", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "SnapDBus", "StoryEngine", "SnapRelay", "SnapPlatform",
-                                                            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "snapcards-story-postgres", "SnapTestSupport", "SnapJournal", "SnapMatchFiles", "SnapNet", "SnapSession", "SnapEngine", "SnapProtocol", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "SnapDBus", "StoryEngine", "SnapRelay", "SnapPlatform", "SnapBytes", "SnapLAN",
+                                                            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+                                                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation", "SnapTestSupport"]),
         .testTarget(
             name: "SnapUITests",
             dependencies: [
                 "SnapTable", "SnapJournal", "SnapMatchFiles", "SnapNet", "SnapProtocol", "SnapSession", "SnapTestSupport", "StoryEngine", "SnapHistory", "StoryLink",
-                "SnapRelay", "SnapRelayProtocol",
+                "SnapRelay", "SnapRelayProtocol", "SnapPlatform", "SnapBytes", "SnapEngine",
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
                 .target(name: "snap", condition: gui), .target(name: "snap-bench", condition: gui),
             ]

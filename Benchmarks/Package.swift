@@ -21,6 +21,7 @@ let package = Package(
             name: "Codec",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "SnapBytes", package: "Snap"),
                 .product(name: "SnapEngine", package: "Snap"),
                 .product(name: "SnapProtocol", package: "Snap"),
                 .product(name: "SnapSimulation", package: "Snap"),

@@ -15,6 +15,7 @@
 //     and a host announcing that game gives exactly that game back; LANGameTable and
 //     asksForGames take the message too.
 
+import SnapBytes
 import SnapLAN
 import SnapProtocol
 

@@ -23,6 +23,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SnapBytes
 import SnapEngine
 import SnapJournal
 import SnapProtocol

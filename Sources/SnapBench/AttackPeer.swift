@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SnapBytes
 import SnapEngine
 import SnapProtocol
 import SnapSession

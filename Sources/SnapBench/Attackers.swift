@@ -3,8 +3,10 @@ import Glibc
 #endif
 import Dispatch
 import Foundation
+import SnapBytes
 import SnapEngine
 import SnapNet
+import SnapPlatform
 import SnapProtocol
 
 /// What one attacker saw: when the host cut it (seconds from the attack's start), what it sent.

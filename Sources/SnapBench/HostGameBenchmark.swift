@@ -4,6 +4,7 @@ import Logging
 import NIOPosix
 import SnapEngine
 import SnapNet
+import SnapPlatform
 import SnapProtocol
 import SnapSession
 import SnapTable

@@ -7,8 +7,10 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import SnapBytes
 import SnapEngine
 import SnapNet
+import SnapPlatform
 import SnapProtocol
 import SnapSession
 

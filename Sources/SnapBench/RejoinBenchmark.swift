@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Logging
 import NIOPosix
+import SnapBytes
 import SnapEngine
 import SnapNet
 import SnapProtocol

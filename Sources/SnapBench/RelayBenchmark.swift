@@ -7,6 +7,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import SnapNet
+import SnapPlatform
 import SnapRelay
 import SnapRelayClient
 import SnapRelayProtocol

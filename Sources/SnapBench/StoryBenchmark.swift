@@ -1,7 +1,9 @@
 import Dispatch
 import Foundation
 import Logging
+import SnapBytes
 import SnapJournal
+import SnapPlatform
 import SnapProtocol
 import StoryEngine
 import SnapNet

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SnapBytes
 import SnapProtocol
 
 // The pure part of LAN discovery: no NIO, so that scripts/fuzz compiles it with

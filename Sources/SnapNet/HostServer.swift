@@ -1,3 +1,4 @@
+import SnapBytes
 import SnapMatchFiles
 import SnapPlatform
 import Logging

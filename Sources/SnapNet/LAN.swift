@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SnapBytes
+import SnapLAN
 import SnapPlatform
 import Logging
 import NIOConcurrencyHelpers

@@ -1,3 +1,4 @@
+import SnapBytes
 import SnapPlatform
 import NIOCore
 import NIOPosix

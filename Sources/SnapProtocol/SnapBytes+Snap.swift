@@ -1,6 +1,6 @@
-// Snap!'s frames, fields and names: SnapBytes' readers throwing `ProtocolError`. SnapBytes is
-// re-exported, so whoever speaks Snap! imports SnapProtocol alone.
-@_exported import SnapBytes
+// Snap!'s frames, fields and names: SnapBytes' readers throwing `ProtocolError`. A module
+// that names SnapBytes' types imports SnapBytes itself (nothing is re-exported).
+import SnapBytes
 
 extension FrameDecoder {
     /// The next complete frame, nil if more bytes are needed, or Snap!'s error if the bytes

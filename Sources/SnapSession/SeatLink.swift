@@ -1,3 +1,4 @@
+import SnapBytes
 import SnapProtocol
 
 /// A seat's link to its host, as a value: the client's counterpart of `HostSession`.

@@ -1,5 +1,7 @@
 #if GUI
 import SnapFiles
+import SnapLAN
+import SnapPlatform
 import SnapTable
 import Glibc
 import NIOConcurrencyHelpers

@@ -2,6 +2,7 @@
 import CSDL2
 import Glibc
 import Logging
+import SnapPlatform
 import SnapTable
 import SnapBots
 import SnapEngine

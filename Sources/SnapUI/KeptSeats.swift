@@ -2,6 +2,7 @@
 import Glibc
 import NIOConcurrencyHelpers
 import SnapNet
+import SnapPlatform
 import SnapProtocol
 
 /// What a window turned away from a started game offers, from the seats this computer

@@ -1,4 +1,6 @@
 #if GUI
+import SnapBytes
+import SnapPlatform
 import SnapTable
 import Glibc
 import SnapBots

@@ -1,4 +1,5 @@
 #if GUI
+import SnapBytes
 import SnapSettings
 import SnapTable
 import Glibc

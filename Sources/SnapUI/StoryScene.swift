@@ -2,6 +2,7 @@
 import NIOConcurrencyHelpers
 import Glibc
 import SnapNet
+import SnapPlatform
 import SnapProtocol
 import SnapTable
 import StoryEngine

@@ -1,5 +1,6 @@
 #if GUI
 import Glibc
+import SnapPlatform
 import SnapTable
 import SnapEngine
 import SnapNet

@@ -1,6 +1,7 @@
 #if GUI
 import SnapMatchFiles
 import SnapNet
+import SnapPlatform
 
 /// The folders a window's game uses beyond the game itself: where hosts listen, the
 /// settings file, kept seat tokens and match journals. By default those the environment

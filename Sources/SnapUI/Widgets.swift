@@ -1,4 +1,5 @@
 #if GUI
+import SnapBytes
 import SnapTable
 import CSDL2
 import Glibc

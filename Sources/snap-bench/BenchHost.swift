@@ -6,6 +6,7 @@ import NIOPosix
 import SnapBench
 import SnapEngine
 import SnapNet
+import SnapPlatform
 import SnapSession
 
 /// `snap-bench host`: the host `snap-bench attack` attacks, in a process of its own. It is

@@ -4,6 +4,7 @@ import Foundation
 import NIOPosix
 import SnapBench
 import SnapNet
+import SnapPlatform
 import StoryLink
 import StoryService
 import StoryStores

@@ -4,13 +4,16 @@ import Logging
 import NIOCore
 import NIOPosix
 import SnapBots
+import SnapBytes
 import SnapCommandLine
 import SnapEngine
 import SnapFiles
 import SnapHistory
 import SnapJournal
+import SnapLAN
 import SnapMatchFiles
 import SnapNet
+import SnapPlatform
 import SnapProtocol
 import SnapRelayClient
 import SnapRelayProtocol

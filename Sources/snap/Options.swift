@@ -4,6 +4,7 @@ import SnapBytes
 import SnapCommandLine
 import SnapEngine
 import SnapNet
+import SnapPlatform
 
 extension BotLevel: ExpressibleByArgument {}
 

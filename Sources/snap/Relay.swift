@@ -5,6 +5,7 @@ import NIOPosix
 import ServiceLifecycle
 import SnapCommandLine
 import SnapNet
+import SnapPlatform
 import SnapRelay
 import SnapRelayProtocol
 

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Logging
 import NIOCore
 import NIOPosix
+import SnapBytes
 import SnapCommandLine
 import SnapFiles
 import SnapNet

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import SnapBytes
 import SnapCommandLine
 import UnixSignals
 import SnapDBus

@@ -4,6 +4,7 @@ import Logging
 import SnapBots
 import SnapCommandLine
 import SnapNet
+import SnapPlatform
 import SnapSimulation
 import SnapUI
 

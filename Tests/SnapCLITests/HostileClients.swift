@@ -1,4 +1,5 @@
 import Foundation
+import SnapBytes
 import SnapProtocol
 
 /// A raw client for attack tests: frames it is told to send, and (when `answering`) a

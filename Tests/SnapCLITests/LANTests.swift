@@ -1,6 +1,9 @@
 import Foundation
 import NIOPosix
+import SnapBytes
+import SnapLAN
 import SnapNet
+import SnapPlatform
 import SnapProtocol
 import SnapTestSupport
 import Testing

@@ -1,6 +1,8 @@
 import Foundation
+import SnapBytes
 import SnapJournal
 import SnapNet
+import SnapPlatform
 import SnapProtocol
 import SnapTestSupport
 import StoryEngine

@@ -1,3 +1,4 @@
+import SnapBytes
 import Testing
 @testable import SnapNet
 @testable import SnapLAN

@@ -4,6 +4,7 @@ import NIOSSL
 @testable import SnapNet
 @testable import SnapLAN
 @testable import SnapPlatform
+import SnapBytes
 import SnapProtocol
 import SnapSession
 import SnapTestSupport

@@ -2,7 +2,9 @@ import Foundation
 import Glibc
 import Logging
 import NIOPosix
+import SnapBytes
 import SnapNet
+import SnapPlatform
 import SnapProtocol
 import SnapSession
 import SnapTestSupport

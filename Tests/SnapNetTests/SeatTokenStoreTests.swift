@@ -1,5 +1,7 @@
 import Foundation
+import SnapBytes
 import SnapNet
+import SnapPlatform
 import SnapProtocol
 import SnapTestSupport
 import Testing

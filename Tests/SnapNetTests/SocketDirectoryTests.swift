@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import SnapNet
+import SnapPlatform
 import SnapTestSupport
 import Testing
 

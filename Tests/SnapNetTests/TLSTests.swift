@@ -11,6 +11,7 @@ import NIOSSL
 import NIOTLS
 @testable import SnapNet
 @testable import SnapPlatform
+import SnapBytes
 import SnapProtocol
 import SnapSession
 import SnapTestSupport

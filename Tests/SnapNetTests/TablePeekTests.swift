@@ -2,6 +2,7 @@ import Foundation
 import NIOPosix
 import SnapEngine
 import SnapNet
+import SnapPlatform
 import SnapProtocol
 import SnapTestSupport
 import Testing

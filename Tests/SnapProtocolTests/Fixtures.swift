@@ -1,4 +1,5 @@
 import Foundation
+import SnapBytes
 import SnapEngine
 import Testing
 

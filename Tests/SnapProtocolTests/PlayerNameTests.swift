@@ -1,3 +1,4 @@
+import SnapBytes
 import Testing
 
 @testable import SnapProtocol

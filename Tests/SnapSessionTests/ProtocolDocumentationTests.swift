@@ -1,4 +1,5 @@
 import Foundation
+import SnapBytes
 import SnapProtocol
 import SnapTestSupport
 import Testing

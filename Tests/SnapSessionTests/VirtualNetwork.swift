@@ -1,4 +1,5 @@
 import SnapBots
+import SnapBytes
 import SnapEngine
 import SnapProtocol
 @testable import SnapSession

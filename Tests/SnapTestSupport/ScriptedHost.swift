@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Foundation
+import SnapBytes
 import SnapProtocol
 
 /// A host that is only a Unix socket under the scratch root: it accepts one connection at

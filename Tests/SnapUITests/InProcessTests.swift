@@ -2,8 +2,10 @@
 import CSDL2
 import Foundation
 import Logging
+import SnapBytes
 import SnapEngine
 import SnapNet
+import SnapPlatform
 import SnapProtocol
 import SnapSession
 import SnapTestSupport

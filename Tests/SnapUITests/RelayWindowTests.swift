@@ -5,6 +5,7 @@ import Logging
 import NIOPosix
 import SnapBytes
 import SnapNet
+import SnapPlatform
 import SnapRelay
 import SnapRelayProtocol
 import SnapTestSupport

@@ -3,6 +3,7 @@ import CSDL2
 import Foundation
 import Logging
 import SnapNet
+import SnapPlatform
 import SnapProtocol
 import SnapTable
 import SnapTestSupport

@@ -1,4 +1,5 @@
 import Benchmark
+import SnapBytes
 import SnapEngine
 import SnapProtocol
 import SnapSimulation

@@ -1,3 +1,4 @@
+import SnapBytes
 import SnapProtocol
 
 /// The join code a TCP connection's hello must carry (`JoinCode`), and the wrong ones

@@ -1,3 +1,4 @@
+import SnapBytes
 import SnapEngine
 import SnapProtocol
 
