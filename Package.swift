@@ -354,7 +354,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        // Reads the package graph (`swift package describe`) and fails on an edge the layers forbid.
+        // Reads the package graph (`swift package describe`) and every target's imports, and fails on
+        // an edge its table of allowed edges lacks (and on one the layers forbid, transitively).
         .testTarget(name: "ModuleBorderTests", dependencies: ["SnapTestSupport"]),
         .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "snapcards-story-postgres", "SnapTestSupport", "SnapJournal", "SnapMatchFiles", "SnapNet", "SnapSession", "SnapEngine", "SnapProtocol", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "SnapDBus", "StoryEngine", "SnapRelay", "SnapPlatform", "SnapBytes", "SnapLAN",
                                                             .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
