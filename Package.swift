@@ -82,6 +82,16 @@ let package = Package(
         // The table as a window shows it: events in, piles and card flights out; no SDL, so
         // it builds and is tested headless. SnapUI draws it; `snapcards replay` feeds it a journal.
         .target(name: "SnapTable", dependencies: ["SnapEngine", "SnapProtocol", "SnapSession"]),
+        // Every screen but the table as a value with one door, `handle(intent, now) -> [ScreenEffect]`:
+        // the menu, single-player setup, replay controls, text fields. No SDL, so it builds
+        // and is tested headless; SnapUI draws each model and maps input to its intents.
+        // Story's window is one of these screens (the window sits on top of both games), so
+        // SnapScreens uses Story's pure rules and messages (StoryEngine, StoryProtocol): a
+        // Snap!-side module on Story's, never the other way (ModuleBorderTests), and not its
+        // client (StoryLink, NIO): the window's connection stays in SnapUI.
+        // SnapProtocol and SnapRelayProtocol are pure too: a hello's role, a host's closing
+        // reasons, the invitation's scheme (the Join screen).
+        .target(name: "SnapScreens", dependencies: ["SnapBytes", "SnapBots", "SnapTable", "SnapProtocol", "SnapRelayProtocol", "StoryEngine", "StoryProtocol"]),
         // The network platform, knowing no game: TLS and trust, connecting, socket files and
         // directories, secret files, a blocking stream for command-line clients.
         .target(
@@ -229,7 +239,7 @@ let package = Package(
         .target(
             name: "SnapUI",
             dependencies: [
-                "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "SnapTable", "SnapSettings",
+                "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "SnapTable", "SnapScreens", "SnapSettings",
                 "StoryEngine", "StoryProtocol", "StoryLink", "SnapHistory", "SnapRelayProtocol", "SnapRelayClient",
                 "SnapFiles", "SnapMatchFiles", "SnapBytes", "SnapLAN", "SnapPlatform",
                 .target(name: "CSDL2", condition: gui),
@@ -263,7 +273,7 @@ let package = Package(
             name: "snap",
             dependencies: [
                 "SnapEngine", "SnapBots", "SnapSimulation", "SnapBytes", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal", "SnapHistory",
-                .target(name: "SnapTable", condition: gui),
+                .target(name: "SnapTable", condition: gui), .target(name: "SnapScreens", condition: gui),
                 "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "StoryNotices", "SnapDBus",
                 "SnapRelay", "SnapRelayProtocol", "SnapRelayClient", "SnapCommandLine", "SnapFiles", "SnapMatchFiles", "SnapLAN", "SnapPlatform",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -304,9 +314,10 @@ let package = Package(
         // ScriptedHost speaks the protocol: SnapProtocol, never SDL or SnapUI.
         // waitOffPool: the semaphore bridge of synchronous tests, on SnapPlatform's executor.
         // NotificationsReceiver: a notification service on a test's own bus, on SnapDBus's code.
+        // journaledMatch: a match's journal records, played by a HostSession in virtual time.
         .target(
             name: "SnapTestSupport",
-            dependencies: ["SnapProtocol", "SnapPlatform", "SnapBytes", "SnapDBus", "CDBus", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: ["SnapProtocol", "SnapSession", "SnapPlatform", "SnapBytes", "SnapDBus", "CDBus", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             path: "Tests/SnapTestSupport"
         ),
         .testTarget(name: "SnapEngineTests", dependencies: ["SnapEngine"]),
@@ -345,6 +356,8 @@ let package = Package(
         ),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine", "SnapTestSupport"]),
         .testTarget(name: "SnapSettingsTests", dependencies: ["SnapSettings"]),
+        // The screens' models, headless: no window, no SDL development packages.
+        .testTarget(name: "SnapScreensTests", dependencies: ["SnapScreens", "SnapTable", "SnapBots", "SnapBytes", "SnapProtocol", "SnapEngine", "SnapTestSupport", "StoryEngine", "StoryProtocol"]),
         .testTarget(
             name: "SnapRelayTests",
             dependencies: [

@@ -85,18 +85,17 @@ public struct HostGameBenchmark {
         let directories = UserDirectories(sockets: SocketDirectory(path: sockets), settings: sockets + "/settings",
                                           seatTokens: SeatTokenStore(directory: sockets + "/seats"), journals: journals)
         let hosted = HostedBox()
-        let saved = MenuScene.host
-        MenuScene.host = { name, logger in
+        var games = GameStarter.live
+        games.host = { name, logger in
             let client = try await GameClient.host(name: name, listen: HostPort(host: "127.0.0.1", port: 0),
                                                    directories: directories, logger: logger)
             hosted.server = client.server
             client.server?.earlierWinsCounted?.whenComplete { _ in hosted.counted = .now }
             return client
         }
-        defer { MenuScene.host = saved }
         var options = WindowOptions(quitAfter: 120, muted: true, hidden: true)
         options.renderer = renderer
-        let app = try App(options: options, logger: logger) { app in MenuScene(app: app) }
+        let app = try App(options: options, logger: logger, games: games) { app in app.menu() }
         // Wakes from another thread every 4 ms, as a host's messages would come.
         let waking = WakeThread()
         var clickedAt: ContinuousClock.Instant?

@@ -76,7 +76,7 @@ public struct StatisticsBenchmark {
         for _ in 0..<repeats {
             // The baseline: the main menu's first frame.
             (openedAt, firstPresented, figuresPresented, statistics) = (ContinuousClock.now, nil, nil, nil)
-            app.show(MenuScene(app: app))
+            app.show(app.menu())
             app.probing.eachFrame = { app, _ in if firstPresented != nil { app.quit() } }
             try app.run()
             menuTimes.append(milliseconds(firstPresented! - openedAt))

@@ -147,6 +147,8 @@ public final class App {
     public let audio: Audio
     public let logger: Logger
     public let options: WindowOptions
+    /// How this window's screens make games (Host Game, a table's join again).
+    public let games: GameStarter
     public private(set) var scene: Scene
     private var needsRedraw = true
     private let start = ContinuousClock.now
@@ -190,7 +192,7 @@ public final class App {
         return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
     }
 
-    public init(options: WindowOptions, logger: Logger, makeScene: (App) -> Scene) throws(SDLError) {
+    public init(options: WindowOptions, logger: Logger, games: GameStarter = .live, makeScene: (App) -> Scene) throws(SDLError) {
         // NB: Xlib sets the UTF-8 window title (_NET_WM_NAME) only under a UTF-8 locale,
         // and a Swift program starts in the C locale: take the user's.
         setlocale(LC_CTYPE, "")
@@ -203,6 +205,7 @@ public final class App {
         }
         self.options = options
         self.logger = logger
+        self.games = games
         frameLog = options.frameLog.flatMap { FrameLog(path: $0) }
         graphics = try Graphics(title: "Snap!", hidden: options.hidden, position: options.position, size: options.size,
                                 renderer: options.renderer, fonts: try Fonts())

@@ -34,22 +34,15 @@ enum Listing: Equatable {
     }
 }
 
-/// One join attempt on a background thread; the main thread reads the result.
-final class JoinAttempt: @unchecked Sendable {  // every stored var is only touched under `lock`
-    private let lock = NIOLock()
-    private var outcome: Result<GameClient, Error>?
-    private var cancelled = false
+/// One join attempt on a background thread; the window's thread reads its outcome.
+final class JoinAttempt: Sendable {
+    private let inbox = WindowInbox<Result<GameClient, Error>>()
 
-    var result: Result<GameClient, Error>? { lock.lock(); defer { lock.unlock() }; return outcome }
+    var result: Result<GameClient, Error>? { inbox.first }
 
     func finish(_ result: Result<GameClient, Error>) {
-        lock.lock()
-        let dropped = cancelled
-        if !dropped { outcome = result }
-        lock.unlock()
         // Cancelled while connecting: say goodbye at once.
-        if dropped, case .success(let client) = result { client.leave() }
-        WindowWake.wake()
+        if !inbox.post(result), case .success(let client) = result { client.leave() }
     }
 
     /// Makes the game off the window's thread (on Swift's concurrency pool) and keeps its outcome.
@@ -60,12 +53,7 @@ final class JoinAttempt: @unchecked Sendable {  // every stored var is only touc
     }
 
     func cancel() {
-        lock.lock()
-        cancelled = true
-        let finished = outcome
-        outcome = nil
-        lock.unlock()
-        if case .success(let client)? = finished { client.leave() }
+        for case .success(let client) in inbox.close() { client.leave() }
     }
 }
 
@@ -76,7 +64,7 @@ final class HostScanner: @unchecked Sendable {  // every stored var is only touc
     /// How often the list is rebuilt from the LAN browser's games (LAN.md quotes it).
     static let lanRefresh: Duration = .milliseconds(100)
     private let lock = NIOLock()
-    private var latest: [Listing]?
+    private let found = WindowInbox<[Listing]>()
     private var browser: LANBrowser?
     private var triedLAN = false
     /// False once this machine turned out unable to listen for multicast (no network, no route).
@@ -115,13 +103,7 @@ final class HostScanner: @unchecked Sendable {  // every stored var is only touc
     }
 
     /// The list found since the last call, if a scan finished.
-    func take() -> [Listing]? {
-        lock.lock()
-        defer { lock.unlock() }
-        let found = latest
-        latest = nil
-        return found
-    }
+    func take() -> [Listing]? { found.takeLatest() }
 
     /// SNAP_LAN=off: no listening on the network (the UI tests keep all traffic on this machine).
     static var lanEnabled: Bool { currentEnvironment()["SNAP_LAN"] != "off" }
@@ -144,9 +126,7 @@ final class HostScanner: @unchecked Sendable {  // every stored var is only touc
                 let network = (listening ? lan.games : []).filter { game in
                     !(game.machine == machine && local.contains { $0.info.hostName == game.hostName })
                 }
-                let found = local + network.map(Listing.lan)
-                lock.withLock { latest = found }
-                WindowWake.wake()
+                found.post(local + network.map(Listing.lan))
                 try? await Task.sleep(for: Self.lanRefresh)
             }
         }

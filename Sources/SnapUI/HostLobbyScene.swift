@@ -1,4 +1,5 @@
 #if GUI
+import SnapScreens
 import CSDL2
 import Glibc
 import Logging
@@ -104,7 +105,7 @@ public final class HostLobbyScene: Scene {
                 return nil
             }
             dialog = nil
-            if closed { return .show(MenuScene(app: app)) }
+            if closed { return .show(app.menu()) }
             let action = pending
             pending = nil
             guard choice == .yes, let action else { return nil }
@@ -115,12 +116,12 @@ public final class HostLobbyScene: Scene {
         let wasFocused = nameField.isFocused
         // The game is being opened again: nothing to rename, start or leave meanwhile.
         if inviting != nil { return nil }
-        if !buttons.hidden.contains(.invite), relayField.handle(input) { relayError = nil }
+        if !buttons.hidden.contains(.invite), relayField.handle(input, app: app) { relayError = nil }
         // Once someone joined, the name is fixed: the field takes no typing.
         if !others.isEmpty, case .press(let point) = input, nameField.frame.contains(point) {
             nameNotice = "Players have joined: the game keeps its name."
             app.setNeedsRedraw()
-        } else if others.isEmpty, nameField.handle(input) {
+        } else if others.isEmpty, nameField.handle(input, app: app) {
             nameError = nil
             nameNotice = nil
         }
@@ -170,7 +171,7 @@ public final class HostLobbyScene: Scene {
 
     private func submitName(app: App) {
         let name = nameField.text
-        if let problem = MenuKit.nameProblem(name) {
+        if let problem = NameRules.problem(name) {
             nameError = problem
             return
         }
@@ -318,10 +319,10 @@ public final class HostLobbyScene: Scene {
     /// Why there is no room at `relay`, in words.
     static func relayProblem(_ error: Error, relay: String) -> String {
         if case NetError.cannotConnect(_, let why)? = error as? NetError {
-            return "No relay answered at \(relay) (\(MenuKit.shortReason(why)))."
+            return "No relay answered at \(relay) (\(Wording.shortReason(why)))."
         }
         if case NetError.noHost(let why)? = error as? NetError {
-            return MenuKit.sentence(why, after: "")
+            return Wording.sentence(why, after: "")
         }
         return "No room at the relay \(relay): " + MenuKit.describe(error).message
     }
@@ -354,7 +355,7 @@ public final class HostLobbyScene: Scene {
 
     private func exit(app: App) -> SceneChange? {
         client.leave()
-        return .show(MenuScene(app: app))
+        return .show(app.menu())
     }
 
     public func update(now: Double, app: App) -> SceneChange? {

@@ -1,5 +1,6 @@
 #if GUI
 import SnapBytes
+import SnapScreens
 import SnapPlatform
 import SnapTable
 import Glibc
@@ -137,53 +138,6 @@ enum MenuKit {
     /// The caret of a focused field blinks twice a second: ask for a redraw when it changes.
     static func caretPhase(_ now: Double) -> Int { Int(now * 2) % 2 }
 
-    /// The next free-looking variant of a taken name: "Ann" → "Ann 2", "Ann 2" → "Ann 3",
-    /// shortened to fit a name's 20 characters.
-    static func nextVariant(of name: String) -> String {
-        var base = name
-        var number = 2
-        if let space = name.lastIndex(of: " "), let n = Int(name[name.index(after: space)...]), n >= 1, n < 999_999 {
-            base = String(name[..<space])
-            number = n + 1
-        }
-        let suffix = " \(number)"
-        var scalars = Array(base.unicodeScalars.prefix(PlayerName.maxScalars - suffix.unicodeScalars.count))
-        while scalars.last == " " { scalars.removeLast() }
-        var text = String(String.UnicodeScalarView(scalars))
-        if text.isEmpty { text = "Player" }
-        return text + suffix
-    }
-
-    /// A character a name may not hold, in words: the character itself when it can be
-    /// shown, else what kind it is (never a code point like U+0007).
-    static func forbiddenCharacterSentence(_ scalar: Unicode.Scalar) -> String {
-        let what: String
-        switch scalar.properties.generalCategory {
-        case .control, .format, .surrogate, .privateUse, .unassigned: what = "an invisible control character"
-        case .spaceSeparator, .lineSeparator, .paragraphSeparator: what = "that kind of space"
-        default: what = "\u{201C}\(Character(scalar))\u{201D}"
-        }
-        return "A name cannot hold \(what): use letters, digits, spaces and - _ . '"
-    }
-
-    /// Why `name` cannot be a player's name, in words; nil if it can.
-    static func nameProblem(_ name: String) -> String? {
-        do {
-            try PlayerName.validate(name)
-            return nil
-        } catch {
-            guard case .badName(let problem) = error else { return "\(error)" }
-            switch problem {
-            case .empty: return "Please type a name."
-            case .leadingOrTrailingWhitespace: return "A name cannot start or end with a space."
-            case .consecutiveSpaces: return "A name cannot have two spaces in a row."
-            case .forbiddenCharacter(let scalar): return forbiddenCharacterSentence(scalar)
-            case .tooManyCharacters: return "A name holds at most \(PlayerName.maxScalars) characters."
-            case .tooManyBytes: return "That name is too long: use fewer accented or non-Latin letters."
-            }
-        }
-    }
-
     /// The question a changed certificate asks: both fingerprints, short, and what to do.
     static func certificateQuestion(_ refusal: TLSRefusal) -> String {
         switch refusal {
@@ -209,13 +163,13 @@ enum MenuKit {
             case .badPort(let text, let range):
                 return ("Not a port", "The port in \"\(text)\" must be \(range.lowerBound) to \(range.upperBound).")
             case .hostBusy(let place, _):
-                return ("Host busy", "\(shortPlace(place)) is too busy to let anyone in. Try again in a moment.")
+                return ("Host busy", "\(Wording.shortPlace(place)) is too busy to let anyone in. Try again in a moment.")
             case .cannotConnect(let place, let why):
-                return ("Cannot connect", "No game answered at \(shortPlace(place)) (\(shortReason(why))).")
+                return ("Cannot connect", "No game answered at \(Wording.shortPlace(place)) (\(Wording.shortReason(why))).")
             case .pathTooLong:
                 return ("Name too long", "That name makes the socket path too long. Choose a shorter name.")
             case .cannotListen(_, let why):
-                return ("Cannot host", "This computer would not open the game: \(shortReason(why)).")
+                return ("Cannot host", "This computer would not open the game: \(Wording.shortReason(why)).")
             case .socketDirectory(let path, let why):
                 return ("Cannot host", "The folder \(path) cannot be used: \(why).")
             case .noHost(let why):
@@ -237,53 +191,6 @@ enum MenuKit {
         }
         if let problem = error as? ProtocolError { return ("Invalid name", "\(problem)") }
         return ("Something went wrong", "\(error)")
-    }
-
-    /// A host's closing words as a dialog's body under `title`: not restating the title,
-    /// without the command-line hints meant for `snapcards join` in a terminal, starting with a
-    /// capital and ending with a full stop. "wrong join code: ask the host for …" under
-    /// "Wrong join code" reads "Ask the host for …".
-    static func sentence(_ message: String, after title: String) -> String {
-        var text = Substring(message.trimmingWhitespace())
-        if text.lowercased().hasPrefix(title.lowercased()) {
-            text = text.dropFirst(title.count).drop { ":;,.—- ".contains($0) }
-        }
-        for hint in ["(watch it with snapcards join --watch)", "(snapcards join --code XXXXXX)"] {
-            if let range = text.firstRange(of: hint) { text.removeSubrange(range) }
-        }
-        var sentence = text.trimmingWhitespace()
-        while sentence.hasSuffix(":") || sentence.hasSuffix(",") { sentence.removeLast() }
-        guard let first = sentence.first else { return "The host closed the connection." }
-        sentence = first.uppercased() + sentence.dropFirst()
-        if !(sentence.hasSuffix(".") || sentence.hasSuffix("!") || sentence.hasSuffix("?")) { sentence += "." }
-        return sentence
-    }
-
-    /// "unix:/run/user/1000/snap/Ann.sock" → "Ann"; "tcp:host:port" → "host:port".
-    static func shortPlace(_ place: String) -> String {
-        if place.hasPrefix("unix:") {
-            let path = place.dropFirst(5)
-            let file = path.split(separator: "/").last.map(String.init) ?? String(path)
-            return file.hasSuffix(".sock") ? "\"" + String(file.dropLast(5)) + "\"" : file
-        }
-        if place.hasPrefix("tcp:") { return String(place.dropFirst(4)) }
-        return place
-    }
-
-    /// NIO's error descriptions, boiled down to the part a player can act on.
-    static func shortReason(_ why: String) -> String {
-        let lower = why.lowercased()
-        if lower.contains("refused") { return "connection refused" }
-        if lower.contains("no such file") || lower.contains("no such socket") { return "the game is gone" }
-        if lower.contains("timed out") || lower.contains("timeout") { return "no answer in time" }
-        if lower.contains("unreachable") { return "network unreachable" }
-        if lower.contains("name or service") || lower.contains("resolve") || lower.contains("lookup") { return "unknown host name" }
-        if lower.contains("address already in use") { return "address already in use" }
-        if lower.contains("permission") { return "permission denied" }
-        if lower.contains("unreadable") || lower.contains("magic") { return "it is not a Snap! game" }
-        if lower.contains("closed the connection") || lower.contains("reset") { return "it hung up" }
-        if lower.contains("nothing heard") { return "it stopped answering" }
-        return why.count > 80 ? String(why.prefix(77)) + "…" : why
     }
 }
 #endif

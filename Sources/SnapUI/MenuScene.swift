@@ -6,18 +6,14 @@ import SnapBots
 import SnapEngine
 import SnapNet
 import SnapProtocol
+import SnapScreens
 
-/// The main menu: the title cards S, N, A, P and the Joker fly in and settle, then
-/// Host Game, Join Game, Single Player, Story and Statistics appear. Esc (or Quit) quits.
+/// The main menu, drawn: the title cards S, N, A, P and the Joker fly in and settle, then
+/// the buttons appear. Its rules are `MenuModel`'s; this scene maps clicks and keys to the
+/// model's intents, draws it, and keeps Host Game's game while it is made off the window's thread.
 public final class MenuScene: Scene {
-    enum Action: Hashable { case host, join, solo, story, statistics, quit }
-
-    /// The title animation, in seconds from the scene's start.
-    static let firstCardAt = 0.1
-    static let cardInterval = 0.2
-    static let flight = 0.55
-    static let buttonsFadeIn = (start: 1.2, end: 1.55)
-    static var animationEnd: Double { buttonsFadeIn.end + 0.05 }
+    typealias Action = MenuModel.Action
+    typealias Title = MenuModel.Title
 
     /// Each title card's slot (centre) and where it comes from.
     struct TitleCard {
@@ -41,32 +37,17 @@ public final class MenuScene: Scene {
         ]
     }()
 
-    private let start: Double
-    private var now: Double
-    private var skipped = false
-    private var landed = 0
+    private(set) var model: MenuModel
     private var buttons = ButtonSet<Action>()
-    var dialog: Dialog?
-    private let playerName: String
-    /// Host Game under way: the game is made on a thread of its own (it binds its socket,
-    /// makes its certificate and journal), so the menu keeps drawing meanwhile.
+    /// The model's alert, drawn (it keeps which of its buttons is held down).
+    private(set) var dialog: Dialog?
+    /// Host Game's game, made on a thread of its own (it binds its socket, makes its
+    /// certificate and journal), so the menu keeps drawing meanwhile.
     private var hosting: JoinAttempt?
 
-    /// How Host Game makes its game: `GameClient.host`, or a test's slower one.
-    nonisolated(unsafe) package static var host: @Sendable (String, Logger) async throws -> GameClient = {
-        try await GameClient.host(name: $0, logger: $1)
-    }
-
     /// `notice`: why the player landed here (their game ended); shown at once, over a settled menu.
-    public init(app: App, notice: (title: String, message: String)? = nil) {
-        start = app.now
-        now = start
-        playerName = Settings.load().name
-        if let notice {
-            dialog = Dialog.alert(notice.title, notice.message)
-            skipped = true
-            landed = Self.titleCards.count
-        }
+    public init(app: App, playerName: String, notice: Alert? = nil) {
+        model = MenuModel(playerName: playerName, now: app.now, notice: notice)
         let x = 512.0
         buttons.add(.host, Button("Host Game", center: Point(x, 390), width: 280))
         buttons.add(.join, Button("Join Game", center: Point(x, 446), width: 280))
@@ -74,95 +55,80 @@ public final class MenuScene: Scene {
         buttons.add(.story, Button("Story", center: Point(x, 558), width: 280))
         buttons.add(.statistics, Button("Statistics", center: Point(x, 614), width: 280))
         buttons.add(.quit, Button("Quit", center: Point(x, 676), width: 150))
+        syncDialog()
     }
 
-    private var elapsed: Double { skipped ? .infinity : now - start }
-
-    /// True once the buttons can be clicked.
-    private var isSettled: Bool { elapsed >= Self.buttonsFadeIn.start }
-
-    /// The title's flight, and the dots of "Starting your game…" while Host Game is under way.
-    public var isAnimating: Bool { (!skipped && now - start < Self.animationEnd) || hosting != nil }
+    public var isAnimating: Bool { model.isAnimating }
     public var title: String { "Snap!" }
 
     public func handle(_ input: Input, app: App) -> SceneChange? {
         if var shown = dialog {
             let choice = shown.handle(input)
-            dialog = choice == nil ? shown : nil
-            return nil
+            dialog = shown
+            return choice == nil ? nil : send(.dismissAlert, app: app)
         }
-        // Any click or key during the title skips to the end of it.
-        if !isSettled {
+        if !model.isSettled {
             switch input {
-            case .press, .key:
-                if input == .key(.escape) { return .quit }
-                skipped = true
-                landed = Self.titleCards.count
-            default: break
+            case .key(.escape): return send(.escape, app: app)
+            case .press, .key: return send(.skipTitle, app: app)
+            default: return nil
             }
-            return nil
         }
         switch input {
-        case .press(let point) where hosting == nil:
+        case .press(let point) where !model.isHosting:
             buttons.press(point)
-        case .release(let point) where hosting == nil:  // the game being started is the one
-            if let action = buttons.release(point) { return perform(action, app: app) }
+        case .release(let point) where !model.isHosting:  // the game being started is the one
+            if let action = buttons.release(point) { return send(.choose(action), app: app) }
         case .key(.escape):
-            return .quit
+            return send(.escape, app: app)
         default:
             break
         }
         return nil
     }
 
-    private func perform(_ action: Action, app: App) -> SceneChange? {
-        switch action {
-        case .host:
-            guard hosting == nil else { return nil }
+    private func send(_ intent: MenuModel.Intent, app: App) -> SceneChange? {
+        let effects = model.handle(intent, now: app.now)
+        syncDialog()
+        for case .startHosting(let name) in effects {
             let attempt = JoinAttempt()
-            let (name, logger, make) = (playerName, app.logger, Self.host)
+            let (logger, make) = (app.logger, app.games.host)
             attempt.start { try await make(name, logger) }
             hosting = attempt
-            return nil
-        case .join: return .show(JoinScene(app: app))
-        case .solo: return .show(SoloSetupScene(app: app))
-        case .story: return .show(StoryScene(app: app, name: Settings.load().name))
-        case .statistics: return .show(StatisticsScene(app: app))
-        case .quit: return .quit
         }
+        return app.perform(effects)
+    }
+
+    private func syncDialog() {
+        guard let alert = model.alert else { return dialog = nil }
+        if dialog?.title != alert.title || dialog?.message != alert.message { dialog = Dialog.alert(alert.title, alert.message) }
     }
 
     public func update(now: Double, app: App) -> SceneChange? {
-        self.now = now
         if let attempt = hosting, let result = attempt.result {
             hosting = nil
             switch result {
             case .success(let client):
+                _ = send(.hosted, app: app)
                 return .show(HostLobbyScene(app: app, client: client))
             case .failure(let error):
                 let (title, message) = MenuKit.describe(
-                    error, hosting: playerName,
+                    error, hosting: model.playerName,
                     renameAdvice: "Change your name on the Join Game or Single Player screen.")
-                dialog = Dialog.alert(title, message)
+                return send(.hostingFailed(Alert(title, message)), app: app)
             }
         }
-        // A card flick as each title card lands.
-        while landed < Self.titleCards.count,
-              elapsed >= Self.firstCardAt + Double(landed) * Self.cardInterval + Self.flight * 0.8 {
-            landed += 1
-            app.audio.play(.flick)
-        }
-        return nil
+        return app.perform(model.update(now: now))
     }
 
     public func draw(_ graphics: Graphics, app: App) {
         MenuKit.background(graphics, app.assets)
-        let t = elapsed
+        let t = model.elapsed
         let textures = app.assets.titleLetters + [app.assets.joker]
         let size = Size(cardSize.width * Self.cardScale, cardSize.height * Self.cardScale)
         // Draw in flight order: a later card lands over an earlier one.
         for (index, card) in Self.titleCards.enumerated() {
-            let local = (t - Self.firstCardAt - Double(index) * Self.cardInterval) / Self.flight
+            let local = (t - Title.firstCardAt - Double(index) * Title.cardInterval) / Title.flight
             guard local > 0 else { continue }
             let u = min(1, local)
             let move = MenuKit.easeOutBack(u, overshoot: 1.2)
@@ -182,7 +148,7 @@ public final class MenuScene: Scene {
             graphics.draw(textures[index], in: rect, degrees: degrees)
         }
 
-        let fade = MenuKit.clamp((t - Self.buttonsFadeIn.start) / (Self.buttonsFadeIn.end - Self.buttonsFadeIn.start))
+        let fade = MenuKit.clamp((t - Title.buttonsFadeIn.start) / (Title.buttonsFadeIn.end - Title.buttonsFadeIn.start))
         guard fade > 0 else { return }
         let alpha = UInt8(255 * fade)
         graphics.text("Turn the cards. Spot a pair. Call Snap!", at: Point(512, 300), size: 20,
@@ -198,11 +164,11 @@ public final class MenuScene: Scene {
             return
         }
         buttons.draw(graphics, app.assets)
-        if hosting != nil {
-            let dots = String(repeating: ".", count: 1 + Int(now * 3) % 3)
-            graphics.text("Starting your game\(dots)", at: Point(512, 708), size: 15, color: Color(255, 244, 214))
+        if model.isHosting {
+            let dots = String(repeating: ".", count: 1 + Int(model.now * 3) % 3)
+            graphics.text(model.footer + dots, at: Point(512, 708), size: 15, color: Color(255, 244, 214))
         } else {
-            graphics.text("Playing as \(playerName)", at: Point(512, 708), size: 15, color: Color(220, 235, 220))
+            graphics.text(model.footer, at: Point(512, 708), size: 15, color: Color(220, 235, 220))
         }
         MenuKit.footer(graphics, "F11  full screen     Esc  quit")
         if let dialog { dialog.draw(graphics, assets: app.assets) }

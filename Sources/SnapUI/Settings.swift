@@ -1,4 +1,5 @@
 #if GUI
+import SnapScreens
 import SnapBytes
 import SnapSettings
 import SnapTable

@@ -3,9 +3,10 @@ import SnapTable
 import SnapBots
 import SnapEngine
 import SnapProtocol
+import SnapScreens
 
-/// Single player: how many computer opponents (1–3: Ray, Lucy, Steve), how good they
-/// are, your name, then Play.
+/// Single player, drawn: the opponents, their level, the player's name and Play. Its rules
+/// are `SoloSetupModel`'s; this scene maps clicks and keys to the model's intents and draws it.
 public final class SoloSetupScene: Scene {
     enum Action: Hashable {
         case opponents(Int)
@@ -13,22 +14,14 @@ public final class SoloSetupScene: Scene {
         case play, back
     }
 
-    static let opponentNames = Bot.names
-    static let levelNotes: [BotLevel: String] = [
-        .easy: "Relaxed: slow hands, and a wrong Snap! now and then.",
-        .normal: "The classic pace.",
-        .hard: "Lightning fast, and they rarely get it wrong.",
-    ]
-
-    private var opponents = 3
-    private var level = BotLevel.normal
+    private(set) var model: SoloSetupModel
     private var nameField: TextField
-    private var nameError: String?
     private var buttons = ButtonSet<Action>()
     private var caret = -1
 
-    public init(app: App) {
-        nameField = .name(Settings.load().name, frame: Rect(x: 312, y: 122, width: 400, height: 42))
+    public init(app: App, savedName: String) {
+        model = SoloSetupModel(savedName: savedName)
+        nameField = TextField(model: model.name, frame: Rect(x: 312, y: 122, width: 400, height: 42))
         for count in 1...3 {
             buttons.add(.opponents(count), Button(count == 1 ? "1 opponent" : "\(count) opponents",
                                                    center: Point(512 + Double(count - 2) * 220, 282), width: 200))
@@ -45,49 +38,31 @@ public final class SoloSetupScene: Scene {
     public var title: String { "Snap!" }
 
     public func handle(_ input: Input, app: App) -> SceneChange? {
-        if nameField.handle(input) { nameError = nil }
-        if let rejected = nameField.rejection { nameError = rejected }
         switch input {
         case .press(let point):
             buttons.press(point)
+            return send(.focusName(nameField.frame.contains(point)), app: app)
         case .release(let point):
-            guard let action = buttons.release(point) else { break }
-            switch action {
-            case .opponents(let count): opponents = count
-            case .level(let chosen): level = chosen
-            case .play: return play(app: app)
-            case .back: return .show(MenuScene(app: app))
+            switch buttons.release(point) {
+            case .opponents(let count)?: return send(.opponents(count), app: app)
+            case .level(let chosen)?: return send(.level(chosen), app: app)
+            case .play?: return send(.play, app: app)
+            case .back?: return send(.back, app: app)
+            case nil: return nil
             }
-        case .key(.enter):
-            return play(app: app)
-        case .key(.tab):
-            nameField.isFocused.toggle()
-        case .key(.escape):
-            if nameField.isFocused {
-                nameField.isFocused = false
-            } else {
-                return .show(MenuScene(app: app))
-            }
+        case .key(.enter): return send(.enter, app: app)
+        case .key(.tab): return send(.tab, app: app)
+        case .key(.escape): return send(.escape, app: app)
         default:
-            break
+            guard let edit = TextField.edit(for: input) else { return nil }
+            return send(.edit(edit), app: app)
         }
-        return nil
     }
 
-    private func play(app: App) -> SceneChange? {
-        let name = nameField.text
-        if let problem = MenuKit.nameProblem(name) {
-            nameError = problem
-            nameField.isFocused = true
-            return nil
-        }
-        var settings = Settings.load()
-        if settings.name != name {
-            settings.name = name
-            settings.save()
-        }
-        let client = GameClient.solo(name: name, opponents: opponents, level: level, logger: app.logger)
-        return .show(TableScene(app: app, client: client))
+    private func send(_ intent: SoloSetupModel.Intent, app: App) -> SceneChange? {
+        let effects = model.handle(intent, now: app.now)
+        nameField.model = model.name
+        return app.perform(effects)
     }
 
     public func update(now: Double, app: App) -> SceneChange? {
@@ -104,7 +79,7 @@ public final class SoloSetupScene: Scene {
 
         MenuKit.label(graphics, "Your name", at: Point(nameField.frame.x, 96))
         nameField.draw(graphics, now: app.now)
-        if let nameError {
+        if let nameError = model.nameError {
             graphics.text(nameError, at: Point(512, 170), size: 15, color: MenuKit.errorColor)
         }
 
@@ -113,15 +88,15 @@ public final class SoloSetupScene: Scene {
         MenuKit.panel(graphics, top)
         graphics.text("Opponents", at: Point(top.x + 28, top.y + 16), size: 22, bold: true, color: .white, align: .left)
         for count in 1...3 {
-            MenuKit.drawToggle(graphics, app.assets, buttons[.opponents(count)], selected: opponents == count)
+            MenuKit.drawToggle(graphics, app.assets, buttons[.opponents(count)], selected: model.opponents == count)
         }
         // Who sits at the table: a card and a name each, the ones left out faded.
         let card = Size(24, 36)
-        let widths = Self.opponentNames.map { MenuKit.width(graphics, $0, size: 18, bold: true) + card.width + 10 }
+        let widths = SoloSetupModel.opponentNames.map { MenuKit.width(graphics, $0, size: 18, bold: true) + card.width + 10 }
         let gap = 44.0
         var x = 512 - (widths.reduce(0, +) + gap * Double(widths.count - 1)) / 2
-        for (index, name) in Self.opponentNames.enumerated() {
-            let playing = index < opponents
+        for (index, name) in SoloSetupModel.opponentNames.enumerated() {
+            let playing = index < model.opponents
             let frame = Rect(x: x, y: top.y + 124, width: card.width, height: card.height)
             graphics.draw(app.assets.back, in: frame, alpha: playing ? 1 : 0.3)
             graphics.text(name, at: Point(frame.x + card.width + 10, frame.y + 7), size: 18, bold: true,
@@ -134,9 +109,9 @@ public final class SoloSetupScene: Scene {
         MenuKit.panel(graphics, bottom)
         graphics.text("Level", at: Point(bottom.x + 28, bottom.y + 16), size: 22, bold: true, color: .white, align: .left)
         for level in BotLevel.allCases {
-            MenuKit.drawToggle(graphics, app.assets, buttons[.level(level)], selected: self.level == level)
+            MenuKit.drawToggle(graphics, app.assets, buttons[.level(level)], selected: model.level == level)
         }
-        graphics.text(Self.levelNotes[level] ?? "", at: Point(512, bottom.y + 134), size: 17, color: MenuKit.hintColor)
+        graphics.text(SoloSetupModel.levelNotes[model.level] ?? "", at: Point(512, bottom.y + 134), size: 17, color: MenuKit.hintColor)
 
         buttons[.back].draw(graphics, assets: app.assets)
         buttons[.play].draw(graphics, assets: app.assets)

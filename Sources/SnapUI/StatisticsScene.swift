@@ -7,33 +7,40 @@ import SnapNet
 import SnapTable
 
 /// One reading of the match index for the Statistics screen, in a task of its own (the
-/// index waits for the disk and for SQLite's locks; the window's thread never does). The
-/// window's loop is no Swift executor (it runs SDL's loop on the main thread), so the figures
-/// are handed over as the other background work is (`JoinAttempt`): kept under a lock, the
-/// window woken, the scene taking them in its `update`.
-final class StatisticsReading: @unchecked Sendable {  // every stored var is only touched under `lock`
-    private let lock = NIOLock()
-    private var outcome: Result<PlayerStatistics.Read, Error>?
-    private var warnings: [String] = []
+/// index waits for the disk and for SQLite's locks; the window's thread never does): what the
+/// index warns of on the way, then the figures, handed to the window through its inbox.
+final class StatisticsReading: Sendable {
+    private enum Message: Sendable {
+        case warning(String)
+        case read(Result<PlayerStatistics.Read, Error>)
+    }
+
+    private let inbox = WindowInbox<Message>()
 
     init(directory: String, player: String, trendMatches: Int) {
-        Task { [self] in
+        Task { [inbox] in
             let result: Result<PlayerStatistics.Read, Error>
             do {
                 result = .success(try await PlayerStatistics.read(directory: directory, player: player, trendMatches: trendMatches) {
-                    [self] warning in lock.withLock { warnings.append(warning) }
+                    inbox.post(.warning($0))
                 })
             } catch {
                 result = .failure(error)
             }
-            lock.withLock { outcome = result }
-            WindowWake.wake()
+            inbox.post(.read(result))
         }
     }
 
     /// The outcome once there is one, and what the index warned of on the way.
     var result: (Result<PlayerStatistics.Read, Error>, warnings: [String])? {
-        lock.withLock { outcome.map { ($0, warnings) } }
+        var warnings: [String] = []
+        for message in inbox.pending {
+            switch message {
+            case .warning(let warning): warnings.append(warning)
+            case .read(let result): return (result, warnings)
+            }
+        }
+        return nil
     }
 }
 
@@ -131,7 +138,7 @@ public final class StatisticsScene: Scene {
     private func perform(_ action: Action, app: App) -> SceneChange? {
         switch action {
         case .back:
-            return .show(backTo ?? MenuScene(app: app))
+            return .show(backTo ?? app.menu())
         case .previous, .next:
             guard case .read(let read) = state,
                   let other = Self.neighbour(of: player, in: read.players, forward: action == .next) else { return nil }

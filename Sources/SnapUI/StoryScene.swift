@@ -1,4 +1,5 @@
 #if GUI
+import SnapScreens
 import NIOConcurrencyHelpers
 import Glibc
 import SnapNet
@@ -32,7 +33,13 @@ public final class StoryServiceConnection: Sendable {
         case ended(connection: Int, reason: String)
     }
 
-    private let inbox = StoryInbox()
+    /// What the link's task hands the window: replies, and how the connection stands.
+    private enum Arrival: Sendable {
+        case reply(StoryReply)
+        case state(State)
+    }
+
+    private let inbox = WindowInbox<Arrival>()
     private let outgoing: AsyncStream<Outgoing>.Continuation
     private let task: Task<Void, Never>
 
@@ -67,7 +74,7 @@ public final class StoryServiceConnection: Sendable {
                 case .signedIn(let again):
                     guard let signedIn = client else { return }
                     connection += 1
-                    inbox.set(.connected(again: again))
+                    inbox.post(.state(.connected(again: again)))
                     let reason = await Self.serve(signedIn, connection: connection, queued: &queued, outgoing: outgoing, inbox: inbox)
                     signedIn.hangUp()
                     client = nil
@@ -75,10 +82,10 @@ public final class StoryServiceConnection: Sendable {
                     actions += link.handle(.lost(reason), now: now())
                 case .retrying(let after, let reason, let wasSignedIn):
                     let seconds = after.components.seconds
-                    inbox.set(.retrying(wasSignedIn ? "The story service went away (\(reason)); signing in again in \(seconds) s."
-                                                    : "\(reason). Trying again in \(seconds) s."))
+                    inbox.post(.state(.retrying(wasSignedIn ? "The story service went away (\(reason)); signing in again in \(seconds) s."
+                                                    : "\(reason). Trying again in \(seconds) s."))))
                 case .finished(let reason):
-                    inbox.set(.ended(reason))
+                    inbox.post(.state(.ended(reason)))
                     return
                 }
             }
@@ -88,10 +95,10 @@ public final class StoryServiceConnection: Sendable {
     /// One signed-in connection: watch and list, then what the window queues goes out in
     /// order while a reader hands in what comes; returns why it ended (nil: the window went).
     private static func serve(_ client: StoryClient, connection: Int, queued: inout AsyncStream<Outgoing>.Iterator,
-                              outgoing: AsyncStream<Outgoing>.Continuation, inbox: StoryInbox) async -> String? {
+                              outgoing: AsyncStream<Outgoing>.Continuation, inbox: WindowInbox<Arrival>) async -> String? {
         let reader = Task {
             while true {
-                do { inbox.add(try await client.next()) } catch {
+                do { inbox.post(.reply(try await client.next())) } catch {
                     outgoing.yield(.ended(connection: connection, reason: "\(error)"))
                     return
                 }
@@ -116,7 +123,16 @@ public final class StoryServiceConnection: Sendable {
     }
 
     /// What arrived since the last call, and how the connection stands if that changed.
-    func drain() -> (replies: [StoryReply], state: State?) { inbox.drain() }
+    func drain() -> (replies: [StoryReply], state: State?) {
+        var drained: (replies: [StoryReply], state: State?) = ([], nil)
+        for arrival in inbox.takeAll() {
+            switch arrival {
+            case .reply(let reply): drained.replies.append(reply)
+            case .state(let state): drained.state = state
+            }
+        }
+        return drained
+    }
 
     /// Queues `request` for the connection's task (which sends it after those before it;
     /// while the service is away, once it is back).
@@ -127,30 +143,6 @@ public final class StoryServiceConnection: Sendable {
     deinit {
         outgoing.finish()
         task.cancel()
-    }
-}
-
-/// What the link's task hands the window.
-private final class StoryInbox: @unchecked Sendable {  // everything behind `lock`
-    private let lock = NIOLock()
-    private var replies: [StoryReply] = []
-    private var state: StoryServiceConnection.State?
-
-    func add(_ reply: StoryReply) {
-        lock.withLock { replies.append(reply) }
-        WindowWake.wake()
-    }
-
-    func set(_ state: StoryServiceConnection.State) {
-        lock.withLock { self.state = state }
-        WindowWake.wake()
-    }
-
-    func drain() -> (replies: [StoryReply], state: StoryServiceConnection.State?) {
-        lock.withLock {
-            defer { replies = []; state = nil }
-            return (replies, state)
-        }
     }
 }
 
@@ -205,9 +197,8 @@ public final class StoryScene: Scene {
     public init(app: App, endpoint: StoryEndpoint? = nil, name: String, open: StoryMatchID? = nil, joinCode: String = "",
                 trust: ServerTrust? = nil) {
         self.name = name
-        field = TextField(text: "", frame: Rect(x: 72, y: 560, width: 880, height: 96), maxLength: StoryRules.maxTurnScalars) { scalar in
-            scalar.value >= 0x20 && !(0x7F...0x9F).contains(scalar.value)
-        }
+        field = TextField(text: "", frame: Rect(x: 72, y: 560, width: 880, height: 96), maxLength: StoryRules.maxTurnScalars,
+                          characters: .printable)
         invite = TextField(text: "", frame: Rect(x: 356, y: 668, width: 336, height: 40), maxLength: 120)
         do {
             let target = try endpoint ?? .unix(defaultStorySocketPath(create: false))
@@ -313,9 +304,9 @@ public final class StoryScene: Scene {
         }
         if viewing != nil, isMyTurn {
             if input == .key(.enter) { return perform(.endTurn, app: app) }
-            if field.handle(input) { app.setNeedsRedraw() }
+            if field.handle(input, app: app) { app.setNeedsRedraw() }
         }
-        if viewing == nil, invite.handle(input) { app.setNeedsRedraw() }
+        if viewing == nil, invite.handle(input, app: app) { app.setNeedsRedraw() }
         switch input {
         case .press(let point):
             if !buttons.press(point), viewing == nil, let row = rows.first(where: { $0.0.contains(point) }) {
@@ -340,7 +331,7 @@ public final class StoryScene: Scene {
         app.setNeedsRedraw()
         switch action {
         case .back:
-            guard viewing != nil else { return .show(MenuScene(app: app)) }
+            guard viewing != nil else { return .show(app.menu()) }
             viewing = nil
             field.set("")
         case .automatch:

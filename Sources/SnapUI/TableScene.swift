@@ -5,6 +5,7 @@ import SnapTable
 import SnapEngine
 import SnapNet
 import SnapProtocol
+import SnapScreens
 import SnapSession
 
 /// The game table: every seat's piles, the status line, Snap!, Exit and (on the host)
@@ -288,7 +289,7 @@ public final class TableScene: Scene {
         if leaving { client.leave() }
         app.audio.stopDealing()
         model.stop()
-        return .show(MenuScene(app: app, notice: notice))
+        return .show(app.menu(notice: notice.map { Alert($0.title, $0.message) }))
     }
 
     /// "Ann's game", or "The game" before the host's welcome named it.
@@ -405,12 +406,12 @@ public final class TableScene: Scene {
             model.dropTurnRequest()
         case nil:
             app.audio.stopDealing()
-            dialog = Dialog.alert("Disconnected", "\(gameName) ended: the connection was lost (\(MenuKit.shortReason(message))).")
+            dialog = Dialog.alert("Disconnected", "\(gameName) ended: the connection was lost (\(Wording.shortReason(message))).")
             dialogGoesToMenu = true
         case .nameTaken? where client.endpoint != nil:
             // `snapcards join` from a shell, or a second window with the same saved name: offer
             // the next free variant rather than a dead end.
-            let variant = MenuKit.nextVariant(of: client.name)
+            let variant = NameRules.nextVariant(of: client.name)
             dialog = Dialog.confirm("Name taken", "Someone called \(client.name) has already joined \(client.session.welcome.map { "\($0.hostName)'s game" } ?? "this game"). Join as \(variant)?",
                                      yes: "Join as \(variant)", no: "Menu")
             retries = [(variant, client.role)]
@@ -425,7 +426,7 @@ public final class TableScene: Scene {
             }
         case let other?:
             app.audio.stopDealing()
-            dialog = Dialog.alert(Self.closeTitle(other), MenuKit.sentence(message, after: Self.closeTitle(other)))
+            dialog = Dialog.alert(Self.closeTitle(other), Wording.sentence(message, after: Self.closeTitle(other)))
             dialogGoesToMenu = true
         }
         return nil
@@ -433,8 +434,8 @@ public final class TableScene: Scene {
 
     /// The question `offer` asks; its answers join again (the way out goes to the menu).
     private func offerStartedGame(_ offer: KeptSeatOffer) {
-        let (question, answers) = offer.dialog(game: gameName, wayOut: "Menu")
-        dialog = question
+        let (question, answers) = offer.question(game: gameName, wayOut: "Menu")
+        dialog = Dialog(question)
         retries = answers.map { ($0.name ?? client.name, $0.role) }
         dialogGoesToMenu = true
     }
@@ -446,17 +447,12 @@ public final class TableScene: Scene {
         model.stop()
         let attempt = JoinAttempt()
         let code = client.joinCode
-        let join = Self.join
+        let join = app.games.join
         let directories = client.directories
         attempt.start { try await join(endpoint, name, code, role, directories) }
         rejoining = (attempt, role == .watcher ? "Watching…" : "Joining as \(name)…")
         app.setNeedsRedraw()
         return nil
-    }
-
-    /// How `joinAgain` joins: `GameClient.join`, or a test's slower one.
-    nonisolated(unsafe) static var join: @Sendable (Endpoint, String, String, Hello.Role, UserDirectories) async throws -> GameClient = {
-        try await GameClient.join($0, name: $1, joinCode: $2, role: $3, directories: $4)
     }
 
     var isRejoining: Bool { rejoining != nil }

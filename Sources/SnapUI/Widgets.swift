@@ -4,6 +4,7 @@ import SnapTable
 import CSDL2
 import Glibc
 import SnapProtocol
+import SnapScreens
 
 // The one widget set every screen draws with: Button, ButtonSet, Dialog, TextField.
 
@@ -143,6 +144,17 @@ public struct Dialog {
     }
 }
 
+extension Dialog {
+    /// A screen model's question, drawn.
+    public init(_ question: Question) {
+        switch question.kind {
+        case .alert: self = .alert(question.title, question.message)
+        case .confirm(let yes, let no): self = .confirm(question.title, question.message, yes: yes, no: no)
+        case .choose(let options, let no): self = .choose(question.title, question.message, options: options, no: no)
+        }
+    }
+}
+
 /// Buttons keyed by what they do: press on `.press`, act on `.release` inside (like `Dialog`).
 struct ButtonSet<ID: Hashable> {
     private(set) var order: [ID] = []
@@ -188,154 +200,69 @@ struct ButtonSet<ID: Hashable> {
     }
 }
 
-/// A one-line text field for names and addresses: a caret that moves (←, →, Home, End),
-/// a selection (Shift+←/→, Ctrl+A; typing replaces it), Backspace/Delete, Ctrl+C/Ctrl+V
-/// through the clipboard, a visible count ("12/20") instead of a silent cut at the limit,
-/// and, for names, a sentence about a character a name may not hold.
+/// A one-line text field on screen: its `TextFieldModel` (the text, caret, selection and
+/// rules, SnapScreens') drawn in a frame, with keys mapped to the model's edits.
 public struct TextField {
-    public private(set) var text: String
+    public var model: TextFieldModel
     public var frame: Rect
-    public var isFocused = false
-    /// The most Unicode scalars it holds (a player name counts scalars).
-    public var maxLength: Int
-    /// Which characters it takes; nil takes anything printable.
-    public var allows: ((Unicode.Scalar) -> Bool)?
-    /// Show "n/max" at the right end.
-    public var showsCount: Bool
-    /// The caret, in characters from the start; the selection runs from `anchor` to it.
-    public private(set) var caret: Int
-    public private(set) var anchor: Int?
-    /// Why the last typing or paste was not taken whole, in words (nil when it was).
-    public private(set) var rejection: String?
 
-    public init(text: String, frame: Rect, maxLength: Int = 20, showsCount: Bool = false,
-                allows: ((Unicode.Scalar) -> Bool)? = nil) {
-        self.text = text
+    public init(text: String, frame: Rect, maxLength: Int = 20, characters: TextFieldModel.Characters = .any) {
+        model = TextFieldModel(text: text, maxLength: maxLength, characters: characters)
         self.frame = frame
-        self.maxLength = maxLength
-        self.showsCount = showsCount
-        self.allows = allows
-        caret = text.count
     }
 
     /// A field for a player's name: letters, digits, spaces and - _ . ' only, 20 at most.
     public static func name(_ text: String, frame: Rect) -> TextField {
-        TextField(text: text, frame: frame, maxLength: PlayerName.maxScalars, showsCount: true) { scalar in
-            scalar == " " || PlayerName.isValid(String(Character(scalar)))
-        }
+        TextField(model: .name(text), frame: frame)
+    }
+
+    public init(model: TextFieldModel, frame: Rect) {
+        self.model = model
+        self.frame = frame
+    }
+
+    public var text: String { model.text }
+    public var count: Int { model.count }
+    public var caret: Int { model.caret }
+    public var rejection: String? { model.rejection }
+    public var isFocused: Bool {
+        get { model.isFocused }
+        set { model.isFocused = newValue }
     }
 
     /// Replaces the whole text (caret at the end, nothing selected).
-    public mutating func set(_ newText: String) {
-        text = newText
-        caret = newText.count
-        anchor = nil
-        rejection = nil
+    public mutating func set(_ newText: String) { model.set(newText) }
+
+    /// The model's edit for a key, typing or a paste; nil for what a field does not take.
+    public static func edit(for input: Input) -> TextFieldModel.Edit? {
+        switch input {
+        case .text(let typed): .type(typed)
+        case .paste(let pasted): .paste(pasted)
+        case .key(.backspace): .backspace
+        case .key(.delete): .delete
+        case .key(.left): .left
+        case .key(.right): .right
+        case .key(.home): .home
+        case .key(.end): .end
+        case .key(.shiftLeft): .selectLeft
+        case .key(.shiftRight): .selectRight
+        case .key(.selectAll): .selectAll
+        case .key(.copy): .copy
+        default: nil
+        }
     }
 
-    public var count: Int { text.unicodeScalars.count }
-
-    private var selection: Range<Int>? {
-        guard let anchor, anchor != caret else { return nil }
-        return min(anchor, caret)..<max(anchor, caret)
-    }
-
-    public var selectedText: String? {
-        selection.map { String(text.dropFirst($0.lowerBound).prefix($0.count)) }
-    }
-
-    private func index(_ offset: Int) -> String.Index { text.index(text.startIndex, offsetBy: offset) }
-
-    private mutating func deleteSelection() -> Bool {
-        guard let range = selection else {
-            anchor = nil
+    /// A click takes or drops the focus; typing edits a focused field (its effects, a copy,
+    /// performed by `app`). Returns true when the text changed.
+    public mutating func handle(_ input: Input, app: App) -> Bool {
+        if case .press(let point) = input {
+            if frame.contains(point) { model.focus() } else { model.isFocused = false }
             return false
         }
-        text.removeSubrange(index(range.lowerBound)..<index(range.upperBound))
-        caret = range.lowerBound
-        anchor = nil
-        return true
-    }
-
-    /// Inserts typed or pasted text at the caret, over the selection; returns true if the text changed.
-    private mutating func insert(_ typed: String) -> Bool {
-        rejection = nil
-        var changed = deleteSelection()
-        var room = maxLength - count
-        var accepted = ""
-        for character in typed {
-            if character == "\n" || character == "\r" { break }  // a paste takes its first line
-            if let allows, let bad = character.unicodeScalars.first(where: { !allows($0) }) {
-                rejection = MenuKit.forbiddenCharacterSentence(bad)
-                continue
-            }
-            let width = character.unicodeScalars.count
-            guard width <= room else {
-                rejection = "At most \(maxLength) characters."
-                break
-            }
-            room -= width
-            accepted.append(character)
-        }
-        if !accepted.isEmpty {
-            text.insert(contentsOf: accepted, at: index(caret))
-            caret += accepted.count
-            changed = true
-        }
-        return changed
-    }
-
-    /// Applies typing; returns true when the text changed.
-    public mutating func handle(_ input: Input) -> Bool {
-        switch input {
-        case .press(let point):
-            isFocused = frame.contains(point)
-            if isFocused { anchor = nil }
-            return false
-        default:
-            break
-        }
-        guard isFocused else { return false }
-        switch input {
-        case .text(let typed), .paste(let typed):
-            return insert(typed)
-        case .key(.backspace):
-            rejection = nil
-            if deleteSelection() { return true }
-            guard caret > 0 else { return false }
-            text.remove(at: index(caret - 1))
-            caret -= 1
-            return true
-        case .key(.delete):
-            rejection = nil
-            if deleteSelection() { return true }
-            guard caret < text.count else { return false }
-            text.remove(at: index(caret))
-            return true
-        case .key(.left), .key(.right), .key(.home), .key(.end):
-            if let range = selection {
-                caret = input == .key(.left) ? range.lowerBound : input == .key(.right) ? range.upperBound : caret
-            }
-            anchor = nil
-            switch input {
-            case .key(.left) where selection == nil: caret = max(0, caret - 1)
-            case .key(.right) where selection == nil: caret = min(text.count, caret + 1)
-            case .key(.home): caret = 0
-            case .key(.end): caret = text.count
-            default: break
-            }
-        case .key(.shiftLeft), .key(.shiftRight):
-            if anchor == nil { anchor = caret }
-            caret = input == .key(.shiftLeft) ? max(0, caret - 1) : min(text.count, caret + 1)
-        case .key(.selectAll):
-            anchor = 0
-            caret = text.count
-        case .key(.copy):
-            if let selected = selectedText { SDL_SetClipboardText(selected) }
-        default:
-            break
-        }
-        return false
+        guard let edit = Self.edit(for: input) else { return false }
+        let before = model.text
+        _ = app.perform(model.handle(edit))  // a copy: no scene change
+        return model.text != before
     }
 
     public func draw(_ graphics: Graphics, now: Double) {
@@ -344,6 +271,7 @@ public struct TextField {
         let origin = Point(frame.x + 10, frame.y + (frame.height - 22) / 2)
         // Text longer than the field (a pasted invitation) shows from where the caret is in
         // view, cut with "…" at the field's end.
+        let (text, caret, showsCount) = (model.text, model.caret, model.showsCount)
         let room = frame.width - 20 - (showsCount ? 48 : 0)
         var first = 0
         if graphics.textWidth(text, size: 18) > room {
@@ -354,7 +282,7 @@ public struct TextField {
         func width(_ prefix: Int) -> Double {
             prefix <= first ? 0 : graphics.textWidth(String(text.dropFirst(first).prefix(prefix - first)), size: 18)
         }
-        if isFocused, let range = selection {
+        if isFocused, let range = model.selection {
             let x0 = width(range.lowerBound), x1 = min(width(range.upperBound), room)
             graphics.fill(Rect(x: origin.x + x0, y: origin.y - 1, width: x1 - x0, height: 25), Color(120, 170, 255, 150))
         }
@@ -365,8 +293,8 @@ public struct TextField {
             graphics.fill(Rect(x: origin.x + width(caret), y: origin.y, width: 2, height: 23), .ink)
         }
         if showsCount {
-            let full = count >= maxLength
-            graphics.text("\(count)/\(maxLength)", at: Point(frame.x + frame.width - 8, frame.y + (frame.height - 16) / 2),
+            let full = count >= model.maxLength
+            graphics.text("\(count)/\(model.maxLength)", at: Point(frame.x + frame.width - 8, frame.y + (frame.height - 16) / 2),
                           size: 13, color: full ? Color(200, 60, 40) : Color(110, 110, 110), align: .right, shadow: false)
         }
     }

@@ -6,6 +6,7 @@ import SnapCommandLine
 import SnapNet
 import SnapPlatform
 import SnapSimulation
+import SnapScreens
 import SnapUI
 
 /// Options of every command that opens a window.
@@ -71,7 +72,7 @@ private func openWindow(_ flags: WindowFlags, logger: Logger, _ makeScene: (App)
     let app = try App(options: flags.options, logger: logger) { app in
         do { return try makeScene(app) } catch {
             failure = error
-            return MenuScene(app: app)
+            return app.menu()
         }
     }
     if let failure { throw failure }
@@ -101,9 +102,9 @@ struct Menu: WindowCommand {
     @MainActor func runInWindow() async throws {
         try await runWindow(window) { app in
             switch scene {
-            case .menu: MenuScene(app: app)
-            case .join: JoinScene(app: app)
-            case .solo: SoloSetupScene(app: app)
+            case .menu: app.open(.menu)
+            case .join: app.open(.join)
+            case .solo: app.open(.soloSetup)
             }
         }
     }

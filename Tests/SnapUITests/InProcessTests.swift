@@ -75,16 +75,6 @@ struct InProcessTests {
         withExtendedLifetime(fonts) {}
     }
 
-    @Test("a taken name offers the next variant")
-    func nameVariants() {
-        #expect(MenuKit.nextVariant(of: "Ann") == "Ann 2")
-        #expect(MenuKit.nextVariant(of: "Ann 2") == "Ann 3")
-        #expect(MenuKit.nextVariant(of: "Player 9") == "Player 10")
-        let long = String(repeating: "x", count: 20)
-        #expect(MenuKit.nextVariant(of: long) == String(repeating: "x", count: 18) + " 2")
-        #expect(PlayerName.isValid(MenuKit.nextVariant(of: long)))
-    }
-
     @Test("single player: Esc asks to leave the table, not to end the game for other players")
     func soloEscapeWording() throws {
         var pushed = false
@@ -181,17 +171,19 @@ struct InProcessTests {
         // that made it on its own thread would draw none, and the hold would run out.
         let drawnWhileStarting = Flag()
         let held = Flag()
-        MenuScene.host = { name, logger in
+        var games = GameStarter.live
+        games.host = { name, logger in
             if await drawnWhileStarting.raised(within: .seconds(30)) { held.raise() }
             return try await GameClient.host(name: name, socket: path, directories: directories, logger: logger)
         }
-        defer { MenuScene.host = { try await GameClient.host(name: $0, logger: $1) } }
         var clickedAt: Double?
         var framesWhileStarting = 0
         // (The game is made on Swift's pool, which the suite's other tests may hold for a
         // while on a loaded machine: the limits are generous, and the window quits as soon
         // as the lobby opens.)
-        let app = try App(options: WindowOptions(quitAfter: 40, hidden: true), logger: Self.logger) { app in MenuScene(app: app) }
+        let app = try App(options: WindowOptions(quitAfter: 40, hidden: true), logger: Self.logger, games: games) { app in
+            app.menu()
+        }
         app.probing.eachFrame = { app, now in
             if clickedAt == nil, now > 1.8 {
                 clickedAt = now
@@ -244,14 +236,14 @@ struct InProcessTests {
         // The join again waits until the window has drawn a frame saying it is joining: a
         // window that joined on its own thread would never draw one, and never return.
         let drawnWhileJoining = Flag()
-        TableScene.join = { endpoint, name, code, role, directories in
+        var games = GameStarter.live
+        games.join = { endpoint, name, code, role, directories in
             if name == "Ray 2" { _ = await drawnWhileJoining.raised(within: .seconds(30)) }  // this test's join only
             return try await GameClient.join(endpoint, name: name, joinCode: code, role: role, directories: directories)
         }
-        defer { TableScene.join = { try await GameClient.join($0, name: $1, joinCode: $2, role: $3, directories: $4) } }
         var framesWhileJoining = 0
         let second = try await GameClient.join(.unix(path), name: "Ray", directories: Self.directories)
-        let app = try App(options: WindowOptions(quitAfter: 30, hidden: true), logger: Self.logger) { app in
+        let app = try App(options: WindowOptions(quitAfter: 30, hidden: true), logger: Self.logger, games: games) { app in
             TableScene(app: app, client: second)
         }
         app.probing.eachFrame = { app, _ in
@@ -603,58 +595,6 @@ struct InProcessTests {
         await GameClient.endHostedGames()
     }
 }
-}
-#endif
-
-#if GUI
-@Suite("Text fields", .blocksThreads)
-struct TextFieldTests {
-    static func typed(_ field: inout TextField, _ inputs: [Input]) {
-        for input in inputs { _ = field.handle(input) }
-    }
-
-    @Test("a name field counts to 20 and says so instead of cutting silently")
-    func lengthLimit() {
-        var field = TextField.name("", frame: Rect(x: 0, y: 0, width: 400, height: 42))
-        field.isFocused = true
-        Self.typed(&field, [.text("Abcdefghijklmnopqrst"), .text("u")])
-        #expect(field.text == "Abcdefghijklmnopqrst")
-        #expect(field.count == 20)
-        #expect(field.rejection == "At most 20 characters.")
-        Self.typed(&field, [.key(.backspace)])
-        #expect(field.rejection == nil)
-        #expect(field.count == 19)
-    }
-
-    @Test("a character a name may not hold is named in words, never as a code point")
-    func forbiddenCharacters() throws {
-        var field = TextField.name("Ann", frame: Rect(x: 0, y: 0, width: 400, height: 42))
-        field.isFocused = true
-        Self.typed(&field, [.text("\u{7}")])
-        #expect(field.text == "Ann")
-        let bell = try #require(field.rejection)
-        #expect(!bell.contains("U+") && bell.contains("control character"), "\(bell)")
-        Self.typed(&field, [.text("#")])
-        #expect(field.rejection == "A name cannot hold \u{201C}#\u{201D}: use letters, digits, spaces and - _ . '")
-        #expect(MenuKit.nameProblem("Ann\u{7}")?.contains("U+") == false)
-    }
-
-    @Test("caret, selection, Ctrl+A and paste")
-    func editing() {
-        var field = TextField.name("Ann", frame: Rect(x: 0, y: 0, width: 400, height: 42))
-        field.isFocused = true
-        Self.typed(&field, [.key(.home), .text("J"), .key(.end), .text("a")])
-        #expect(field.text == "JAnna")
-        Self.typed(&field, [.key(.left), .key(.shiftLeft), .key(.shiftLeft)])
-        #expect(field.selectedText == "nn")
-        Self.typed(&field, [.text("l")])
-        #expect(field.text == "JAla")
-        Self.typed(&field, [.key(.selectAll), .paste("Zoë Smith\nsecond line")])
-        #expect(field.text == "Zoë Smith")
-        Self.typed(&field, [.key(.home), .key(.delete)])
-        #expect(field.text == "oë Smith")
-        #expect(field.caret == 0)
-    }
 }
 #endif
 

@@ -1,15 +1,14 @@
-#if GUI
 extension StringProtocol {
     /// Without the spaces and tabs at either end: what Foundation's
     /// `trimmingCharacters(in: .whitespaces)` (Unicode's Zs and U+0009) left, without full
     /// Foundation in the binary (docs/PERFORMANCE.md, "The player's binary").
-    func trimmingWhitespace() -> String {
+    public func trimmingWhitespace() -> String {
         trimming { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
     }
 
     /// Without the white space and line breaks at either end: Foundation's
     /// `trimmingCharacters(in: .whitespacesAndNewlines)` (Unicode's Z*, U+000A–U+000D, U+0085).
-    func trimmingWhitespaceAndNewlines() -> String {
+    public func trimmingWhitespaceAndNewlines() -> String {
         trimming { scalar in
             switch scalar.properties.generalCategory {
             case .spaceSeparator, .lineSeparator, .paragraphSeparator: return true
@@ -26,4 +25,3 @@ extension StringProtocol {
         return String(String.UnicodeScalarView(scalars[first...last]))
     }
 }
-#endif

@@ -1,0 +1,90 @@
+#if GUI
+import CSDL2
+import Logging
+import SnapNet
+import SnapPlatform
+import SnapProtocol
+import SnapScreens
+
+/// How a window makes its games: the live ways, or a test's or a benchmark's (a slower host,
+/// a host on another port), given to `App` as a value.
+public struct GameStarter: Sendable {
+    /// Host Game: a game under this name on this machine.
+    public var host: @Sendable (_ name: String, Logger) async throws -> GameClient
+    /// A table's "join again" (another name, or to watch): the same host, another hello.
+    public var join: @Sendable (Endpoint, _ name: String, _ code: String, Hello.Role, UserDirectories) async throws -> GameClient
+
+    public init(host: @escaping @Sendable (String, Logger) async throws -> GameClient,
+                join: @escaping @Sendable (Endpoint, String, String, Hello.Role, UserDirectories) async throws -> GameClient) {
+        self.host = host
+        self.join = join
+    }
+
+    public static let live = GameStarter(
+        host: { try await GameClient.host(name: $0, logger: $1) },
+        join: { try await GameClient.join($0, name: $1, joinCode: $2, role: $3, directories: $4) }
+    )
+}
+
+extension App {
+    /// Performs what a screen model asked for, in order; the scene change, if one was asked.
+    /// `startHosting` is the asking scene's own (it keeps the game being made): skipped here;
+    /// so are `readStatistics` (the scene keeps the reading), `returnToOpener` (the scene keeps its opener)
+    /// and `game` (the scene keeps the game).
+    public func perform(_ effects: [ScreenEffect]) -> SceneChange? {
+        var change: SceneChange?
+        for effect in effects {
+            switch effect {
+            case .copyToClipboard(let text):
+                copyToClipboard(text)
+            case .saveName(let name):
+                var settings = Settings.load()
+                settings.name = name
+                settings.save()
+            case .saveRelay(let relay):
+                var settings = Settings.load()
+                settings.relay = relay
+                settings.save()
+            case .play(let sound):
+                audio.play(sound)
+            case .toggleMute:
+                audio.isMuted.toggle()
+            case .show(let route):
+                change = .show(open(route))
+            case .startSolo(let game):
+                let client = GameClient.solo(name: game.name, opponents: game.opponents, level: game.level, logger: logger)
+                change = .show(TableScene(app: self, client: client))
+            case .quit:
+                change = .quit
+            case .startHosting, .readStatistics, .returnToOpener, .game:
+                break
+            }
+        }
+        return change
+    }
+
+    /// Puts `text` on the desktop's clipboard; false (and a warning logged) when it took nothing.
+    @discardableResult
+    public func copyToClipboard(_ text: String) -> Bool {
+        guard SDL_SetClipboardText(text) != 0 else { return true }
+        logger.warning("the clipboard took nothing: \(SDLError("SDL_SetClipboardText"))")
+        return false
+    }
+
+    /// The screen a route names, with what it needs read here (the settings file), not in the scene.
+    public func open(_ route: ScreenRoute) -> Scene {
+        switch route {
+        case .menu: menu()
+        case .join: JoinScene(app: self)
+        case .soloSetup: SoloSetupScene(app: self, savedName: Settings.load().name)
+        case .story(let name): StoryScene(app: self, name: name)
+        case .statistics: StatisticsScene(app: self)
+        }
+    }
+
+    /// The main menu under the saved name; `notice`: why the player landed here.
+    public func menu(notice: Alert? = nil) -> MenuScene {
+        MenuScene(app: self, playerName: Settings.load().name, notice: notice)
+    }
+}
+#endif
