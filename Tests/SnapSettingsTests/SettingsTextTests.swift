@@ -21,7 +21,9 @@ struct SettingsTextTests {
 
     // Fuzz/seeds/settings/many-short-keys: each key used to be looked for in a list of
     // the keys before it, seconds for a 64 KiB file (which Settings.load reads each time).
-    @Test("64 KiB of short keys reads at once")
+    // The time is printed, not limited (a busy machine's say; scripts/fuzz runs that seed
+    // under libFuzzer's -timeout).
+    @Test("64 KiB of short keys reads back every key (time printed)")
     func manyKeys() {
         var text = ""
         var index = 0
@@ -33,6 +35,6 @@ struct SettingsTextTests {
         var parsed: (name: String?, other: [SettingsText.Entry]) = (nil, [])
         let elapsed = clock.measure { parsed = SettingsText.parse(text) }
         #expect(parsed.other.count == index)
-        #expect(elapsed < .seconds(1))
+        print("settings text: \(index) short keys (\(text.utf8.count) bytes) parsed in \(elapsed)")
     }
 }
