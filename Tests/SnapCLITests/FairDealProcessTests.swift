@@ -115,7 +115,8 @@ struct FairDealProcessTests {
     }
 }
 
-/// A fake host on a Unix socket: accepts one connection, reads its hello, sends a script.
+/// A fake host on a Unix socket: accepts one connection, reads its hello, sends a script,
+/// and hangs up once the client has hung up (it has read what it wanted).
 final class CheatingHost: @unchecked Sendable {
     private let listener: Int32
     private let path: String
@@ -140,8 +141,19 @@ final class CheatingHost: @unchecked Sendable {
                 let bytes = WireCodec.encode(message, sequence: UInt32(sequence))
                 _ = bytes.withUnsafeBufferPointer { write(connection, $0.baseAddress, $0.count) }
             }
-            // Let the client read everything, then hang up.
-            usleep(2_000_000)
+            // Hang up only once the client has: it closes its end when it has read the script's
+            // closing (what it sends meanwhile is read and dropped). Closing first would race its
+            // reading: its writes would fail, and a Unix socket closed with unread data resets
+            // its peer. Two minutes bound a client that never hangs up (the test's own waits end
+            // sooner, and fail).
+            let deadline = Date().addingTimeInterval(120)
+            while Date() < deadline {
+                var poller = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&poller, 1, 100)
+                if ready < 0, errno != EINTR { break }
+                if ready <= 0 { continue }
+                if read(connection, &buffer, buffer.count) <= 0 { break }
+            }
             close(connection)
         }.start()
     }
