@@ -16,9 +16,10 @@ struct WindowRejoinTests {
             process.executableURL = binary
             process.arguments = arguments
             process.environment = environment
+            // Both streams in one: a --verbose host logs the game's start on stderr.
             let pipe = Pipe()
             process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
+            process.standardError = pipe
             pipe.fileHandleForReading.readChunks { [weak self] chunk in self?.lock.withLock { self?.data.append(chunk) } }
             try process.run()
         }
@@ -45,12 +46,13 @@ struct WindowRejoinTests {
         environment["XDG_STATE_HOME"] = base + "/state"
         environment["XDG_CONFIG_HOME"] = base + "/config"
         let host = try Running(["host", "--headless", "--name", "Table", "--start-when", "2", "--grace", "60",
-                                "--speed", "0.5"], environment: environment)
+                                "--speed", "0.5", "--verbose"], environment: environment)
         #expect(host.waitFor("listening on unix:", timeout: 30))
         let bob = try Running(["join", "--bot", "--name", "Bob", "--speed", "0.5"], environment: environment)
         let first = try Running(["join", "--name", "Ann", "--mute"], environment: environment)
         #expect(host.waitFor("journal: ", timeout: 30))
-        usleep(3_000_000)  // the game is on
+        // The game is on: the host logs it once both are seated and the round is dealt.
+        try #require(host.waitFor("game started: ", timeout: 60), "\(host.output)")
         kill(first.process.processIdentifier, SIGKILL)
         #expect(host.waitFor(": Ann away (grace 60 s)", timeout: 30))
         let again = try Running(["join", "--name", "Ann", "--mute", "--quit-after", "3"], environment: environment)
