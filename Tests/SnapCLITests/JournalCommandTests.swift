@@ -74,7 +74,8 @@ struct JournalCommandTests {
         let bots = try ["Ann", "Bob"].map {
             try SnapProcess(["join", "--bot", "--name", $0, "--speed", "0.05"], runtimeDirectory: directory)
         }
-        usleep(2_000_000)
+        // Mid-round: once the journal on disk holds more than 5 records (a minute bounds a hang).
+        #expect(eventually(60) { ((try? MatchJournal.read(path: path))?.records.count ?? 0) > 5 }, "the journal stayed short")
         host.signal(SIGKILL)
         _ = host.exitStatus(timeout: 5)
         for bot in bots { _ = bot.exitStatus(timeout: 10) }
