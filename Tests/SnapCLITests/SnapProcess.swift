@@ -9,6 +9,8 @@ final class SnapProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var out = Data()
     private var err = Data()
+    /// The pipes not yet read to their end (stdout, stderr).
+    private var openPipes = 2
 
     /// `wrapper` runs snap through another command, e.g. `["/usr/sbin/ip", "netns", "exec", NS]`;
     /// with `runsSnap` false, the wrapper is the whole command (a helper script, not snap).
@@ -31,9 +33,19 @@ final class SnapProcess: @unchecked Sendable {
         let outPipe = Pipe(), errPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
-        outPipe.fileHandleForReading.readChunks { [weak self] data in self?.lock.withLock { self?.out.append(data) } }
-        errPipe.fileHandleForReading.readChunks { [weak self] data in self?.lock.withLock { self?.err.append(data) } }
+        outPipe.fileHandleForReading.readChunks(ended: { [weak self] in self?.lock.withLock { self?.openPipes -= 1 } }) {
+            [weak self] data in self?.lock.withLock { self?.out.append(data) }
+        }
+        errPipe.fileHandleForReading.readChunks(ended: { [weak self] in self?.lock.withLock { self?.openPipes -= 1 } }) {
+            [weak self] data in self?.lock.withLock { self?.err.append(data) }
+        }
         try process.run()
+    }
+
+    /// Waits until everything the process wrote has been read: both pipes at their end, which
+    /// comes once it has exited (and anything it left holding them: 10 s bound that).
+    private func drained() {
+        _ = eventually(10) { lock.withLock { openPipes == 0 } }
     }
 
     var output: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
@@ -47,7 +59,7 @@ final class SnapProcess: @unchecked Sendable {
         while Date() < deadline {
             if let line = lines.first(where: { $0.hasPrefix(prefix) }) { return line }
             if !process.isRunning, !lines.contains(where: { $0.hasPrefix(prefix) }) {
-                usleep(50_000)
+                drained()
                 return lines.first { $0.hasPrefix(prefix) }
             }
             usleep(20_000)
@@ -63,7 +75,7 @@ final class SnapProcess: @unchecked Sendable {
             process.terminate()
             return nil
         }
-        usleep(50_000)  // let the pipes drain
+        drained()
         return process.terminationStatus
     }
 
@@ -71,6 +83,30 @@ final class SnapProcess: @unchecked Sendable {
 
     deinit {
         process.killAndWait()
+    }
+}
+
+extension FileHandle {
+    /// SnapTestSupport's `readChunks` (a blocking reader on a `dup` of the descriptor, on a
+    /// thread of its own: see there why), which also says when the stream has ended.
+    func readChunks(ended: @escaping @Sendable () -> Void, _ receive: @escaping @Sendable (Data) -> Void) {
+        let descriptor = fcntl(fileDescriptor, F_DUPFD_CLOEXEC, 0)
+        precondition(descriptor >= 0, "a copy of a pipe's read end: errno \(errno)")
+        let reader = Thread {
+            defer {
+                Glibc.close(descriptor)
+                ended()
+            }
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return }
+                receive(Data(buffer[0..<count]))
+            }
+        }
+        reader.name = "pipe reader"
+        reader.start()
     }
 }
 
