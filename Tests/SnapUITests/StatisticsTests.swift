@@ -14,127 +14,40 @@ import SnapTestSupport
 import Testing
 @testable import SnapUI
 
-/// The Statistics screen's layout and words: pure functions of the figures.
-@Suite("The Statistics screen's charts and words", .blocksThreads)
-struct StatisticsLayoutTests {
-    func figures(_ name: String = "Tess") -> PlayerStatistics {
-        PlayerStatistics(player: name, reaction: PlayerStatistics.Reaction())
-    }
+/// The index's figures as the screen takes them: the Statistics screen's layout, words and
+/// rules are `StatisticsModel`'s, tested headless (Tests/SnapScreensTests/StatisticsModelTests).
+/// Here: the copy SnapUI makes of SnapHistory's figures, and the screen in a window.
+@Suite("The Statistics screen's copy of the index's figures")
+struct StatisticsFiguresCopyTests {
+    typealias Figures = StatisticsScene.Figures
 
-    @Test("wins over time: one column per point of width at most, each the running total's last value, the top filling the area")
-    func columns() {
-        let area = Rect(x: 10, y: 20, width: 100, height: 50)
-        let few = StatisticsScene.columns([1, 2, 4], top: 4, in: area)
-        #expect(few.count == 3)
-        #expect(few.map(\.height) == [13, 25, 50])
-        #expect(few.allSatisfy { $0.y + $0.height == 70 }, "standing on the axis")
-        // Whole points, each column starting where the one before ended (no seam when scaled).
-        #expect(few.map(\.x) == [10, 43, 77])
-        #expect(few.map(\.width) == [33, 34, 33])
-        // 50,000 matches: no more columns than points of width; the last column is the total.
-        let many = StatisticsScene.columns(Array(1...50_000), top: 50_000, in: area)
-        #expect(many.count == 100)
-        #expect(zip(many, many.dropFirst()).allSatisfy { $0.x + $0.width == $1.x })
-        #expect(many.last?.height == 50)
-        #expect(many.first?.height == 1, "the first column holds matches 1 to 500: its last value is 500, a 1-point column")
-        // A total of nothing draws nothing (no column of height 0).
-        #expect(StatisticsScene.columns([0, 0, 1], top: 1, in: area).count == 1)
-        #expect(StatisticsScene.columns([], top: 1, in: area).isEmpty)
-    }
-
-    @Test("the reaction histogram: a bar a bucket, the fullest as tall as the area, labelled with its range and count")
-    func histogram() {
-        let buckets = [PlayerStatistics.Bucket(fromMillis: 0, toMillis: 250, calls: 2),
-                       PlayerStatistics.Bucket(fromMillis: 250, toMillis: 500, calls: 8),
-                       PlayerStatistics.Bucket(fromMillis: 500, toMillis: nil, calls: 0)]
-        let area = Rect(x: 0, y: 100, width: 300, height: 80)
-        let bars = StatisticsScene.histogramBars(buckets, in: area)
-        #expect(bars.map(\.label) == ["0–0.25", "0.25–0.5", "0.5+"])
-        #expect(bars.map(\.count) == ["2", "8", "0"])
-        #expect(bars.map(\.rect.height) == [20, 80, 1], "an empty bucket is a sliver on the axis")
-        #expect(bars.map(\.rect.x) == [4, 104, 204])
-        #expect(bars.allSatisfy { $0.rect.y + $0.rect.height == 180 && $0.rect.width == 92 })
-    }
-
-    @Test("the trend: a bar a match, the slowest median the tallest, a match with no timed call left without one")
-    func trend() {
-        let trend = [PlayerStatistics.TrendPoint(journal: "a", startedAt: 1, calls: 3, medianMicros: 400_000),
-                     PlayerStatistics.TrendPoint(journal: "b", startedAt: 2, calls: 0, medianMicros: nil),
-                     PlayerStatistics.TrendPoint(journal: "c", startedAt: 3, calls: 1, medianMicros: 200_400)]
-        let bars = StatisticsScene.trendBars(trend, in: Rect(x: 0, y: 0, width: 300, height: 100))
-        #expect(bars.map(\.label) == ["400", "—", "200"])
-        #expect(bars[0].rect?.height == 100 && bars[2].rect?.height == 50)
-        #expect(bars[1].rect == nil)
-        #expect(bars.map(\.center) == [50, 150, 250])
-    }
-
-    @Test("the record against each opponent: most met first, and a last row saying how many more do not fit")
-    func opponents() {
-        var stats = figures()
-        stats.opponents = (1...8).map { PlayerStatistics.Opponent(name: "P\($0)", matches: $0, won: 1, lost: 0, roundsWon: 2, roundsLost: 1) }
-        let rows = StatisticsScene.opponentRows(stats, limit: 6)
-        #expect(rows.map(\.name) == ["P8", "P7", "P6", "P5", "P4", "and 3 more"])
-        #expect(rows[0].record == "matches 1–0 of 8 · rounds 2–1")
-        stats.opponents = Array(stats.opponents.prefix(2))
-        #expect(StatisticsScene.opponentRows(stats, limit: 6).map(\.name) == ["P2", "P1"])
-    }
-
-    @Test("← and → go round the players; a name not among them starts at either end")
-    func picking() {
-        let players = ["Ann", "Bob", "Tess"]
-        #expect(StatisticsScene.neighbour(of: "Bob", in: players, forward: true) == "Tess")
-        #expect(StatisticsScene.neighbour(of: "Tess", in: players, forward: true) == "Ann")
-        #expect(StatisticsScene.neighbour(of: "Ann", in: players, forward: false) == "Tess")
-        #expect(StatisticsScene.neighbour(of: "Zed", in: players, forward: true) == "Ann")
-        #expect(StatisticsScene.neighbour(of: "Zed", in: players, forward: false) == "Tess")
-        #expect(StatisticsScene.neighbour(of: "Ann", in: ["Ann"], forward: true) == nil, "no one else to show")
-        #expect(StatisticsScene.neighbour(of: "Ann", in: [], forward: true) == nil)
-    }
-
-    @Test("the histogram's labels are seconds, short enough for their bars")
-    func bucketLabels() {
-        let labels = zip(PlayerStatistics.bucketEdges, PlayerStatistics.bucketEdges.dropFirst().map(Optional.some) + [nil]).map {
-            StatisticsScene.bucketLabel(PlayerStatistics.Bucket(fromMillis: $0, toMillis: $1, calls: 0))
-        }
-        #expect(labels == ["0–0.25", "0.25–0.5", "0.5–0.75", "0.75–1", "1–1.5", "1.5–2", "2+"])
-        let progress = [PlayerStatistics.ProgressPoint(startedAt: 1_767_225_600, matchesWon: 0, roundsWon: 0),
-                        PlayerStatistics.ProgressPoint(startedAt: 1_769_817_599, matchesWon: 1, roundsWon: 2)]
-        #expect(StatisticsScene.dateRange(progress) == ("2026-01-01", "2026-01-30"))
-    }
-
-    @Test("the words: the summary, the reaction, an empty history and a player with no match")
-    func words() {
-        var stats = figures()
-        (stats.matchesPlayed, stats.matchesWon, stats.roundsPlayed, stats.roundsWon) = (1, 1, 3, 2)
-        (stats.longestMatchStreak, stats.longestRoundStreak) = (1, 2)
-        #expect(StatisticsScene.summaryLine(stats) == "1 match, 1 won · 3 rounds, 2 won · longest winning streak 1 match, 2 rounds")
-        #expect(StatisticsScene.reactionLine(stats) == "No correct call timed yet")
-        stats.reaction = PlayerStatistics.Reaction(calls: 3, medianMicros: 411_600, bestMicros: 188_000, histogram: [])
-        #expect(StatisticsScene.reactionLine(stats) == "Median 412 ms · best 188 ms · 3 calls")
-        let none = PlayerStatistics.Read(players: [], figures: nil, matches: 0)
-        #expect(StatisticsScene.emptyText(none, player: "Tess").hasPrefix("No matches on this computer yet."))
-        let others = PlayerStatistics.Read(players: ["Ann", "Bob"], figures: nil, matches: 4)
-        #expect(StatisticsScene.emptyText(others, player: "Tess")
-            == "Tess has played no match hosted on this computer. Press → to see the 2 players who have.")
-        #expect(StatisticsScene.warningText("the match index /x/index/index.sqlite is damaged (file is not a database); it is built again from the journals")
-            == "The match index was damaged; it was built again from the journals.")
-    }
-
-    @Test("the running totals behind the chart: after each match the player sat in, oldest first")
-    func progress() {
-        func entry(_ name: String, _ players: [String], _ winners: [String]) -> MatchIndex.Entry {
-            MatchIndex.Entry(name: name, match: .init(startedAt: 1, hostName: "H", players: players, winners: winners,
-                                                      ended: "done", broken: nil, damage: nil))
-        }
-        let entries = [entry("1", ["Tess", "Ann"], ["Tess", "Ann", "Tess"]), entry("2", ["Ann", "Bob"], ["Ann"]),
-                       entry("3", ["Tess", "Bob"], ["Bob", "Tess"]), entry("4", ["Tess", "Ann"], ["Tess"])]
-        let stats = PlayerStatistics.compute(player: "Tess", entries: entries, rounds: [])
-        #expect(stats.progress.map(\.roundsWon) == [2, 3, 4])
-        #expect(stats.progress.map(\.matchesWon) == [1, 1, 2], "a tie is nobody's match")
-        #expect(stats.matchesWon == 2)
-        // Not in `snapcards stats --json`: a point a match would swell it at 50,000 matches.
-        let json = String(decoding: try! JSONEncoder().encode(stats), as: UTF8.self)
-        #expect(!json.contains("progress") && json.contains("\"matchesWon\":2"))
+    @Test("every figure the screen draws is the index's, field for field")
+    func copy() {
+        var stats = PlayerStatistics(player: "Tess", reaction: PlayerStatistics.Reaction())
+        (stats.matchesPlayed, stats.matchesWon, stats.roundsPlayed, stats.roundsWon) = (9, 4, 20, 11)
+        (stats.longestMatchStreak, stats.longestRoundStreak) = (3, 5)
+        (stats.snapsRight, stats.snapsWrong, stats.snapsTooLate) = (37, 6, 2)
+        stats.reaction = PlayerStatistics.Reaction(calls: 37, medianMicros: 411_600, bestMicros: 188_000,
+                                                   histogram: [PlayerStatistics.Bucket(fromMillis: 250, toMillis: 500, calls: 30),
+                                                               PlayerStatistics.Bucket(fromMillis: 2_000, toMillis: nil, calls: 7)])
+        stats.trend = [PlayerStatistics.TrendPoint(journal: "a", startedAt: 1, calls: 3, medianMicros: 400_000),
+                       PlayerStatistics.TrendPoint(journal: "b", startedAt: 2, calls: 0, medianMicros: nil)]
+        stats.opponents = [PlayerStatistics.Opponent(name: "Ray", matches: 9, won: 4, lost: 3, roundsWon: 11, roundsLost: 8)]
+        stats.progress = [PlayerStatistics.ProgressPoint(startedAt: 1_767_225_600, matchesWon: 1, roundsWon: 2)]
+        var expected = Figures(player: "Tess")
+        (expected.matchesPlayed, expected.matchesWon, expected.roundsPlayed, expected.roundsWon) = (9, 4, 20, 11)
+        (expected.longestMatchStreak, expected.longestRoundStreak) = (3, 5)
+        (expected.snapsRight, expected.snapsWrong, expected.snapsTooLate) = (37, 6, 2)
+        expected.reaction = Figures.Reaction(calls: 37, medianMicros: 411_600, bestMicros: 188_000,
+                                             histogram: [Figures.Bucket(fromMillis: 250, toMillis: 500, calls: 30),
+                                                         Figures.Bucket(fromMillis: 2_000, toMillis: nil, calls: 7)])
+        expected.trend = [Figures.TrendPoint(calls: 3, medianMicros: 400_000), Figures.TrendPoint(calls: 0, medianMicros: nil)]
+        expected.opponents = [Figures.Opponent(name: "Ray", matches: 9, won: 4, lost: 3, roundsWon: 11, roundsLost: 8)]
+        expected.progress = [Figures.ProgressPoint(startedAt: 1_767_225_600, matchesWon: 1, roundsWon: 2)]
+        #expect(Figures(stats) == expected)
+        #expect(StatisticsScene.Read(PlayerStatistics.Read(players: ["Ray", "Tess"], figures: stats, matches: 12))
+            == StatisticsScene.Read(players: ["Ray", "Tess"], figures: expected, matches: 12))
+        #expect(StatisticsScene.Read(PlayerStatistics.Read(players: [], figures: nil, matches: 0)) == StatisticsScene.Read(players: [], figures: nil, matches: 0))
     }
 }
 
