@@ -77,8 +77,8 @@ struct JournalCommandTests {
         // Mid-round: once the journal on disk holds more than 5 records (a minute bounds a hang).
         #expect(eventually(60) { ((try? MatchJournal.read(path: path))?.records.count ?? 0) > 5 }, "the journal stayed short")
         host.signal(SIGKILL)
-        _ = host.exitStatus(timeout: 5)
-        for bot in bots { _ = bot.exitStatus(timeout: 10) }
+        _ = host.exitStatus(timeout: 60)
+        for bot in bots { _ = bot.exitStatus(timeout: 60) }
         let intact = try MatchJournal.read(path: path)
         #expect(intact.fault == nil)
         #expect(intact.records.count > 5)

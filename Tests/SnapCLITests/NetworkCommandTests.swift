@@ -121,10 +121,10 @@ struct NetworkCommandTests {
         let bots = try ["Ann", "Bob"].map { try bot($0, [], in: directory) }
         expectGameStarted(host)
         host.signal(SIGINT)
-        #expect(host.exitStatus(timeout: 10) == 0)
+        #expect(host.exitStatus(timeout: 60) == 0)
         #expect(host.lines.contains("game over: the host ended the game"))
         for bot in bots {
-            #expect(bot.exitStatus(timeout: 10) == 0)
+            #expect(bot.exitStatus(timeout: 60) == 0)
             #expect(bot.output.contains("game ended (hostQuit)"))
         }
         #expect(!FileManager.default.fileExists(atPath: "\(directory)/snap/Table.sock"))
@@ -235,7 +235,7 @@ struct NetworkCommandTests {
         let first = try host(["--start-when", "2"], in: directory, name: "Old")
         _ = first.line(startingWith: "listening on unix:")
         first.signal(SIGKILL)
-        _ = first.exitStatus(timeout: 5)
+        _ = first.exitStatus(timeout: 60)
         #expect(FileManager.default.fileExists(atPath: "\(directory)/snap/Old.sock"))
 
         let live = try host(["--start-when", "2", "--bots", "1"], in: directory, name: "Live")
@@ -321,7 +321,7 @@ struct NetworkCommandTests {
         ]
         for (arguments, message) in cases {
             let process = try SnapProcess(arguments, runtimeDirectory: directory)
-            #expect(process.exitStatus(timeout: 10) == 64, "\(arguments)")
+            #expect(process.exitStatus(timeout: 60) == 64, "\(arguments)")
             #expect(process.errors.contains(message), "\(arguments): \(process.errors)")
         }
     }
@@ -333,7 +333,7 @@ struct NetworkCommandTests {
         let listening = try #require(first.line(startingWith: "listening on tcp:"))
         let address = String(listening.dropFirst("listening on tcp:".count))
         let second = try host(["--start-when", "2", "--listen", address], in: directory, name: "Second")
-        #expect(second.exitStatus(timeout: 10) == 3)
+        #expect(second.exitStatus(timeout: 60) == 3)
         #expect(second.output.contains("error: cannot listen on \(address): the address is already in use"))
         #expect(!second.output.contains("errno"))
         first.signal(SIGKILL)
