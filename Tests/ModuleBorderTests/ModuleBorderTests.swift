@@ -222,7 +222,10 @@ struct ModuleBorderTests {
         let graph = try PackageGraph.described()
         var broken: [String] = []
         for (module, forbidden, why) in Self.rules {
-            let reached = try #require(graph.reachable(from: module), "\(module) is not a target of the package")
+            guard let reached = graph.reachable(from: module) else {
+                broken.append("\(module): a rule for no target of the package")
+                continue
+            }
             for edge in reached.intersection(forbidden).sorted() {
                 broken.append("\(module) → \(edge) (\(graph.path(from: module, to: edge).joined(separator: " → "))): \(why)")
             }
