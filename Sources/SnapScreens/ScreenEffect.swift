@@ -28,6 +28,9 @@ public enum ScreenEffect: Equatable, Sendable {
     /// Go back to the screen this one was opened over, which the asking scene keeps (the
     /// table Statistics was opened from): no route can make that screen again.
     case returnToOpener
+    /// Something for the game the asking scene holds (the host's lobby's): that scene does
+    /// it (a game is a network object), so `App.perform` skips it.
+    case game(GameRequest)
     /// Close the window.
     case quit
 }

@@ -10,310 +10,247 @@ import SnapEngine
 import SnapNet
 import SnapProtocol
 
-/// The host's lobby: its name (Enter renames the game, until someone joins: the game
-/// listens under the host's name, and renaming it would leave the joined players
-/// behind), the players who joined (live), where to join, Start (with at least one
-/// other player) and Exit. "Invite over the internet" opens the game again with a room at
-/// the relay in the settings (docs/RELAY.md), and the lobby then shows the invitation
-/// players paste, with "Copy invitation".
+/// The host's lobby, drawn: its name, the players who joined (live), where to join, Start
+/// and Exit, and "Invite over the internet" (a room at the relay in the settings,
+/// docs/RELAY.md), then the invitation players paste, with "Copy invitation". Its rules are
+/// `HostLobbyModel`'s; this scene keeps the game (a network object): it tells the model what
+/// the game says each frame, maps clicks and keys to the model's intents, does what the model
+/// asks of the game, opens games again off the window's thread, and draws.
 public final class HostLobbyScene: Scene {
-    enum Action: Hashable { case start, exit, invite, copy }
+    typealias Action = HostLobbyModel.Action
     /// Where Start sits (tests click it with a real pointer).
     static let startButtonCenter = Point(632, 694)
     /// Where "Invite over the internet" and, once the room is open, "Copy invitation" sit.
     static let inviteButtonCenter = Point(662, 617)
-    enum Pending { case exit }
 
     private var client: GameClient
     /// The lobby's game: another one once it was opened again (renamed, invited) (tests).
     var game: GameClient { client }
-    var nameField: TextField
-    private var nameError: String?
-    var nameNotice: String?
-    private var buttons = ButtonSet<Action>()
-    private var dialog: Dialog?
-    private var pending: Pending?
-    /// The game closed under us: OK goes back to the menu.
-    private var closed = false
-    private var players: [LobbyPlayer] = []
-    private var caret = -1
+    private(set) var model: HostLobbyModel
+    private(set) var nameField: TextField
     /// The relay's address (HOST:PORT), from the settings file.
-    var relayField: TextField
+    private(set) var relayField: TextField
+    private var buttons = ButtonSet<Action>()
+    /// The model's dialog, drawn (it keeps which of its buttons is held down).
+    private var dialog: Dialog?
+    private var caret = -1
+
+    var nameNotice: String? { model.nameNotice }
     /// How "Invite over the internet" went, in words: under way, failed, copied.
-    private(set) var relayNotice: String?
-    private(set) var relayError: String?
+    var relayNotice: String? { model.relayNotice }
+    var relayError: String? { model.relayError }
     /// What "Copy invitation" last put on the clipboard (tests).
-    private(set) var copied: String?
-    /// The game being opened again with a room at the relay, off the window's thread.
-    private var inviting: Inviting?
+    var copied: String? { model.copied }
 
-    /// The game being opened again through a relay, and the relay's address as typed.
-    private struct Inviting {
-        let attempt = JoinAttempt()
-        let relay: String
-    }
+    /// A rename under way: the new game is opened off the window's thread (it binds its
+    /// socket and starts its journal), and the lobby keeps drawing meanwhile; then the
+    /// new game, until the model says whether it replaces the old one.
+    private var renaming: (attempt: JoinAttempt, name: String)?
+    private var reopened: GameClient?
+    /// The game being opened again with a room at the relay, off the window's thread, and
+    /// the relay's address as typed.
+    private var inviting: (attempt: JoinAttempt, relay: String)?
 
-    static let maxPlayers = 4
     static let panel = Rect(x: 232, y: 220, width: 560, height: 304)
 
     /// Windows to open one at a time, each once everyone opened before it is in the lobby
-    /// (`snapcards play`): seats go by joining order, so "Player 3" then sits before "Player 4".
-    private var launches: [() throws -> Void]
-    private var launched = 0
+    /// (`snapcards play`; the model says which is due).
+    private let launches: [() throws -> Void]
 
     public init(app: App, client: GameClient, launchInTurn launches: [() throws -> Void] = []) {
         self.client = client
         self.launches = launches
-        nameField = .name(client.name, frame: Rect(x: 312, y: 136, width: 400, height: 42))
+        model = HostLobbyModel(game: Self.snapshot(of: client),
+                               savedRelay: Settings.load(from: client.directories.settings).relay ?? "",
+                               launches: launches.count)
+        nameField = TextField(model: model.name, frame: Rect(x: 312, y: 136, width: 400, height: 42))
+        relayField = TextField(model: model.relay, frame: Rect(x: 232, y: 598, width: 290, height: 38))
         buttons.add(.exit, Button("Exit", center: Point(392, 694), width: 200))
         buttons.add(.start, Button("Start", center: Self.startButtonCenter, width: 200))
-        buttons[.start].isEnabled = false
-        relayField = TextField(text: Settings.load(from: client.directories.settings).relay ?? "",
-                               frame: Rect(x: 232, y: 598, width: 290, height: 38), maxLength: 80)
         buttons.add(.invite, Button("Invite over the internet", center: Self.inviteButtonCenter, width: 260))
         buttons.add(.copy, Button("Copy invitation", center: Self.inviteButtonCenter, width: 260))
-        showRelayButtons()
+        sync()
     }
 
-    /// "Invite over the internet" on a game that has no room yet (and only with the room
-    /// for it on screen: a game on TCP shows its addresses there); "Copy invitation" once it has one.
-    private func showRelayButtons() {
-        buttons.hidden = []
-        if client.invitation == nil { buttons.hidden.insert(.copy) } else { buttons.hidden.insert(.invite) }
-        if client.network != nil { buttons.hidden.insert(.invite) }
-        if client.network != nil, client.invitation != nil {
-            // The addresses take the row: the button goes beside Start.
-            buttons[.copy].frame = Rect(center: Point(872, 694), size: Size(200, 44))
+    /// What the game says now, for the model.
+    static func snapshot(of client: GameClient) -> HostLobbyModel.Game {
+        let phase: HostLobbyModel.Game.Phase
+        switch client.session.phase {
+        case .playing: phase = .playing
+        case .ended(_, let message): phase = .ended(message: message)
+        default: phase = .waiting
         }
-        buttons[.invite].isEnabled = inviting == nil && others.isEmpty
+        return HostLobbyModel.Game(
+            name: client.name,
+            players: client.session.lobby.map { .init(id: Int($0.id), name: $0.name, ready: $0.ready) },
+            me: Int(client.session.welcome?.playerID ?? 0),
+            phase: phase,
+            socketPath: client.socketPath,
+            network: client.network.map { .init(addresses: $0.addresses, code: $0.code, certificate: client.certificate?.short) },
+            invitation: client.invitation.map { .init(text: $0.description, code: $0.code) },
+            canInvite: client.inviter != nil)
     }
 
     /// The dots of "Opening a room…" while the game is opened again.
-    public var isAnimating: Bool { inviting != nil }
+    public var isAnimating: Bool { model.isInviting }
     public var title: String { "Snap! — \(client.name) (host)" }
-
-    /// Everyone in the lobby but this window's own player.
-    private var others: [LobbyPlayer] {
-        let mine = client.session.welcome?.playerID ?? 0
-        return players.filter { $0.id != mine }
-    }
 
     public func handle(_ input: Input, app: App) -> SceneChange? {
         if var shown = dialog {
-            guard let choice = shown.handle(input) else {
-                dialog = shown
-                return nil
-            }
-            dialog = nil
-            if closed { return .show(app.menu()) }
-            let action = pending
-            pending = nil
-            guard choice == .yes, let action else { return nil }
-            switch action {
-            case .exit: return exit(app: app)
-            }
-        }
-        let wasFocused = nameField.isFocused
-        // The game is being opened again: nothing to rename, start or leave meanwhile.
-        if inviting != nil { return nil }
-        if !buttons.hidden.contains(.invite), relayField.handle(input, app: app) { relayError = nil }
-        // Once someone joined, the name is fixed: the field takes no typing.
-        if !others.isEmpty, case .press(let point) = input, nameField.frame.contains(point) {
-            nameNotice = "Players have joined: the game keeps its name."
-            app.setNeedsRedraw()
-        } else if others.isEmpty, nameField.handle(input, app: app) {
-            nameError = nil
-            nameNotice = nil
-        }
-        if others.isEmpty, let rejected = nameField.rejection { nameError = rejected }
-        if wasFocused, !nameField.isFocused, nameField.text != client.name, nameError == nil {
-            nameNotice = "Press Enter in the field to rename your game."
+            let choice = shown.handle(input)
+            dialog = shown
+            guard let choice else { return nil }
+            return send(.answer(yes: choice == .yes), app: app)
         }
         switch input {
         case .press(let point):
-            buttons.press(point)
+            // The game being opened again: nothing to click meanwhile.
+            if !model.isInviting { buttons.press(point) }
+            let field: HostLobbyModel.Field? = nameField.frame.contains(point) ? .name
+                : relayField.frame.contains(point) ? .relay : nil
+            return send(.press(field), app: app)
         case .release(let point):
-            switch buttons.release(point) {
-            case .start?: return start(app: app)
-            case .exit?: return askExit(app: app)
-            case .invite?: invite(app: app)
-            case .copy?: copyInvitation()
-            case nil: break
-            }
-        case .key(.enter):
-            if relayField.isFocused {
-                invite(app: app)
-            } else if nameField.isFocused || nameField.text != client.name {
-                submitName(app: app)
-            } else if buttons[.start].isEnabled {
-                return start(app: app)
-            }
-        case .key(.tab):
-            nameField.isFocused.toggle()
-            relayField.isFocused = false
-        case .key(.escape):
-            if relayField.isFocused {
-                relayField.isFocused = false
-            } else if nameField.isFocused {
-                // Esc in the field drops the edit.
-                nameField.set(client.name)
-                nameField.isFocused = false
-                nameError = nil
-                nameNotice = nil
-            } else {
-                return askExit(app: app)
-            }
+            guard !model.isInviting, let action = buttons.release(point) else { return nil }
+            return send(.choose(action), app: app)
+        case .key(.enter): return send(.enter, app: app)
+        case .key(.tab): return send(.tab, app: app)
+        case .key(.escape): return send(.escape, app: app)
         default:
-            break
+            guard let edit = TextField.edit(for: input) else { return nil }
+            return send(.edit(edit), app: app)
+        }
+    }
+
+    private func send(_ intent: HostLobbyModel.Intent, app: App) -> SceneChange? {
+        let before = model
+        let effects = model.handle(intent, now: app.now)
+        if model != before { app.setNeedsRedraw() }
+        sync()
+        return perform(effects, app: app)
+    }
+
+    /// The fields, the buttons and the dialog as the model has them.
+    private func sync() {
+        nameField.model = model.name
+        relayField.model = model.relay
+        buttons.hidden = []
+        if !model.showsCopy { buttons.hidden.insert(.copy) }
+        if !model.showsInvite { buttons.hidden.insert(.invite) }
+        if model.game.network != nil, model.game.invitation != nil {
+            // The addresses take the row: the button goes beside Start.
+            buttons[.copy].frame = Rect(center: Point(872, 694), size: Size(200, 44))
+        }
+        buttons[.invite].isEnabled = model.canInvite
+        buttons[.start].isEnabled = model.canStart
+        switch model.dialog {
+        case nil:
+            dialog = nil
+        case .confirmExit?:
+            if dialog?.title != "Close the game?" {
+                dialog = Dialog.confirm("Close the game?", "The players who joined will be sent back.", yes: "Close", no: "Stay")
+            }
+        case .closed(let alert)?:
+            if dialog?.title != alert.title || dialog?.message != alert.message { dialog = Dialog.alert(alert.title, alert.message) }
+        }
+    }
+
+    /// Does what the model asked: of the game here, the rest through `app`.
+    private func perform(_ effects: [ScreenEffect], app: App) -> SceneChange? {
+        var change: SceneChange?
+        for effect in effects {
+            switch effect {
+            case .game(let request):
+                if let asked = perform(request, app: app) { change = asked }
+            case .saveName(let name):
+                // In the game's own settings file (a test's, or the player's).
+                var settings = Settings.load(from: client.directories.settings)
+                settings.name = name
+                settings.save(to: client.directories.settings)
+            case .saveRelay(let relay):
+                var settings = Settings.load(from: client.directories.settings)
+                settings.relay = relay
+                settings.save(to: client.directories.settings)
+            case .copyToClipboard(let text):
+                if let asked = send(.clipboardTook(app.copyToClipboard(text)), app: app) { change = asked }
+            default:
+                if let asked = app.perform([effect]) { change = asked }
+            }
+        }
+        return change
+    }
+
+    private func perform(_ request: GameRequest, app: App) -> SceneChange? {
+        switch request {
+        case .start:
+            client.start()
+        case .openTable:
+            return .show(TableScene(app: app, client: client))
+        case .leave:
+            client.leave()
+        case .reopen(let name):
+            let attempt = JoinAttempt()
+            let (make, logger) = (client.rehoster, app.logger)
+            attempt.start { try await make(name, logger) }
+            renaming = (attempt, name)
+        case .switchToReopened:
+            guard let fresh = reopened else { break }
+            reopened = nil
+            client.leave()
+            client = fresh
+            app.setTitle(title)
+        case .leaveReopened:
+            reopened?.leave()
+            reopened = nil
+        case .openRoom(let text):
+            let relay: HostPort
+            do {
+                let (host, port) = try parseHostPort(text, for: .connect)
+                relay = HostPort(host: host, port: port)
+            } catch {
+                return send(.roomAddress(problem: "The relay: " + MenuKit.describe(error).message), app: app)
+            }
+            guard let make = client.inviter else { break }
+            let attempt = JoinAttempt()
+            let logger = app.logger
+            attempt.start { try await make(relay, logger) }
+            inviting = (attempt, text)
+            return send(.roomAddress(problem: nil), app: app)
+        case .launch(let index):
+            do { try launches[index]() } catch { app.logger.warning("a window did not open: \(error)") }
         }
         return nil
     }
 
-    private func submitName(app: App) {
-        let name = nameField.text
-        if let problem = NameRules.problem(name) {
-            nameError = problem
-            return
-        }
-        nameField.isFocused = false
-        guard name != client.name else {
-            nameNotice = nil
-            return
-        }
-        if client.invitation != nil {
-            // Renaming opens a new game, which would need a new room and a new invitation.
-            nameField.set(client.name)
-            nameError = "A game with an invitation keeps its name: the invitation names it"
-            return
-        }
-        if client.network != nil {
-            // Renaming opens a new game, which would lose the TCP port, its announcement and its code.
-            nameField.set(client.name)
-            nameError = "A game on the network keeps its name: start snapcards host --name … again to change it"
-            return
-        }
-        if others.isEmpty {
-            rename(to: name, app: app)
-        } else {
-            keepName()
-        }
-    }
-
-    /// Someone joined while the name was being edited: the game keeps its name.
-    private func keepName() {
-        nameField.set(client.name)
-        nameField.isFocused = false
-        nameError = nil
-        nameNotice = "Players have joined: the game keeps the name \(client.name)."
-    }
-
-    /// A rename under way: the new game is opened off the window's thread (it binds its
-    /// socket and starts its journal), and the lobby keeps drawing meanwhile.
-    private var renaming: (attempt: JoinAttempt, name: String)?
-
-    /// The host listens under its name: open a game under the new one, then close the old.
-    private func rename(to name: String, app: App) {
-        guard renaming == nil, inviting == nil else { return }
-        let attempt = JoinAttempt()
-        let (make, logger) = (client.rehoster, app.logger)
-        attempt.start { try await make(name, logger) }
-        renaming = (attempt, name)
-        nameError = nil
-        nameNotice = "Opening your game as \(name)…"
-    }
-
     /// The renamed game, once it is open (or why not).
-    private func finishRenaming(app: App) {
-        guard let (attempt, name) = renaming, let result = attempt.result else { return }
+    private func finishRenaming(app: App) -> SceneChange? {
+        guard let (attempt, name) = renaming, let result = attempt.result else { return nil }
         renaming = nil
-        app.setNeedsRedraw()
         switch result {
-        case .success(let fresh) where !others.isEmpty:
-            // Someone joined the old game meanwhile: it keeps its name.
-            fresh.leave()
-            keepName()
         case .success(let fresh):
-            client.leave()
-            client = fresh
-            players = []
-            app.setTitle(title)
-            var settings = Settings.load(from: client.directories.settings)
-            settings.name = name
-            settings.save(to: client.directories.settings)
-            nameError = nil
-            nameNotice = "Your game is now called \(name)."
+            reopened = fresh
+            return send(.reopened(Self.snapshot(of: fresh)), app: app)
         case .failure(let error):
-            nameNotice = nil
-            nameError = MenuKit.describe(error, hosting: name).message
-            nameField.isFocused = true
+            return send(.reopenFailed(MenuKit.describe(error, hosting: name).message), app: app)
         }
-    }
-
-    /// "Invite over the internet": the relay's address checked and remembered, then the game
-    /// opened again with a room there, off the window's thread (the lobby keeps drawing).
-    private func invite(app: App) {
-        guard inviting == nil, renaming == nil, client.invitation == nil else { return }
-        relayField.isFocused = false
-        relayNotice = nil
-        let text = relayField.text.trimmingWhitespace()
-        guard !text.isEmpty else {
-            relayError = "Type the relay's address first (HOST:PORT): whoever runs snapcards relay serve gives it."
-            relayField.isFocused = true
-            return
-        }
-        guard others.isEmpty else {
-            relayError = "Players have joined: inviting opens the game again, which would send them away."
-            return
-        }
-        let relay: HostPort
-        do {
-            let (host, port) = try parseHostPort(text, for: .connect)
-            relay = HostPort(host: host, port: port)
-        } catch {
-            relayError = "The relay: " + MenuKit.describe(error).message
-            relayField.isFocused = true
-            return
-        }
-        guard let make = client.inviter else { return }
-        var settings = Settings.load(from: client.directories.settings)
-        if settings.relay != text {
-            settings.relay = text
-            settings.save(to: client.directories.settings)
-        }
-        relayError = nil
-        relayNotice = "Opening a room at the relay \(text)…"
-        let attempt = Inviting(relay: text)
-        let logger = app.logger
-        attempt.attempt.start { try await make(relay, logger) }
-        inviting = attempt
-        showRelayButtons()
-        app.setNeedsRedraw()
     }
 
     /// The game with its room, once open; or, when the relay could not be had, the game
     /// opened again as it was and why, in words.
-    private func finishInviting(app: App) {
-        guard let shown = inviting, let result = shown.attempt.result else { return }
+    private func finishInviting(app: App) -> SceneChange? {
+        guard let (attempt, relay) = inviting, let result = attempt.result else { return nil }
         inviting = nil
-        app.setNeedsRedraw()
         switch result {
         case .success(let fresh):
             client = fresh
-            players = []
-            relayNotice = "Players elsewhere choose Join Game and paste this invitation."
+            return send(.invited(Self.snapshot(of: fresh)), app: app)
         case .failure(let failed as NoRoomAtRelay):
             client = failed.game
-            players = []
-            relayNotice = nil
-            relayError = Self.relayProblem(failed.error, relay: shown.relay)
+            return send(.noRoom(Self.relayProblem(failed.error, relay: relay), Self.snapshot(of: failed.game)), app: app)
         case .failure(let error):
             // Not even the game as it was could be opened again: the lobby says the game closed.
-            relayNotice = nil
-            relayError = Self.relayProblem(error, relay: shown.relay)
-            closed = true
-            dialog = Dialog.alert("The game closed", MenuKit.describe(error, hosting: client.name).message)
+            return send(.gameLost(relayError: Self.relayProblem(error, relay: relay),
+                                  message: MenuKit.describe(error, hosting: client.name).message), app: app)
         }
-        showRelayButtons()
     }
 
     /// Why there is no room at `relay`, in words.
@@ -327,69 +264,13 @@ public final class HostLobbyScene: Scene {
         return "No room at the relay \(relay): " + MenuKit.describe(error).message
     }
 
-    /// Puts the invitation on the clipboard, for the player to send to friends.
-    private func copyInvitation() {
-        guard let invitation = client.invitation?.description else { return }
-        if SDL_SetClipboardText(invitation) == 0 {
-            copied = invitation
-            relayNotice = "Copied: send it to the players (a message, a mail)."
-        } else {
-            relayError = "The invitation could not be copied: select it from snapcards host --relay instead."
-        }
-    }
-
-    private func start(app: App) -> SceneChange? {
-        guard !others.isEmpty else { return nil }
-        client.start()
-        return .show(TableScene(app: app, client: client))
-    }
-
-    private func askExit(app: App) -> SceneChange? {
-        guard others.isEmpty else {
-            dialog = Dialog.confirm("Close the game?", "The players who joined will be sent back.", yes: "Close", no: "Stay")
-            pending = .exit
-            return nil
-        }
-        return exit(app: app)
-    }
-
-    private func exit(app: App) -> SceneChange? {
-        client.leave()
-        return .show(app.menu())
-    }
-
     public func update(now: Double, app: App) -> SceneChange? {
-        finishRenaming(app: app)
-        finishInviting(app: app)
-        // While it is opened again, the old game's closing is no news.
-        if inviting != nil { return nil }
-        _ = client.poll(now: now)
-        let lobby = client.session.lobby
-        if lobby != players {
-            players = lobby
-            app.setNeedsRedraw()
-            if !others.isEmpty, nameField.isFocused || nameField.text != client.name { keepName() }
-        }
-        if launched < launches.count, others.count >= launched {
-            launched += 1
-            do { try launches[launched - 1]() } catch { app.logger.warning("a window did not open: \(error)") }
-        }
-        let canStart = !others.isEmpty
-        if buttons[.start].isEnabled != canStart {
-            buttons[.start].isEnabled = canStart
-            // Inviting opens the game again: only before anyone joined.
-            showRelayButtons()
-            app.setNeedsRedraw()
-        }
-        switch client.session.phase {
-        case .playing:
-            return .show(TableScene(app: app, client: client))
-        case .ended(_, let message) where !closed:
-            closed = true
-            dialog = Dialog.alert("The game closed", message.isEmpty ? "Your game is no longer open." : message)
-            app.setNeedsRedraw()
-        default:
-            break
+        if let change = finishRenaming(app: app) { return change }
+        if let change = finishInviting(app: app) { return change }
+        // While it is opened again, the old game is not asked (its closing is no news).
+        if !model.isInviting {
+            _ = client.poll(now: now)
+            if let change = send(.observed(Self.snapshot(of: client)), app: app) { return change }
         }
         if nameField.isFocused || relayField.isFocused, MenuKit.caretPhase(now) != caret {
             caret = MenuKit.caretPhase(now)
@@ -401,29 +282,28 @@ public final class HostLobbyScene: Scene {
     public func draw(_ graphics: Graphics, app: App) {
         MenuKit.background(graphics, app.assets)
         MenuKit.heading(graphics, "Host a Game")
+        let game = model.game
 
         MenuKit.label(graphics, "Your name", at: Point(nameField.frame.x, 110))
         nameField.draw(graphics, now: app.now)
-        if let nameError {
+        if let nameError = model.nameError {
             MenuKit.paragraph(graphics, nameError, at: Point(512, 186), width: 560, size: 15, color: MenuKit.errorColor,
                               maxLines: 2)
         } else {
-            let hint = nameNotice ?? (!others.isEmpty ? "Other players see this name; it is fixed now that they joined."
-                : nameField.isFocused ? "Press Enter to rename your game." : "Other players see this name.")
-            graphics.text(hint, at: Point(512, 186), size: 15, color: MenuKit.hintColor)
+            graphics.text(model.nameHint, at: Point(512, 186), size: 15, color: MenuKit.hintColor)
         }
 
         let panel = Self.panel
+        let maxPlayers = HostLobbyModel.maxPlayers
         MenuKit.panel(graphics, panel)
         graphics.text("Waiting for players…", at: Point(panel.x + 28, panel.y + 18), size: 22, bold: true,
                       color: .white, align: .left)
-        let count = min(Self.maxPlayers, others.count + 1)
-        graphics.text("\(count) of \(Self.maxPlayers)", at: Point(panel.x + panel.width - 28, panel.y + 22), size: 17,
+        graphics.text("\(model.seatsTaken) of \(maxPlayers)", at: Point(panel.x + panel.width - 28, panel.y + 22), size: 17,
                       color: MenuKit.hintColor, align: .right)
 
-        var rows: [(name: String, tag: String?, isYou: Bool)] = [(client.name, "Host", true)]
-        for player in others.prefix(Self.maxPlayers - 1) { rows.append((player.name, nil, false)) }
-        for index in 0..<Self.maxPlayers {
+        var rows: [(name: String, tag: String?, isYou: Bool)] = [(game.name, "Host", true)]
+        for player in model.others.prefix(maxPlayers - 1) { rows.append((player.name, nil, false)) }
+        for index in 0..<maxPlayers {
             let row = Rect(x: panel.x + 20, y: panel.y + 62 + Double(index) * 58, width: panel.width - 40, height: 50)
             let filled = index < rows.count
             MenuKit.panel(graphics, row, filled ? Color(255, 255, 255, 30) : Color(0, 0, 0, 40), radius: 10)
@@ -453,21 +333,20 @@ public final class HostLobbyScene: Scene {
             }
         }
 
-        graphics.text("On this computer, others choose Join Game and pick \(client.name).", at: Point(512, 530),
+        graphics.text("On this computer, others choose Join Game and pick \(game.name).", at: Point(512, 530),
                       size: 16, color: .white)
-        if let invitation = client.invitation, client.network != nil {
+        if let invitation = game.invitation, game.network != nil {
             // The addresses below take the rows: the invitation goes where the socket's path was.
-            graphics.text(graphics.fitted(invitation.description, width: 1000, size: 13), at: Point(512, 553), size: 13,
+            graphics.text(graphics.fitted(invitation.text, width: 1000, size: 13), at: Point(512, 553), size: 13,
                           color: .gold)
-        } else if let path = client.socketPath {
+        } else if let path = game.socketPath {
             graphics.text("Socket: \(path)", at: Point(512, 553), size: 13, color: MenuKit.hintColor)
         }
-        if client.network == nil { drawRelay(graphics, app: app) }
-        if let network = client.network {
+        if let network = game.network {
             // Which addresses players elsewhere can use, and the code they must type.
             let addresses = network.addresses.prefix(3).joined(separator: "  ·  ")
             // The certificate's short fingerprint: what a joining player's snap remembers, to compare by eye.
-            let certificate = client.certificate.map { "  ·  certificate \($0.short)" } ?? ""
+            let certificate = network.certificate.map { "  ·  certificate \($0)" } ?? ""
             graphics.text("Over the network: \(addresses)\(certificate)", at: Point(512, 586), size: 16, color: .white)
             if let code = network.code {
                 graphics.text("Join code: \(code)", at: Point(512, 612), size: 24, bold: true, color: .gold)
@@ -475,15 +354,12 @@ public final class HostLobbyScene: Scene {
                 graphics.text("No join code (--open): anyone who can reach the port may join", at: Point(512, 614),
                               size: 14, color: MenuKit.hintColor)
             }
+        } else {
+            drawRelay(graphics, app: app)
         }
 
         buttons.draw(graphics, app.assets)
-        if !buttons[.start].isEnabled {
-            graphics.text("Start needs at least one other player", at: Point(632, 722), size: 13,
-                          color: MenuKit.hintColor)
-        } else {
-            graphics.text("Enter starts the game", at: Point(632, 722), size: 13, color: MenuKit.hintColor)
-        }
+        graphics.text(model.startHint, at: Point(632, 722), size: 13, color: MenuKit.hintColor)
         if let dialog { dialog.draw(graphics, assets: app.assets) }
     }
 
@@ -491,8 +367,8 @@ public final class HostLobbyScene: Scene {
     /// "Copy invitation"; under it how that went.
     private func drawRelay(_ graphics: Graphics, app: App) {
         let field = relayField.frame
-        if let invitation = client.invitation {
-            graphics.text(graphics.fitted(invitation.description, width: 1010, size: 13), at: Point(512, 575), size: 13,
+        if let invitation = model.game.invitation {
+            graphics.text(graphics.fitted(invitation.text, width: 1010, size: 13), at: Point(512, 575), size: 13,
                           color: .gold)
             if let code = invitation.code {
                 graphics.text("Join code \(code), in the invitation", at: Point(field.x, field.y + 10), size: 15,
@@ -506,15 +382,14 @@ public final class HostLobbyScene: Scene {
                               align: .left, shadow: false)
             }
         }
-        if let relayError {
+        if let relayError = model.relayError {
             MenuKit.paragraph(graphics, relayError, at: Point(512, 642), width: 900, size: 14, color: MenuKit.errorColor,
                               maxLines: 1)
-        } else if let relayNotice {
-            let dots = inviting == nil ? "" : String(repeating: ".", count: Int(app.now * 3) % 3)
+        } else if let relayNotice = model.relayNotice {
+            let dots = model.isInviting ? String(repeating: ".", count: Int(app.now * 3) % 3) : ""
             graphics.text(relayNotice + dots, at: Point(512, 642), size: 14, color: MenuKit.hintColor)
-        } else if client.invitation == nil, !others.isEmpty {
-            graphics.text("Invite before anyone joins: inviting opens the game again.", at: Point(512, 642), size: 14,
-                          color: MenuKit.hintColor)
+        } else if let hint = model.relayHint {
+            graphics.text(hint, at: Point(512, 642), size: 14, color: MenuKit.hintColor)
         }
     }
 }

@@ -56,7 +56,7 @@ extension App {
                 change = .show(TableScene(app: self, client: client))
             case .quit:
                 change = .quit
-            case .startHosting, .readStatistics, .returnToOpener:
+            case .startHosting, .readStatistics, .returnToOpener, .game:
                 break
             }
         }
