@@ -60,9 +60,8 @@ struct ModuleBorderTests {
                 "SnapRelayClient", "SnapRelayProtocol", "SnapPlatform", "SnapFiles", "SnapBytes", "CSDL2",
                 "Logging", "NIOConcurrencyHelpers", "NIOPosix",
             ], "the SDL windows; the Story window is a client of the service, its database the match index"),
-            // SnapScreens (the screens' models, issue 44) came in beside this table while it was
-            // written: its row is what its sources imported then. Until its target is in a commit,
-            // this row and the SnapScreens in snap's and SnapUI's rows fail as unused, on purpose.
+            // The screens' models (issue 44): Story's pure rules and messages for the Story screen's
+            // model, the relay's invitations for the lobby's; never SDL, SnapUI or the network.
             Row("SnapScreens", ["SnapTable", "SnapProtocol", "SnapBots", "SnapBytes", "SnapRelayProtocol", "StoryProtocol", "StoryEngine"],
                 "the screens as values, no SDL"),
             Row("SnapHistory", [
