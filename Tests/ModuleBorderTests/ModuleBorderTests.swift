@@ -61,7 +61,7 @@ struct ModuleBorderTests {
                 "Logging", "NIOConcurrencyHelpers", "NIOPosix",
             ], "the SDL windows; the Story window is a client of the service, its database the match index"),
             // The screens' models (issue 44): Story's pure rules and messages for the Story screen's
-            // model, the relay's invitations for the lobby's; never SDL, SnapUI or the network.
+            // model, the relay's invitations for the Join screen's; never SDL, SnapUI or the network.
             Row("SnapScreens", ["SnapTable", "SnapProtocol", "SnapBots", "SnapBytes", "SnapRelayProtocol", "StoryProtocol", "StoryEngine"],
                 "the screens as values, no SDL"),
             Row("SnapHistory", [
