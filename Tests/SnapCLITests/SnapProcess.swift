@@ -86,30 +86,6 @@ final class SnapProcess: @unchecked Sendable {
     }
 }
 
-extension FileHandle {
-    /// SnapTestSupport's `readChunks` (a blocking reader on a `dup` of the descriptor, on a
-    /// thread of its own: see there why), which also says when the stream has ended.
-    func readChunks(ended: @escaping @Sendable () -> Void, _ receive: @escaping @Sendable (Data) -> Void) {
-        let descriptor = fcntl(fileDescriptor, F_DUPFD_CLOEXEC, 0)
-        precondition(descriptor >= 0, "a copy of a pipe's read end: errno \(errno)")
-        let reader = Thread {
-            defer {
-                Glibc.close(descriptor)
-                ended()
-            }
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return }
-                receive(Data(buffer[0..<count]))
-            }
-        }
-        reader.name = "pipe reader"
-        reader.start()
-    }
-}
-
 /// Waits until `condition` holds, up to `timeout` seconds (a hang's bound); whether it did.
 func eventually(_ timeout: Double, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)

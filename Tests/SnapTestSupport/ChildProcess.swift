@@ -12,11 +12,15 @@ extension FileHandle {
     /// thread in `_dispatch_event_loop_drain` ("Bad pointer dereference";
     /// swift-corelibs-libdispatch issue #949). A blocking read registers nothing with
     /// libdispatch.
-    public func readChunks(_ receive: @escaping @Sendable (Data) -> Void) {
+    /// `ended`: called once the stream has ended (end of file or an error), after the last chunk.
+    public func readChunks(ended: @escaping @Sendable () -> Void = {}, _ receive: @escaping @Sendable (Data) -> Void) {
         let descriptor = fcntl(fileDescriptor, F_DUPFD_CLOEXEC, 0)
         precondition(descriptor >= 0, "a copy of a pipe's read end: errno \(errno)")
         let reader = Thread {
-            defer { Glibc.close(descriptor) }
+            defer {
+                Glibc.close(descriptor)
+                ended()
+            }
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
                 let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
