@@ -35,9 +35,14 @@ final class RawPlayer: @unchecked Sendable {
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
                 var poller = pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)
-                guard poll(&poller, 1, 100) >= 0 else { break }
+                // A signal (a child process of another test ending) interrupts poll and read:
+                // that is not the end of the connection, and must not stop this reader.
+                let ready = poll(&poller, 1, 100)
+                if ready < 0, errno == EINTR { continue }
+                guard ready >= 0 else { lock.withLock { closedAt = closedAt ?? Date() }; break }
                 if poller.revents == 0 { if lock.withLock({ closedAt != nil }) { break } else { continue } }
                 let count = read(socket.fd, &buffer, buffer.count)
+                if count < 0, errno == EINTR || errno == EAGAIN { continue }
                 if count <= 0 { lock.withLock { closedAt = closedAt ?? Date() }; break }
                 var pings: [UInt64] = []
                 lock.withLock {
