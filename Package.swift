@@ -91,7 +91,10 @@ let package = Package(
         // client (StoryLink, NIO): the window's connection stays in SnapUI.
         // SnapProtocol and SnapRelayProtocol are pure too: a hello's role, a host's closing
         // reasons, the invitation's scheme (the Join screen).
-        .target(name: "SnapScreens", dependencies: ["SnapBytes", "SnapBots", "SnapTable", "SnapProtocol", "SnapRelayProtocol", "StoryEngine", "StoryProtocol"]),
+        .target(name: "SnapScreens", dependencies: ["SnapBytes", "SnapBots", "SnapTable", "SnapProtocol", "SnapRelayProtocol", "SnapStatistics", "StoryEngine", "StoryProtocol"]),
+        // A player's figures as values, linking nothing: SnapHistory computes them, the
+        // Statistics screen's model and `snapcards stats` take them.
+        .target(name: "SnapStatistics"),
         // The network platform, knowing no game: TLS and trust, connecting, socket files and
         // directories, secret files, a blocking stream for command-line clients.
         .target(
@@ -137,7 +140,7 @@ let package = Package(
         .target(
             name: "SnapHistory",
             dependencies: [
-                "SnapEngine", "SnapProtocol", "SnapSession", "SnapJournal", "SnapMatchFiles",
+                "SnapEngine", "SnapProtocol", "SnapSession", "SnapJournal", "SnapMatchFiles", "SnapStatistics",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -241,7 +244,7 @@ let package = Package(
             dependencies: [
                 "SnapEngine", "SnapProtocol", "SnapSession", "SnapNet", "SnapBots", "SnapTable", "SnapScreens", "SnapSettings",
                 "StoryEngine", "StoryProtocol", "StoryLink", "SnapHistory", "SnapRelayProtocol", "SnapRelayClient",
-                "SnapFiles", "SnapMatchFiles", "SnapBytes", "SnapLAN", "SnapPlatform",
+                "SnapFiles", "SnapMatchFiles", "SnapBytes", "SnapLAN", "SnapPlatform", "SnapStatistics",
                 .target(name: "CSDL2", condition: gui),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -272,7 +275,7 @@ let package = Package(
         .executableTarget(
             name: "snap",
             dependencies: [
-                "SnapEngine", "SnapBots", "SnapSimulation", "SnapBytes", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal", "SnapHistory",
+                "SnapEngine", "SnapBots", "SnapSimulation", "SnapBytes", "SnapProtocol", "SnapSession", "SnapNet", "SnapJournal", "SnapHistory", "SnapStatistics",
                 .target(name: "SnapTable", condition: gui), .target(name: "SnapScreens", condition: gui),
                 "StoryEngine", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "StoryNotices", "SnapDBus",
                 "SnapRelay", "SnapRelayProtocol", "SnapRelayClient", "SnapCommandLine", "SnapFiles", "SnapMatchFiles", "SnapLAN", "SnapPlatform",
@@ -352,12 +355,12 @@ let package = Package(
         ),
         .testTarget(
             name: "SnapHistoryTests",
-            dependencies: ["SnapHistory", "SnapMatchFiles", "SnapNet", "SnapJournal", "SnapProtocol", "SnapSession", "SnapEngine", "SnapSimulation", "SnapTestSupport"]
+            dependencies: ["SnapHistory", "SnapStatistics", "SnapMatchFiles", "SnapNet", "SnapJournal", "SnapProtocol", "SnapSession", "SnapEngine", "SnapSimulation", "SnapTestSupport"]
         ),
         .testTarget(name: "SnapTableTests", dependencies: ["SnapTable", "SnapSession", "SnapProtocol", "SnapEngine", "SnapTestSupport"]),
         .testTarget(name: "SnapSettingsTests", dependencies: ["SnapSettings"]),
         // The screens' models, headless: no window, no SDL development packages.
-        .testTarget(name: "SnapScreensTests", dependencies: ["SnapScreens", "SnapTable", "SnapBots", "SnapBytes", "SnapProtocol", "SnapEngine", "SnapTestSupport", "StoryEngine", "StoryProtocol"]),
+        .testTarget(name: "SnapScreensTests", dependencies: ["SnapScreens", "SnapStatistics", "SnapTable", "SnapBots", "SnapBytes", "SnapProtocol", "SnapEngine", "SnapTestSupport", "StoryEngine", "StoryProtocol"]),
         .testTarget(
             name: "SnapRelayTests",
             dependencies: [

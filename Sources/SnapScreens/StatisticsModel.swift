@@ -1,3 +1,4 @@
+import SnapStatistics
 import SnapTable
 
 /// The Statistics screen: one player's record over the matches hosted on this computer (the
@@ -20,7 +21,7 @@ public struct StatisticsModel: Equatable, Sendable {
         case back
         /// A reading of `player`'s figures came in, with what the index warned of on the way
         /// (damaged and built again, kept in memory).
-        case read(player: String, StatisticsRead, warnings: [String])
+        case read(player: String, PlayerStatistics.Read, warnings: [String])
         /// A reading of `player`'s figures failed, and why in words.
         case readingFailed(player: String, why: String, warnings: [String])
     }
@@ -28,7 +29,7 @@ public struct StatisticsModel: Equatable, Sendable {
     public enum State: Equatable, Sendable {
         case reading
         case failed(String)
-        case read(StatisticsRead)
+        case read(PlayerStatistics.Read)
     }
 
     /// Where Back goes.
@@ -192,7 +193,7 @@ public struct StatisticsModel: Equatable, Sendable {
     /// The wins-over-time chart: rounds won behind, matches won in front (a match won needs a
     /// round won, so the front never hides the back), the top (rounds won in all) filling
     /// `area`. Nil when the player sat in no match; `top` 0 (no column) when they won no round yet.
-    public static func winsChart(_ figures: StatisticsFigures, in area: Rect) -> (top: Int, rounds: [Rect], matches: [Rect])? {
+    public static func winsChart(_ figures: PlayerStatistics, in area: Rect) -> (top: Int, rounds: [Rect], matches: [Rect])? {
         guard let top = figures.progress.last?.roundsWon else { return nil }
         return (top, columns(figures.progress.map(\.roundsWon), top: top, in: area),
                 columns(figures.progress.map(\.matchesWon), top: top, in: area))
@@ -206,7 +207,7 @@ public struct StatisticsModel: Equatable, Sendable {
 
     /// The histogram's bars, side by side across `area`, the fullest as tall as the area
     /// (an empty bucket a sliver on the axis); labelled with their range in seconds and their count.
-    public static func histogramBars(_ buckets: [StatisticsFigures.Bucket], in area: Rect) -> [Bar] {
+    public static func histogramBars(_ buckets: [PlayerStatistics.Bucket], in area: Rect) -> [Bar] {
         guard !buckets.isEmpty else { return [] }
         let most = max(1, buckets.map(\.calls).max() ?? 0)
         let slot = area.width / Double(buckets.count)
@@ -219,7 +220,7 @@ public struct StatisticsModel: Equatable, Sendable {
     }
 
     /// A bucket's range in seconds, short enough for its bar: "0.25–0.5", "2+".
-    public static func bucketLabel(_ bucket: StatisticsFigures.Bucket) -> String {
+    public static func bucketLabel(_ bucket: PlayerStatistics.Bucket) -> String {
         bucket.toMillis.map { "\(seconds(bucket.fromMillis))–\(seconds($0))" } ?? "\(seconds(bucket.fromMillis))+"
     }
 
@@ -241,7 +242,7 @@ public struct StatisticsModel: Equatable, Sendable {
 
     /// The trend's bars, oldest first: each match's median reaction (the slowest the tallest);
     /// a match without a timed call has none (`rect` nil) at `center`.
-    public static func trendBars(_ trend: [StatisticsFigures.TrendPoint], in area: Rect) -> [TrendBar] {
+    public static func trendBars(_ trend: [PlayerStatistics.TrendPoint], in area: Rect) -> [TrendBar] {
         guard !trend.isEmpty else { return [] }
         let slowest = max(1, trend.compactMap(\.medianMicros).max() ?? 0)
         let slot = area.width / Double(trend.count)
@@ -257,7 +258,7 @@ public struct StatisticsModel: Equatable, Sendable {
 
     /// The opponents met most first (then by name), at most `limit` rows, the last one saying
     /// how many more there are when they do not all fit.
-    public static func opponentRows(_ figures: StatisticsFigures, limit: Int) -> [(name: String, record: String)] {
+    public static func opponentRows(_ figures: PlayerStatistics, limit: Int) -> [(name: String, record: String)] {
         let sorted = figures.opponents.sorted { ($1.matches, $0.name) < ($0.matches, $1.name) }
         var rows = sorted.prefix(sorted.count > limit ? limit - 1 : limit).map { opponent in
             (name: opponent.name, record: "matches \(opponent.won)–\(opponent.lost) of \(opponent.matches) · "
@@ -268,7 +269,7 @@ public struct StatisticsModel: Equatable, Sendable {
     }
 
     /// The first and the last match's day, "2026-01-31" (UTC, as `snapcards history`).
-    public static func dateRange(_ progress: [StatisticsFigures.ProgressPoint]) -> (String, String) {
+    public static func dateRange(_ progress: [PlayerStatistics.ProgressPoint]) -> (String, String) {
         guard let first = progress.first, let last = progress.last else { return ("", "") }
         return (day(first.startedAt), day(last.startedAt))
     }
@@ -299,7 +300,7 @@ public struct StatisticsModel: Equatable, Sendable {
     static func millis(_ micros: UInt64) -> String { "\((micros + 500) / 1_000) ms" }
 
     /// "12 matches, 5 won · 30 rounds, 14 won · longest winning streak 3 matches, 5 rounds".
-    public static func summaryLine(_ figures: StatisticsFigures) -> String {
+    public static func summaryLine(_ figures: PlayerStatistics) -> String {
         "\(count(figures.matchesPlayed, "match", "matches")), \(figures.matchesWon) won · "
             + "\(count(figures.roundsPlayed, "round", "rounds")), \(figures.roundsWon) won · "
             + "longest winning streak \(count(figures.longestMatchStreak, "match", "matches")), "
@@ -307,7 +308,7 @@ public struct StatisticsModel: Equatable, Sendable {
     }
 
     /// "Median 412 ms · best 188 ms · 37 calls", or that there is none yet.
-    public static func reactionLine(_ figures: StatisticsFigures) -> String {
+    public static func reactionLine(_ figures: PlayerStatistics) -> String {
         guard let median = figures.reaction.medianMicros, let best = figures.reaction.bestMicros else {
             return "No correct call timed yet"
         }
@@ -315,24 +316,24 @@ public struct StatisticsModel: Equatable, Sendable {
     }
 
     /// "Snap! calls: 37 right, 4 wrong, 2 too late".
-    public static func callsLine(_ figures: StatisticsFigures) -> String {
+    public static func callsLine(_ figures: PlayerStatistics) -> String {
         "Snap! calls: \(figures.snapsRight) right, \(figures.snapsWrong) wrong, \(figures.snapsTooLate) too late"
     }
 
     /// The four panels and their headings, as drawn.
-    public static func panels(_ figures: StatisticsFigures) -> [(rect: Rect, heading: String)] {
+    public static func panels(_ figures: PlayerStatistics) -> [(rect: Rect, heading: String)] {
         [(winsPanel, "Wins over time"), (reactionPanel, "Reaction time of correct Snap! calls"),
          (opponentsPanel, "Against each opponent"),
          (trendPanel, "Median reaction in ms, last \(count(figures.trend.count, "match", "matches"))")]
     }
 
     /// The wins chart's legend: "rounds won (14)", "matches won (5)".
-    public static func legend(_ figures: StatisticsFigures) -> (rounds: String, matches: String) {
+    public static func legend(_ figures: PlayerStatistics) -> (rounds: String, matches: String) {
         ("rounds won (\(figures.roundsWon))", "matches won (\(figures.matchesWon))")
     }
 
     /// What the screen says when `player` has no figures.
-    public static func emptyText(_ read: StatisticsRead, player: String) -> String {
+    public static func emptyText(_ read: PlayerStatistics.Read, player: String) -> String {
         if read.players.isEmpty {
             return "No matches on this computer yet. Host a game or play Single Player: every match hosted here counts."
         }

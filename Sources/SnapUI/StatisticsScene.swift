@@ -2,6 +2,7 @@
 import SnapHistory
 import SnapMatchFiles
 import SnapScreens
+import SnapStatistics
 import SnapTable
 
 /// One reading of the match index for the Statistics screen, in a task of its own (the
@@ -10,7 +11,7 @@ import SnapTable
 final class StatisticsReading: Sendable {
     private enum Message: Sendable {
         case warning(String)
-        case read(Result<StatisticsRead, Error>)
+        case read(Result<PlayerStatistics.Read, Error>)
     }
 
     /// Whose figures.
@@ -20,11 +21,11 @@ final class StatisticsReading: Sendable {
     init(directory: String, player: String, trendMatches: Int) {
         self.player = player
         Task { [inbox] in
-            let result: Result<StatisticsRead, Error>
+            let result: Result<PlayerStatistics.Read, Error>
             do {
-                result = .success(StatisticsRead(try await PlayerStatistics.read(directory: directory, player: player, trendMatches: trendMatches) {
+                result = .success(try await PlayerStatistics.read(directory: directory, player: player, trendMatches: trendMatches) {
                     inbox.post(.warning($0))
-                }))
+                })
             } catch {
                 result = .failure(error)
             }
@@ -33,7 +34,7 @@ final class StatisticsReading: Sendable {
     }
 
     /// The outcome once there is one, and what the index warned of on the way.
-    var result: (Result<StatisticsRead, Error>, warnings: [String])? {
+    var result: (Result<PlayerStatistics.Read, Error>, warnings: [String])? {
         var warnings: [String] = []
         for message in inbox.pending {
             switch message {
@@ -51,9 +52,6 @@ final class StatisticsReading: Sendable {
 /// (`StatisticsReading`), hands the outcome back as an intent, and draws.
 public final class StatisticsScene: Scene {
     typealias Model = StatisticsModel
-    /// The figures as the screen takes them from the index (`StatisticsFigures.init(PlayerStatistics)`).
-    typealias Figures = StatisticsFigures
-    typealias Read = StatisticsRead
     enum Action: Hashable { case previous, next, back }
 
     private let directory: String
@@ -180,7 +178,7 @@ public final class StatisticsScene: Scene {
         MenuKit.footer(graphics, model.footer)
     }
 
-    private func drawFigures(_ figures: StatisticsFigures, _ graphics: Graphics) {
+    private func drawFigures(_ figures: PlayerStatistics, _ graphics: Graphics) {
         graphics.text(Model.summaryLine(figures), at: Point(512, 128), size: 16, color: MenuKit.hintColor)
         for (rect, heading) in Model.panels(figures) {
             MenuKit.panel(graphics, rect)
@@ -197,7 +195,7 @@ public final class StatisticsScene: Scene {
     private static let barColor = Color(120, 220, 150)
     private static let axisColor = Color(255, 255, 255, 90)
 
-    private func drawWins(_ figures: StatisticsFigures, _ graphics: Graphics) {
+    private func drawWins(_ figures: PlayerStatistics, _ graphics: Graphics) {
         let area = Model.chartArea(Model.winsPanel)
         guard let chart = Model.winsChart(figures, in: area) else { return }
         guard chart.top > 0 else {
@@ -228,7 +226,7 @@ public final class StatisticsScene: Scene {
         graphics.text(legend.matches, at: Point(area.x + 228, legendY), size: 14, color: .white, align: .left)
     }
 
-    private func drawReaction(_ figures: StatisticsFigures, _ graphics: Graphics) {
+    private func drawReaction(_ figures: PlayerStatistics, _ graphics: Graphics) {
         let panel = Model.reactionPanel
         graphics.text(Model.reactionLine(figures), at: Point(panel.x + 14, panel.y + 34), size: 15, color: .white, align: .left)
         guard figures.reaction.calls > 0 else { return }
@@ -243,7 +241,7 @@ public final class StatisticsScene: Scene {
                       color: MenuKit.hintColor)
     }
 
-    private func drawOpponents(_ figures: StatisticsFigures, _ graphics: Graphics) {
+    private func drawOpponents(_ figures: PlayerStatistics, _ graphics: Graphics) {
         let panel = Model.opponentsPanel
         let rows = Model.opponentRows(figures, limit: Model.opponentRowLimit)
         if rows.isEmpty {
@@ -257,7 +255,7 @@ public final class StatisticsScene: Scene {
         }
     }
 
-    private func drawTrend(_ figures: StatisticsFigures, _ graphics: Graphics) {
+    private func drawTrend(_ figures: PlayerStatistics, _ graphics: Graphics) {
         let panel = Model.trendPanel
         graphics.text(Model.callsLine(figures), at: Point(panel.x + 14, panel.y + 34), size: 15, color: .white, align: .left)
         let area = Model.trendArea
@@ -277,34 +275,6 @@ public final class StatisticsScene: Scene {
         graphics.fill(Rect(x: area.x, y: area.y + area.height, width: area.width, height: 1), Self.axisColor)
         graphics.text("oldest", at: Point(area.x, area.y + area.height + 4), size: 12, color: MenuKit.hintColor, align: .left)
         graphics.text("newest", at: Point(area.x + area.width, area.y + area.height + 4), size: 12, color: MenuKit.hintColor, align: .right)
-    }
-}
-
-// MARK: - The index's figures as the screen takes them
-
-extension StatisticsRead {
-    /// The screen's copy of a reading of the index (SnapScreens links no SQLite and no NIO).
-    init(_ read: PlayerStatistics.Read) {
-        self.init(players: read.players, figures: read.figures.map(StatisticsFigures.init), matches: read.matches)
-    }
-}
-
-extension StatisticsFigures {
-    /// The screen's copy of `PlayerStatistics`, field for field (the trend without its journals' names).
-    init(_ statistics: PlayerStatistics) {
-        self.init(player: statistics.player)
-        (matchesPlayed, matchesWon, roundsPlayed, roundsWon) =
-            (statistics.matchesPlayed, statistics.matchesWon, statistics.roundsPlayed, statistics.roundsWon)
-        (longestMatchStreak, longestRoundStreak) = (statistics.longestMatchStreak, statistics.longestRoundStreak)
-        (snapsRight, snapsWrong, snapsTooLate) = (statistics.snapsRight, statistics.snapsWrong, statistics.snapsTooLate)
-        let reaction = statistics.reaction
-        self.reaction = Reaction(calls: reaction.calls, medianMicros: reaction.medianMicros, bestMicros: reaction.bestMicros,
-                                 histogram: reaction.histogram.map { Bucket(fromMillis: $0.fromMillis, toMillis: $0.toMillis, calls: $0.calls) })
-        trend = statistics.trend.map { TrendPoint(calls: $0.calls, medianMicros: $0.medianMicros) }
-        opponents = statistics.opponents.map {
-            Opponent(name: $0.name, matches: $0.matches, won: $0.won, lost: $0.lost, roundsWon: $0.roundsWon, roundsLost: $0.roundsLost)
-        }
-        progress = statistics.progress.map { ProgressPoint(startedAt: $0.startedAt, matchesWon: $0.matchesWon, roundsWon: $0.roundsWon) }
     }
 }
 #endif

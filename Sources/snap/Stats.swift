@@ -4,6 +4,7 @@ import SnapCommandLine
 import SnapHistory
 import SnapMatchFiles
 import SnapNet
+import SnapStatistics
 #if GUI
 import SnapUI
 #endif

@@ -27,7 +27,7 @@ struct ModuleBorderTests {
             // postgres-nio imports full Foundation, and with it ICU's data (docs/ARCHITECTURE.md,
             // "The PostgreSQL helper"): snapcards runs snapcards-story-postgres for it.
             Row("snap", [
-                "SnapUI", "SnapScreens", "SnapTable", "SnapSimulation", "SnapHistory", "SnapNet", "SnapMatchFiles",
+                "SnapUI", "SnapScreens", "SnapTable", "SnapSimulation", "SnapHistory", "SnapStatistics", "SnapNet", "SnapMatchFiles",
                 "SnapLAN", "SnapSession", "SnapProtocol", "SnapBots", "SnapEngine",
                 "SnapCommandLine", "StoryService", "StoryStores", "StoryLink", "StoryNotices", "StoryProtocol", "StoryEngine",
                 "SnapRelay", "SnapRelayClient", "SnapRelayProtocol", "SnapPlatform", "SnapFiles", "SnapJournal", "SnapBytes", "SnapDBus",
@@ -55,20 +55,22 @@ struct ModuleBorderTests {
         ]),
         ("Snap!", [
             Row("SnapUI", [
-                "SnapScreens", "SnapTable", "SnapHistory", "SnapNet", "SnapMatchFiles", "SnapLAN", "SnapSession", "SnapProtocol",
+                "SnapScreens", "SnapTable", "SnapHistory", "SnapStatistics", "SnapNet", "SnapMatchFiles", "SnapLAN", "SnapSession", "SnapProtocol",
                 "SnapBots", "SnapEngine", "SnapSettings", "StoryLink", "StoryProtocol", "StoryEngine",
                 "SnapRelayClient", "SnapRelayProtocol", "SnapPlatform", "SnapFiles", "SnapBytes", "CSDL2",
                 "Logging", "NIOConcurrencyHelpers", "NIOPosix",
             ], "the SDL windows; the Story window is a client of the service, its database the match index"),
             // The screens' models (issue 44): Story's pure rules and messages for the Story screen's
-            // model, the relay's invitations for the Join screen's; never SDL, SnapUI or the network.
-            Row("SnapScreens", ["SnapTable", "SnapProtocol", "SnapBots", "SnapBytes", "SnapRelayProtocol", "StoryProtocol", "StoryEngine"],
+            // model, the relay's invitations for the Join screen's, a player's figures for the
+            // Statistics screen's; never SDL, SnapUI, the network or the index's database.
+            Row("SnapScreens", ["SnapTable", "SnapStatistics", "SnapProtocol", "SnapBots", "SnapBytes", "SnapRelayProtocol", "StoryProtocol", "StoryEngine"],
                 "the screens as values, no SDL"),
             Row("SnapHistory", [
-                "SnapMatchFiles", "SnapSession", "SnapProtocol", "SnapEngine", "SnapJournal",
+                "SnapMatchFiles", "SnapStatistics", "SnapSession", "SnapProtocol", "SnapEngine", "SnapJournal",
                 "SQLiteNIO", "Logging", "NIOConcurrencyHelpers", "NIOCore", "NIOPosix",
             ], "the match index (SQLite): no network"),
             Row("SnapTable", ["SnapSession", "SnapProtocol", "SnapEngine"], "the table as a window shows it, no SDL"),
+            Row("SnapStatistics", [], "a player's figures as values: SnapHistory computes them, the screens draw them"),
             Row("SnapSimulation", ["SnapSession", "SnapProtocol", "SnapBots", "SnapEngine"], "bots' games in virtual time"),
             Row("SnapNet", [
                 "SnapMatchFiles", "SnapLAN", "SnapSession", "SnapProtocol", "SnapBots", "SnapEngine",

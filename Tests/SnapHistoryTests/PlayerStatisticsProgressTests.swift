@@ -1,5 +1,6 @@
 import Foundation
 @testable import SnapHistory
+import SnapStatistics
 import Testing
 
 /// The running totals the Statistics screen's wins chart is drawn from (moved here from the

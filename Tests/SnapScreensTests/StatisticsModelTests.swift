@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 @testable import SnapScreens
+import SnapStatistics
 import SnapTable
 import Testing
 
@@ -11,8 +12,8 @@ import Testing
 struct StatisticsLayoutTests {
     typealias Model = StatisticsModel
 
-    func figures(_ name: String = "Tess") -> StatisticsFigures {
-        StatisticsFigures(player: name)
+    func figures(_ name: String = "Tess") -> PlayerStatistics {
+        PlayerStatistics(player: name)
     }
 
     @Test("wins over time: one column per point of width at most, each the running total's last value, the top filling the area")
@@ -55,9 +56,9 @@ struct StatisticsLayoutTests {
 
     @Test("the reaction histogram: a bar a bucket, the fullest as tall as the area, labelled with its range and count")
     func histogram() {
-        let buckets = [StatisticsFigures.Bucket(fromMillis: 0, toMillis: 250, calls: 2),
-                       StatisticsFigures.Bucket(fromMillis: 250, toMillis: 500, calls: 8),
-                       StatisticsFigures.Bucket(fromMillis: 500, toMillis: nil, calls: 0)]
+        let buckets = [PlayerStatistics.Bucket(fromMillis: 0, toMillis: 250, calls: 2),
+                       PlayerStatistics.Bucket(fromMillis: 250, toMillis: 500, calls: 8),
+                       PlayerStatistics.Bucket(fromMillis: 500, toMillis: nil, calls: 0)]
         let area = Rect(x: 0, y: 100, width: 300, height: 80)
         let bars = Model.histogramBars(buckets, in: area)
         #expect(bars.map(\.label) == ["0–0.25", "0.25–0.5", "0.5+"])
@@ -69,9 +70,9 @@ struct StatisticsLayoutTests {
 
     @Test("the trend: a bar a match, the slowest median the tallest, a match with no timed call left without one")
     func trend() {
-        let trend = [StatisticsFigures.TrendPoint(calls: 3, medianMicros: 400_000),
-                     StatisticsFigures.TrendPoint(calls: 0, medianMicros: nil),
-                     StatisticsFigures.TrendPoint(calls: 1, medianMicros: 200_400)]
+        let trend = [PlayerStatistics.TrendPoint(journal: "m", startedAt: 0, calls: 3, medianMicros: 400_000),
+                     PlayerStatistics.TrendPoint(journal: "m", startedAt: 0, calls: 0, medianMicros: nil),
+                     PlayerStatistics.TrendPoint(journal: "m", startedAt: 0, calls: 1, medianMicros: 200_400)]
         let bars = Model.trendBars(trend, in: Rect(x: 0, y: 0, width: 300, height: 100))
         #expect(bars.map(\.label) == ["400", "—", "200"])
         #expect(bars[0].rect?.height == 100 && bars[2].rect?.height == 50)
@@ -82,7 +83,7 @@ struct StatisticsLayoutTests {
     @Test("the record against each opponent: most met first, and a last row saying how many more do not fit")
     func opponents() {
         var stats = figures()
-        stats.opponents = (1...8).map { StatisticsFigures.Opponent(name: "P\($0)", matches: $0, won: 1, lost: 0, roundsWon: 2, roundsLost: 1) }
+        stats.opponents = (1...8).map { PlayerStatistics.Opponent(name: "P\($0)", matches: $0, won: 1, lost: 0, roundsWon: 2, roundsLost: 1) }
         let rows = Model.opponentRows(stats, limit: 6)
         #expect(rows.map(\.name) == ["P8", "P7", "P6", "P5", "P4", "and 3 more"])
         #expect(rows[0].record == "matches 1–0 of 8 · rounds 2–1")
@@ -110,11 +111,11 @@ struct StatisticsLayoutTests {
     func bucketLabels() {
         let edges = Self.bucketEdges
         let labels = zip(edges, edges.dropFirst().map(Optional.some) + [nil]).map {
-            Model.bucketLabel(StatisticsFigures.Bucket(fromMillis: $0, toMillis: $1, calls: 0))
+            Model.bucketLabel(PlayerStatistics.Bucket(fromMillis: $0, toMillis: $1, calls: 0))
         }
         #expect(labels == ["0–0.25", "0.25–0.5", "0.5–0.75", "0.75–1", "1–1.5", "1.5–2", "2+"])
-        let progress = [StatisticsFigures.ProgressPoint(startedAt: 1_767_225_600, matchesWon: 0, roundsWon: 0),
-                        StatisticsFigures.ProgressPoint(startedAt: 1_769_817_599, matchesWon: 1, roundsWon: 2)]
+        let progress = [PlayerStatistics.ProgressPoint(startedAt: 1_767_225_600, matchesWon: 0, roundsWon: 0),
+                        PlayerStatistics.ProgressPoint(startedAt: 1_769_817_599, matchesWon: 1, roundsWon: 2)]
         #expect(Model.dateRange(progress) == ("2026-01-01", "2026-01-30"))
         #expect(Model.dateRange([]) == ("", ""))
     }
@@ -158,14 +159,14 @@ struct StatisticsLayoutTests {
         (stats.longestMatchStreak, stats.longestRoundStreak) = (1, 2)
         #expect(Model.summaryLine(stats) == "1 match, 1 won · 3 rounds, 2 won · longest winning streak 1 match, 2 rounds")
         #expect(Model.reactionLine(stats) == "No correct call timed yet")
-        stats.reaction = StatisticsFigures.Reaction(calls: 3, medianMicros: 411_600, bestMicros: 188_000, histogram: [])
+        stats.reaction = PlayerStatistics.Reaction(calls: 3, medianMicros: 411_600, bestMicros: 188_000, histogram: [])
         #expect(Model.reactionLine(stats) == "Median 412 ms · best 188 ms · 3 calls")
-        let none = StatisticsRead(players: [], figures: nil, matches: 0)
+        let none = PlayerStatistics.Read(players: [], figures: nil, matches: 0)
         #expect(Model.emptyText(none, player: "Tess").hasPrefix("No matches on this computer yet."))
-        let others = StatisticsRead(players: ["Ann", "Bob"], figures: nil, matches: 4)
+        let others = PlayerStatistics.Read(players: ["Ann", "Bob"], figures: nil, matches: 4)
         #expect(Model.emptyText(others, player: "Tess")
             == "Tess has played no match hosted on this computer. Press → to see the 2 players who have.")
-        #expect(Model.emptyText(StatisticsRead(players: ["Ann"], figures: nil, matches: 1), player: "Tess")
+        #expect(Model.emptyText(PlayerStatistics.Read(players: ["Ann"], figures: nil, matches: 1), player: "Tess")
             == "Tess has played no match hosted on this computer. Press → to see Ann.")
         #expect(Model.warningText("the match index /x/index/index.sqlite is damaged (file is not a database); it is built again from the journals")
             == "The match index was damaged; it was built again from the journals.")
@@ -173,7 +174,7 @@ struct StatisticsLayoutTests {
         (stats.snapsRight, stats.snapsWrong, stats.snapsTooLate) = (37, 4, 2)
         #expect(Model.callsLine(stats) == "Snap! calls: 37 right, 4 wrong, 2 too late")
         #expect(Model.legend(stats) == (rounds: "rounds won (2)", matches: "matches won (1)"))
-        stats.trend = [StatisticsFigures.TrendPoint(calls: 1, medianMicros: 1)]
+        stats.trend = [PlayerStatistics.TrendPoint(journal: "m", startedAt: 0, calls: 1, medianMicros: 1)]
         #expect(Model.panels(stats).map(\.heading) == ["Wins over time", "Reaction time of correct Snap! calls", "Against each opponent",
                                                        "Median reaction in ms, last 1 match"])
         #expect(Model.failedText("disk I/O error")
@@ -188,11 +189,11 @@ struct StatisticsModelTests {
 
     static let players = ["Ann", "Lucy", "Ray", "Tess"]
 
-    static func read(_ player: String, players: [String] = players) -> StatisticsRead {
-        var figures = StatisticsFigures(player: player)
+    static func read(_ player: String, players: [String] = players) -> PlayerStatistics.Read {
+        var figures = PlayerStatistics(player: player)
         (figures.matchesPlayed, figures.matchesWon, figures.roundsPlayed, figures.roundsWon) = (2, 1, 2, 1)
-        figures.opponents = [StatisticsFigures.Opponent(name: "Ray", matches: 2, won: 1, lost: 1, roundsWon: 1, roundsLost: 1)]
-        return StatisticsRead(players: players, figures: players.contains(player) ? figures : nil, matches: 2)
+        figures.opponents = [PlayerStatistics.Opponent(name: "Ray", matches: 2, won: 1, lost: 1, roundsWon: 1, roundsLost: 1)]
+        return PlayerStatistics.Read(players: players, figures: players.contains(player) ? figures : nil, matches: 2)
     }
 
     @Test("opened, the screen asks for the player's figures and says it is reading; the figures come in as an intent")
@@ -233,7 +234,7 @@ struct StatisticsModelTests {
 
         var empty = Model(player: "Tess", now: 0)
         _ = empty.handle(.open, now: 0)
-        _ = empty.handle(.read(player: "Tess", StatisticsRead(players: [], figures: nil, matches: 0), warnings: []), now: 1)
+        _ = empty.handle(.read(player: "Tess", PlayerStatistics.Read(players: [], figures: nil, matches: 0), warnings: []), now: 1)
         #expect(empty.isSettled && !empty.hasFigures && !empty.canPick)
         #expect(empty.texts.last?.hasPrefix("No matches on this computer yet.") == true)
     }
