@@ -267,7 +267,9 @@ public struct StoryModel: Equatable, Sendable {
             invite.set("")
             return send(.create(others: names, title: ""))
         case .endTurn:
-            guard let viewed, isMyTurn, !turn.text.isEmpty else { return [] }
+            // One turn at a time: a second sent before the first's answer would overwrite
+            // the text kept for a refusal (and be refused itself).
+            guard let viewed, canEndTurn else { return [] }
             sentText = turn.text
             turn.set("")
             return send(.turn(viewed.id, text: sentText!))

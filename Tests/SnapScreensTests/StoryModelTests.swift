@@ -150,6 +150,9 @@ struct StoryModelTests {
         #expect(model.turn.text.isEmpty && model.sentText == "The dragon woke.")
         type("And", into: &model)
         #expect(!model.canEndTurn, "a turn waits for its answer: End Turn waits too")
+        #expect(model.handle(.enter, now: 2.5).isEmpty && model.handle(.choose(.endTurn), now: 2.5).isEmpty,
+                "a second turn is not sent while the first waits")
+        #expect(model.sentText == "The dragon woke.", "the text kept for a refusal is the first turn's")
         #expect(model.handle(.reply(.refused(.notYourTurn, "It is Bob's turn.")), now: 3) == [.status("refused: It is Bob's turn.")])
         #expect(model.turn.text == "The dragon woke." && model.sentText == nil)
         #expect(model.alert == Alert("Not taken", "It is Bob's turn."))
