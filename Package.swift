@@ -248,8 +248,10 @@ let package = Package(
                 .target(name: "CSDL2", condition: gui),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                // GameClient's event loop for a window's games (MultiThreadedEventLoopGroup).
+                // The process's one event-loop group for a window's games (MultiThreadedEventLoopGroup.singleton).
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // The games a window's process hosts are a service of its group (HostedGames).
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // Every benchmark, attack driver and timing helper behind `snap-bench`: no library
@@ -384,6 +386,7 @@ let package = Package(
                 "SnapRelay", "SnapRelayProtocol", "SnapPlatform", "SnapBytes", "SnapEngine",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .target(name: "SnapUI", condition: gui), .target(name: "CSDL2", condition: gui),
                 .target(name: "snap", condition: gui), .target(name: "snap-bench", condition: gui),
             ]

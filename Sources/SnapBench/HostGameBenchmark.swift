@@ -85,10 +85,10 @@ public struct HostGameBenchmark {
         let directories = UserDirectories(sockets: SocketDirectory(path: sockets), settings: sockets + "/settings",
                                           seatTokens: SeatTokenStore(directory: sockets + "/seats"), journals: journals)
         let hosted = HostedBox()
-        var games = GameStarter.live
-        games.host = { name, logger in
-            let client = try await GameClient.host(name: name, listen: HostPort(host: "127.0.0.1", port: 0),
-                                                   directories: directories, logger: logger)
+        var games = GameStarter(hosted: HostedGames())
+        games.hostGame = { [games] name, logger in
+            let client = try await games.host(name: name, listen: HostPort(host: "127.0.0.1", port: 0),
+                                              directories: directories, logger: logger)
             hosted.server = client.server
             client.server?.earlierWinsCounted?.whenComplete { _ in hosted.counted = .now }
             return client

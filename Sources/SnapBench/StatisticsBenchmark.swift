@@ -56,7 +56,7 @@ public struct StatisticsBenchmark {
 
         var options = WindowOptions(muted: true)
         options.renderer = renderer
-        let app = try App(options: options, logger: logger) { _ in IdleScene() }
+        let app = try App(options: options, logger: logger, games: GameStarter(hosted: HostedGames())) { _ in IdleScene() }
         var menuTimes: [Double] = [], firstTimes: [Double] = [], figuresTimes: [Double] = []
         var whileReadingAll: [Double] = []
         var framesWhileReading = 0

@@ -50,7 +50,8 @@ public struct UIBenchmark {
         let scene = MovingCardsScene()
         var options = WindowOptions(quitAfter: nil, muted: true)
         options.renderer = renderer
-        let app = try App(options: options, logger: logger) { _ in scene }
+        // The table's single-player games (`WakeBenchmark`) are this process's, ended with it.
+        let app = try App(options: options, logger: logger, games: GameStarter(hosted: HostedGames())) { _ in scene }
         app.probing.recordsFrameTimes = true
         var remaining = frames
         app.probing.eachFrame = { app, _ in

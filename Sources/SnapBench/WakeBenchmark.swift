@@ -118,7 +118,7 @@ struct WakeBenchmark {
 
     /// A game in play: every message that wakes the window, to the frame that shows it.
     private func onTable(app: App, busyThreads: Int, messages: Int = 0) throws(SDLError) -> [Double] {
-        let client = GameClient.solo(name: "Bench", opponents: 3, level: .normal, speed: 0.03, seed: 11, logger: app.logger)
+        let client = app.games.solo(name: "Bench", opponents: 3, level: .normal, speed: 0.03, seed: 11, logger: app.logger)
         let table = TableScene(app: app, client: client)
         app.show(table)
         let stop = Atomic<Bool>(false)

@@ -76,6 +76,14 @@ public enum WindowWake {
 }
 
 extension WindowWake {
+    /// Closes the window as its close button would (a quit event), from any thread: the
+    /// process was told to stop. Nothing happens before the window opened.
+    public static func close() {
+        var event = SDL_Event()
+        event.type = SDL_QUIT.rawValue
+        SDL_PushEvent(&event)
+    }
+
     /// When the oldest wake not yet seen by the loop was asked for, without taking it.
     static func pending() -> UInt64? {
         state.lock.lock()
@@ -147,7 +155,8 @@ public final class App {
     public let audio: Audio
     public let logger: Logger
     public let options: WindowOptions
-    /// How this window's screens make games (Host Game, a table's join again).
+    /// How this window's screens make games (Host Game, single player, a join, a table's join
+    /// again), and the process's owner of the games it hosts.
     public let games: GameStarter
     public private(set) var scene: Scene
     private var needsRedraw = true
@@ -192,7 +201,7 @@ public final class App {
         return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
     }
 
-    public init(options: WindowOptions, logger: Logger, games: GameStarter = .live, makeScene: (App) -> Scene) throws(SDLError) {
+    public init(options: WindowOptions, logger: Logger, games: GameStarter, makeScene: (App) -> Scene) throws(SDLError) {
         // NB: Xlib sets the UTF-8 window title (_NET_WM_NAME) only under a UTF-8 locale,
         // and a Swift program starts in the C locale: take the user's.
         setlocale(LC_CTYPE, "")

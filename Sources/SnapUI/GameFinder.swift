@@ -110,7 +110,7 @@ final class HostScanner: @unchecked Sendable {  // every stored var is only touc
 
     private func scan() async {
         let directory = self.directory ?? SocketDirectory.default()
-        let lan = LANBrowser(loop: GameClient.group.next())
+        let lan = LANBrowser(loop: GameStarter.loops.next())
         var listening = false
         if Self.lanEnabled { listening = (try? await lan.start()) != nil }
         let machine = SnapService.machineName()
@@ -119,7 +119,7 @@ final class HostScanner: @unchecked Sendable {  // every stored var is only touc
             triedLAN = true
         }
         while !isStopped {
-            let local = await discoverHosts(in: directory, loop: GameClient.group.next())
+            let local = await discoverHosts(in: directory, loop: GameStarter.loops.next())
                 .map { Listing.local(socketPath: $0.socketPath, info: $0.info) }
             for _ in 0..<10 where !isStopped {
                 // A game of this machine that is also on its socket is listed once, as local.

@@ -88,7 +88,7 @@ public final class HostLobbyScene: Scene {
             socketPath: client.socketPath,
             network: client.network.map { .init(addresses: $0.addresses, code: $0.code, certificate: client.certificate?.short) },
             invitation: client.invitation.map { .init(text: $0.description, code: $0.code) },
-            canInvite: client.inviter != nil)
+            canInvite: client.hosting != nil)
     }
 
     /// The dots of "Opening a room…" while the game is opened again.
@@ -189,8 +189,11 @@ public final class HostLobbyScene: Scene {
             client.leave()
         case .reopen(let name):
             let attempt = JoinAttempt()
-            let (make, logger) = (client.rehoster, app.logger)
-            attempt.start { try await make(name, logger) }
+            let (games, hosting, directories, logger) = (app.games, client.hosting, client.directories, app.logger)
+            attempt.start {
+                if let hosting { return try await games.hostAgain(hosting, as: name, logger: logger) }
+                return try await games.host(name: name, directories: directories, logger: logger)
+            }
             renaming = (attempt, name)
         case .switchToReopened:
             guard let fresh = reopened else { break }
@@ -209,10 +212,10 @@ public final class HostLobbyScene: Scene {
             } catch {
                 return send(.roomAddress(problem: "The relay: " + MenuKit.describe(error).message), app: app)
             }
-            guard let make = client.inviter else { break }
+            guard let hosting = client.hosting else { break }
             let attempt = JoinAttempt()
-            let logger = app.logger
-            attempt.start { try await make(relay, logger) }
+            let (games, logger) = (app.games, app.logger)
+            attempt.start { try await games.invite(hosting, through: relay, logger: logger) }
             inviting = (attempt, text)
             return send(.roomAddress(problem: nil), app: app)
         case .launch(let index):

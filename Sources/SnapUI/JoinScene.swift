@@ -194,10 +194,10 @@ public final class JoinScene: Scene {
                 var trust = ServerTrust.standard()
                 trust.announced = request.announced
                 trust.accepting = request.accepting
-                let directories = self.directories
+                let (games, directories) = (app.games, self.directories)
                 attempt.start { [trust] in
-                    try await GameClient.join(request.target.endpoint, name: request.name, joinCode: request.code, role: request.role,
-                                              trust: trust, directories: directories)
+                    try await games.join(request.target.endpoint, name: request.name, joinCode: request.code, role: request.role,
+                                         trust: trust, directories: directories)
                 }
                 self.attempt = attempt
             case .cancelJoin:

@@ -21,7 +21,7 @@ final class SeatLookup: Sendable {
             answer.post(.watch)
             return
         }
-        seatsAtTable(endpoint, name: name, joinCode: joinCode, loop: GameClient.group.next(), trust: trust)
+        seatsAtTable(endpoint, name: name, joinCode: joinCode, loop: GameStarter.loops.next(), trust: trust)
             .whenComplete { [answer] seats in
                 let table = ((try? seats.get()) ?? []).map { KeptSeatOffer.Seat(name: $0.name, away: $0.away) }
                 answer.post(KeptSeatOffer(kept: kept, table: table))

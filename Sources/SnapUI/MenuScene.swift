@@ -92,7 +92,7 @@ public final class MenuScene: Scene {
         syncDialog()
         for case .startHosting(let name) in effects {
             let attempt = JoinAttempt()
-            let (logger, make) = (app.logger, app.games.host)
+            let (logger, make) = (app.logger, app.games.hostGame)
             attempt.start { try await make(name, logger) }
             hosting = attempt
         }

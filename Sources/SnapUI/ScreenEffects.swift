@@ -6,26 +6,6 @@ import SnapPlatform
 import SnapProtocol
 import SnapScreens
 
-/// How a window makes its games: the live ways, or a test's or a benchmark's (a slower host,
-/// a host on another port), given to `App` as a value.
-public struct GameStarter: Sendable {
-    /// Host Game: a game under this name on this machine.
-    public var host: @Sendable (_ name: String, Logger) async throws -> GameClient
-    /// A table's "join again" (another name, or to watch): the same host, another hello.
-    public var join: @Sendable (Endpoint, _ name: String, _ code: String, Hello.Role, UserDirectories) async throws -> GameClient
-
-    public init(host: @escaping @Sendable (String, Logger) async throws -> GameClient,
-                join: @escaping @Sendable (Endpoint, String, String, Hello.Role, UserDirectories) async throws -> GameClient) {
-        self.host = host
-        self.join = join
-    }
-
-    public static let live = GameStarter(
-        host: { try await GameClient.host(name: $0, logger: $1) },
-        join: { try await GameClient.join($0, name: $1, joinCode: $2, role: $3, directories: $4) }
-    )
-}
-
 extension App {
     /// Performs what a screen model asked for, in order; the scene change, if one was asked.
     /// `startHosting` is the asking scene's own (it keeps the game being made): skipped here;
@@ -52,7 +32,7 @@ extension App {
             case .show(let route):
                 change = .show(open(route))
             case .startSolo(let game):
-                let client = GameClient.solo(name: game.name, opponents: game.opponents, level: game.level, logger: logger)
+                let client = games.solo(name: game.name, opponents: game.opponents, level: game.level, logger: logger)
                 change = .show(TableScene(app: self, client: client))
             case .quit:
                 change = .quit

@@ -447,7 +447,7 @@ public final class TableScene: Scene {
         model.stop()
         let attempt = JoinAttempt()
         let code = client.joinCode
-        let join = app.games.join
+        let join = app.games.joinAgain
         let directories = client.directories
         attempt.start { try await join(endpoint, name, code, role, directories) }
         rejoining = (attempt, role == .watcher ? "Watching…" : "Joining as \(name)…")

@@ -262,16 +262,16 @@ struct Host: AsyncParsableCommand {
 extension Host: WindowCommand {
     var opensWindow: Bool { !headless }
 
-    @MainActor func runInWindow() async throws {
+    @MainActor func runInWindow(_ games: GameStarter) async throws {
         try checkResumeOptions()
         let configuration = hostConfiguration()
         if let joinCode = configuration.joinCode { say("join code: \(joinCode)") }
         let client: GameClient
         do {
-            client = try await GameClient.host(configuration, try placement(journal: true), startWhen: startWhen,
-                                               logger: windowLogger(verbose: verbose))
+            client = try await games.host(configuration, try placement(journal: true), startWhen: startWhen,
+                                          logger: windowLogger(verbose: verbose))
         } catch { try windowFailure(error) }
-        try await runWindow(window, verbose: verbose) { app in HostLobbyScene(app: app, client: client) }
+        try await runWindow(window, games: games, verbose: verbose) { app in HostLobbyScene(app: app, client: client) }
     }
 }
 #endif
@@ -401,16 +401,16 @@ struct Join: AsyncParsableCommand {
 extension Join: WindowCommand {
     var opensWindow: Bool { !bot }
 
-    @MainActor func runInWindow() async throws {
+    @MainActor func runInWindow(_ games: GameStarter) async throws {
         let group = MultiThreadedEventLoopGroup.singleton
         let client: GameClient
         do {
             let invitation = try invite.map { try RelayInvitation(parsing: $0) }
             let endpoint = if let invitation { Endpoint(invitation) } else { try await resolveEndpoint(loop: group.next()) }
-            client = try await GameClient.join(endpoint, name: name, joinCode: invitation?.code ?? code ?? "",
-                                               role: watch ? .watcher : .player, trust: try tls.trust())
+            client = try await games.join(endpoint, name: name, joinCode: invitation?.code ?? code ?? "",
+                                          role: watch ? .watcher : .player, trust: try tls.trust())
         } catch { try windowFailure(error) }
-        try await runWindow(window, verbose: verbose) { app in TableScene(app: app, client: client) }
+        try await runWindow(window, games: games, verbose: verbose) { app in TableScene(app: app, client: client) }
     }
 }
 #endif

@@ -106,7 +106,7 @@ struct Replay: ParsableCommand {
 extension Replay: WindowCommand {
     var opensWindow: Bool { !verify }
 
-    @MainActor func runInWindow() async throws {
+    @MainActor func runInWindow(_ games: GameStarter) async throws {
         guard let records = try readJournal() else { return }
         let driver: ReplayDriver
         do { driver = try ReplayDriver(records: records) } catch {
@@ -115,7 +115,7 @@ extension Replay: WindowCommand {
         }
         if let startAt { driver.seek(to: startAt) }
         driver.isPaused = paused
-        try await runWindow(window) { app in ReplayScene(app: app, driver: driver) }
+        try await runWindow(window, games: games) { app in ReplayScene(app: app, driver: driver) }
     }
 }
 #endif

@@ -1,4 +1,7 @@
 import ArgumentParser
+#if GUI
+import SnapUI
+#endif
 
 @main
 struct Snap: AsyncParsableCommand {
@@ -28,7 +31,8 @@ struct Snap: AsyncParsableCommand {
             var command = try parseAsRoot()
             #if GUI
             if let windowed = command as? any WindowCommand, windowed.opensWindow {
-                try await windowed.runInWindow()
+                // The games this process hosts, one owner for the process's life (ended with its window).
+                try await windowed.runInWindow(GameStarter(hosted: HostedGames()))
                 return
             }
             #endif
@@ -49,7 +53,8 @@ struct Snap: AsyncParsableCommand {
 protocol WindowCommand: ParsableCommand {
     /// False for the options that run it without a window (`snapcards host --headless`).
     var opensWindow: Bool { get }
-    @MainActor func runInWindow() async throws
+    /// `games`: how this process starts its games, and the one owner of those it hosts.
+    @MainActor func runInWindow(_ games: GameStarter) async throws
 }
 
 extension WindowCommand {

@@ -122,9 +122,9 @@ private extension String {
 extension Stats: WindowCommand {
     var opensWindow: Bool { window }
 
-    @MainActor func runInWindow() async throws {
+    @MainActor func runInWindow(_ games: GameStarter) async throws {
         let (player, directory, last) = (self.player, self.directory ?? MatchJournal.directory(), self.last)
-        try await runWindow(windowFlags) { app in
+        try await runWindow(windowFlags, games: games) { app in
             StatisticsScene(app: app, player: player, directory: directory, trendMatches: last)
         }
     }

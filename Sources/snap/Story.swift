@@ -298,13 +298,13 @@ struct StoryWindow: WindowCommand {
     var printStatus = false
     @OptionGroup var window: WindowFlags
 
-    @MainActor func runInWindow() async throws {
+    @MainActor func runInWindow(_ games: GameStarter) async throws {
         // The window falls back to the login name, as the other windows do.
         let name = player.name ?? savedPlayerName()
         let match = try open.map(parseMatchID)
         let endpoint = try player.endpoint()
         let trust = try player.tls.trust()
-        try await runWindow(window) { app in
+        try await runWindow(window, games: games) { app in
             let scene = StoryScene(app: app, endpoint: endpoint, name: name, open: match,
                                    joinCode: player.code.flatMap(JoinCode.normalized) ?? "", trust: trust)
             if printStatus { scene.onStatus = { say($0) } }

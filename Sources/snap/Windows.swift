@@ -1,6 +1,7 @@
 #if GUI
 import ArgumentParser
 import Logging
+import ServiceLifecycle
 import SnapBots
 import SnapCommandLine
 import SnapNet
@@ -57,26 +58,59 @@ func windowLogger(verbose: Bool = false) -> Logger { makeLogger("snap.window", v
 /// Opens the window with `makeScene`, runs it on this (the main) thread, and turns SDL
 /// failures into a clear error; once it closes, the games it hosted end (their players
 /// hear "host quit").
-@MainActor func runWindow(_ flags: WindowFlags, verbose: Bool = false, _ makeScene: (App) throws -> Scene) async throws {
+@MainActor func runWindow(_ flags: WindowFlags, games: GameStarter, verbose: Bool = false,
+                          _ makeScene: (App) throws -> Scene) async throws {
     do {
-        try openWindow(flags, logger: windowLogger(verbose: verbose), makeScene)
-        await GameClient.endHostedGames()
+        try await openWindow(flags, games: games, logger: windowLogger(verbose: verbose), makeScene)
     } catch {
-        await GameClient.endHostedGames()
+        // Those hosted for a window that never opened, and whatever a failed window left.
+        await games.hosted.endAll()
         try windowFailure(error)
     }
 }
 
-private func openWindow(_ flags: WindowFlags, logger: Logger, _ makeScene: (App) throws -> Scene) throws {
+/// The open window's process is a group of services (swift-service-lifecycle): the games it
+/// hosts, and the window itself, which closes on SIGINT or SIGTERM as it would from its close
+/// button. The group ends them in that order, the window first, whether the window closed or
+/// the process was told to stop: its games end once it is gone, their journals closed.
+/// (The group takes the signals once the window is open; SDL, which had made them a quit
+/// event, sees them no more.)
+@MainActor private func openWindow(_ flags: WindowFlags, games: GameStarter, logger: Logger,
+                                   _ makeScene: (App) throws -> Scene) async throws {
     var failure: Error?
-    let app = try App(options: flags.options, logger: logger) { app in
+    let app = try App(options: flags.options, logger: logger, games: games) { app in
         do { return try makeScene(app) } catch {
             failure = error
             return app.menu()
         }
     }
     if let failure { throw failure }
-    try app.run()
+    let window = OpenWindow()
+    let services = ServiceGroup(configuration: .init(
+        services: [.init(service: games.hosted), .init(service: window)],
+        gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    // Off the main actor: this thread is the window's until it closes.
+    let running = Task.detached { try await services.run() }
+    let ran = Result { () throws(SDLError) in try app.run() }
+    window.closed()
+    await services.triggerGracefulShutdown()
+    try await running.value
+    try ran.get()
+}
+
+/// The window as a service: on a graceful shutdown it closes the window (an SDL quit event,
+/// as its close button sends) and returns once the window is closed.
+private final class OpenWindow: Service, Sendable {
+    private let (isClosed, closing) = AsyncStream<Never>.makeStream()
+
+    /// The window's loop ended.
+    func closed() { closing.finish() }
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        WindowWake.close()
+        for await _ in isClosed {}
+    }
 }
 
 /// SDL and network failures as a line and an exit status (4, 3); anything else as it is.
@@ -99,8 +133,8 @@ struct Menu: WindowCommand {
     @Option(help: "Open on this screen: menu, join or solo (for screenshots and tests).") var scene = StartScene.menu
     @OptionGroup var window: WindowFlags
 
-    @MainActor func runInWindow() async throws {
-        try await runWindow(window) { app in
+    @MainActor func runInWindow(_ games: GameStarter) async throws {
+        try await runWindow(window, games: games) { app in
             switch scene {
             case .menu: app.open(.menu)
             case .join: app.open(.join)
@@ -130,10 +164,10 @@ struct Solo: WindowCommand {
         guard speed >= 0 else { throw ValidationError("--speed cannot be negative") }
     }
 
-    @MainActor func runInWindow() async throws {
-        try await runWindow(window) { app in
-            let client = GameClient.solo(name: name, opponents: opponents, level: level, speed: speed,
-                                         seed: seed, rules: ruleOptions.rules, logger: app.logger)
+    @MainActor func runInWindow(_ games: GameStarter) async throws {
+        try await runWindow(window, games: games) { app in
+            let client = games.solo(name: name, opponents: opponents, level: level, speed: speed,
+                                    seed: seed, rules: ruleOptions.rules, logger: app.logger)
             let table = TableScene(app: app, client: client)
             if autoplay || quitWhenWon {
                 var player = ScriptedPlayer(autoplay: autoplay, quitWhenWon: quitWhenWon)
@@ -225,12 +259,12 @@ struct Play: WindowCommand {
         return names
     }
 
-    @MainActor func runInWindow() async throws {
+    @MainActor func runInWindow(_ games: GameStarter) async throws {
         var children: [ChildProcess] = []
         defer { for child in children where child.isRunning { child.terminate() } }
         let client: GameClient
-        do { client = try await GameClient.host(name: name, logger: windowLogger()) } catch { try windowFailure(error) }
-        try await runWindow(window) { app in
+        do { client = try await games.host(name: name, logger: windowLogger()) } catch { try windowFailure(error) }
+        try await runWindow(window, games: games) { app in
             // Tile the windows: the host's at the left, each client's beside or below it.
             let tiles = Graphics.tiles(count: clients + 1)
             if window.position == nil, window.size == nil {

@@ -58,7 +58,7 @@ struct ModuleBorderTests {
                 "SnapScreens", "SnapTable", "SnapHistory", "SnapStatistics", "SnapNet", "SnapMatchFiles", "SnapLAN", "SnapSession", "SnapProtocol",
                 "SnapBots", "SnapEngine", "SnapSettings", "StoryLink", "StoryProtocol", "StoryEngine",
                 "SnapRelayClient", "SnapRelayProtocol", "SnapPlatform", "SnapFiles", "SnapBytes", "CSDL2",
-                "Logging", "NIOConcurrencyHelpers", "NIOPosix",
+                "Logging", "NIOConcurrencyHelpers", "NIOPosix", "ServiceLifecycle",
             ], "the SDL windows; the Story window is a client of the service, its database the match index"),
             // The screens' models (issue 44): Story's pure rules and messages for the Story screen's
             // model, the relay's invitations for the Join screen's, a player's figures for the

@@ -57,7 +57,7 @@ struct InProcessTests {
     /// A player who joins over the socket without a window (its link wakes nobody).
     /// (It waits for the connection: tests call it from a window's frame callback and from threads.)
     static func rawJoin(_ path: String, name: String) throws -> GameLink {
-        try connectLinkLater(to: .unix(path), on: GameClient.group.next(), hello: Hello(name: name)).wait()
+        try connectLinkLater(to: .unix(path), on: GameStarter.loops.next(), hello: Hello(name: name)).wait()
     }
 
     @Test("fonts are read once: a size first asked for mid-game opens from memory, the font files not held open")
@@ -79,8 +79,8 @@ struct InProcessTests {
     func soloEscapeWording() throws {
         var pushed = false
         let app = try App(options: WindowOptions(quitAfter: 1.2, hidden: true), logger: Self.logger) { app in
-            TableScene(app: app, client: GameClient.solo(name: "Tess", opponents: 2, level: .normal, seed: 3,
-                                                         directories: Self.directories, logger: app.logger))
+            TableScene(app: app, client: GameStarter.tests.solo(name: "Tess", opponents: 2, level: .normal, seed: 3,
+                                                                directories: Self.directories, logger: app.logger))
         }
         app.probing.eachFrame = { _, now in
             if now > 0.4, !pushed {
@@ -101,7 +101,7 @@ struct InProcessTests {
         var link: GameLink?
         var typedAt: Double?
         let path = "\(scratchRoot)/ip/run/snap/Keep.sock"
-        let client = try await GameClient.host(name: "Keep", socket: path, directories: Self.directories, logger: Self.logger)
+        let client = try await GameStarter.tests.host(name: "Keep", socket: path, directories: Self.directories, logger: Self.logger)
         let app = try App(options: WindowOptions(quitAfter: 2.5, hidden: true), logger: Self.logger) { app in
             HostLobbyScene(app: app, client: client)
         }
@@ -122,13 +122,13 @@ struct InProcessTests {
         #expect(messages.contains { if case .welcome = $0 { true } else { false } })
         #expect(!messages.contains { if case .closing = $0 { true } else { false } }, "\(messages)")
         link?.close()
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 
     @Test("renaming an empty lobby keeps the game's settings (its computer player)")
     func renameKeepsSettings() async throws {
         var typed = false
-        let client = try await GameClient.host(name: "Old", bots: 1, directories: Self.directories, logger: Self.logger)
+        let client = try await GameStarter.tests.host(name: "Old", bots: 1, directories: Self.directories, logger: Self.logger)
         // The rename opens the new game off the window's thread: the window quits once the
         // lobby says how it went. The limit is a hang's bound: in a full run the test process's
         // cooperative pool, where the new game is opened, can be held by synchronous tests for
@@ -155,12 +155,12 @@ struct InProcessTests {
         #expect(lobby.nameNotice == "Your game is now called Neu.", "\(lobby.nameNotice ?? "nil")")
         // While it opened, the lobby said so (and went on drawing: it saw the answer come).
         #expect(notices == ["Opening your game as Neu…", "Your game is now called Neu."], "\(notices)")
-        let found = await discoverHosts(in: try #require(Self.directories.sockets), loop: GameClient.group.next())
+        let found = await discoverHosts(in: try #require(Self.directories.sockets), loop: GameStarter.loops.next())
         let renamed = try #require(found.first { $0.info.hostName == "Neu" }, "\(found.map(\.info))")
         // The host and its computer player.
         #expect(renamed.info.players == 2)
         #expect(!found.contains { $0.info.hostName == "Old" })
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 
     @Test("Host Game starts the game off the window's thread: the menu draws meanwhile, then the lobby opens")
@@ -171,10 +171,10 @@ struct InProcessTests {
         // that made it on its own thread would draw none, and the hold would run out.
         let drawnWhileStarting = Flag()
         let held = Flag()
-        var games = GameStarter.live
-        games.host = { name, logger in
+        var games = GameStarter.tests
+        games.hostGame = { name, logger in
             if await drawnWhileStarting.raised(within: .seconds(30)) { held.raise() }
-            return try await GameClient.host(name: name, socket: path, directories: directories, logger: logger)
+            return try await GameStarter.tests.host(name: name, socket: path, directories: directories, logger: logger)
         }
         var clickedAt: Double?
         var framesWhileStarting = 0
@@ -198,33 +198,33 @@ struct InProcessTests {
         #expect(held.isRaised, "the window drew no frames while its game was being made")
         #expect(framesWhileStarting >= 5)
         #expect(app.scene is HostLobbyScene)
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 
     @Test("renaming an empty lobby that listens on a fixed TCP port reopens it on that port under the new name")
     func renameFixedPort() async throws {
         // A port free a moment ago (the kernel hands out a fresh one each time).
-        let probeServer = HostServer(HostConfiguration(hostName: "Probe"), loop: GameClient.group.next(), logger: Self.logger)
+        let probeServer = HostServer(HostConfiguration(hostName: "Probe"), loop: GameStarter.loops.next(), logger: Self.logger)
         let port = try await probeServer.listen(host: "127.0.0.1", port: 0, tls: nil)
         try await probeServer.stopListeningOnTCP()
         probeServer.shutdown(reason: "done")
-        let old = try await GameClient.host(name: "Fixed", listen: HostPort(host: "127.0.0.1", port: port), joinCode: "ABCD-EFGH",
-                                            directories: Self.directories, logger: Self.logger)
+        let old = try await GameStarter.tests.host(name: "Fixed", listen: HostPort(host: "127.0.0.1", port: port), joinCode: "ABCD-EFGH",
+                                                   directories: Self.directories, logger: Self.logger)
         // The lobby's addresses and code, worked out once when the host listened.
         #expect(old.network?.addresses == ["127.0.0.1:\(port)"] && old.network?.code == "ABCD-EFGH", "\(String(describing: old.network))")
-        let renamed = try await old.hostAgain(as: "Moved", logger: Self.logger)
+        let renamed = try await GameStarter.tests.hostAgain(try #require(old.hosting), as: "Moved", logger: Self.logger)
         old.leave()
-        let info = try await probe(.tcp(host: "127.0.0.1", port: port), loop: GameClient.group.next(), timeout: .seconds(2))
+        let info = try await probe(.tcp(host: "127.0.0.1", port: port), loop: GameStarter.loops.next(), timeout: .seconds(2))
         #expect(info.hostName == "Moved")
         #expect(renamed.network?.addresses == ["127.0.0.1:\(port)"])
         renamed.leave()
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 
     @Test("`snapcards join` with a taken name offers the next variant on the table screen; Yes joins as it")
     func tableNameTaken() async throws {
         let path = "\(scratchRoot)/ip/run/snap/Taken.sock"
-        let host = try await GameClient.host(name: "Taken", socket: path, directories: Self.directories, logger: Self.logger)
+        let host = try await GameStarter.tests.host(name: "Taken", socket: path, directories: Self.directories, logger: Self.logger)
         let ray = try Self.rawJoin(path, name: "Ray")
         // Ray is in the lobby before the window asks for the same name.
         let deadline = ContinuousClock.now + .seconds(20)
@@ -236,13 +236,13 @@ struct InProcessTests {
         // The join again waits until the window has drawn a frame saying it is joining: a
         // window that joined on its own thread would never draw one, and never return.
         let drawnWhileJoining = Flag()
-        var games = GameStarter.live
-        games.join = { endpoint, name, code, role, directories in
+        var games = GameStarter.tests
+        games.joinAgain = { endpoint, name, code, role, directories in
             if name == "Ray 2" { _ = await drawnWhileJoining.raised(within: .seconds(30)) }  // this test's join only
-            return try await GameClient.join(endpoint, name: name, joinCode: code, role: role, directories: directories)
+            return try await GameStarter.tests.join(endpoint, name: name, joinCode: code, role: role, directories: directories)
         }
         var framesWhileJoining = 0
-        let second = try await GameClient.join(.unix(path), name: "Ray", directories: Self.directories)
+        let second = try await GameStarter.tests.join(.unix(path), name: "Ray", directories: Self.directories)
         let app = try App(options: WindowOptions(quitAfter: 30, hidden: true), logger: Self.logger, games: games) { app in
             TableScene(app: app, client: second)
         }
@@ -268,7 +268,7 @@ struct InProcessTests {
         #expect(table.client.session.lobby.map(\.name).sorted() == ["Ray", "Ray 2", "Taken"])
         table.client.leave()
         ray.close()
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 
     /// Records the points the app hands a scene.
@@ -312,8 +312,8 @@ struct InProcessTests {
     @Test("a client whose host left lands on the menu, told why")
     func hostLeftNotice() async throws {
         let path = "\(scratchRoot)/ip/run/snap/Gone.sock"
-        let host = try await GameClient.host(name: "Gone", socket: path, directories: Self.directories, logger: Self.logger)
-        let client = try await GameClient.join(.unix(path), name: "Cy", directories: Self.directories)
+        let host = try await GameStarter.tests.host(name: "Gone", socket: path, directories: Self.directories, logger: Self.logger)
+        let client = try await GameStarter.tests.join(.unix(path), name: "Cy", directories: Self.directories)
         let app = try App(options: WindowOptions(quitAfter: 15, hidden: true), logger: Self.logger) { app in
             TableScene(app: app, client: client)
         }
@@ -329,7 +329,7 @@ struct InProcessTests {
         let menu = try #require(app.scene as? MenuScene, "\(type(of: app.scene))")
         let dialog = try #require(menu.dialog)
         #expect(dialog.message == "Gone's game ended: the host left.")
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 
     /// Pixels of a card face's ink (red or black pips and letters) in `rect` of the frame
@@ -365,8 +365,8 @@ struct InProcessTests {
         // turn timer: exactly one card is turned, however slow the machine is.
         var other: GameLink?
         // It quits as soon as the Snap! is sent; the limit is for a machine under load.
-        let host = try await GameClient.host(name: "Judge\(animated ? 1 : 0)", seed: 7, turnTimeout: nil,
-                                             directories: Self.directories, logger: Self.logger)
+        let host = try await GameStarter.tests.host(name: "Judge\(animated ? 1 : 0)", seed: 7, turnTimeout: nil,
+                                                    directories: Self.directories, logger: Self.logger)
         let app = try App(options: WindowOptions(quitAfter: 45, hidden: true), logger: Self.logger) { app in
             other = try! Self.rawJoin(host.socketPath!, name: "Ray")
             other?.send(.ready)
@@ -426,7 +426,7 @@ struct InProcessTests {
         try await app.runOffThePool()
         table.client.leave()
         other?.close()
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
         let shown = try #require(truthShown, "the first turned card never showed")
         let pressed = try #require(pressAt)
         let call = try #require(client.lastSnap, "no Snap! was sent")
@@ -457,7 +457,7 @@ struct InProcessTests {
 
     /// The host window's game with a computer opponent: the events up to the first turned card.
     static func openingEvents(seed: UInt64?, name: String) async throws -> [SeatEvent] {
-        let client = try await GameClient.host(name: name, bots: 1, speed: 0.2, seed: seed, rounds: 1,
+        let client = try await GameStarter.tests.host(name: name, bots: 1, speed: 0.2, seed: seed, rounds: 1,
                                          directories: Self.directories, logger: Self.logger)
         defer { client.leave() }
         client.start()
@@ -487,9 +487,9 @@ struct InProcessTests {
         let app = try App(options: WindowOptions(screenshot: path, quitAfter: 90, hidden: true), logger: Self.logger) { app in
             // A turn limit ends the round within seconds whatever the deal (an open-ended
             // round at this speed once outlasted 90 s).
-            TableScene(app: app, client: GameClient.solo(name: "Vera", opponents: 1, level: .normal, speed: 0.02,
-                                                         rules: Rules(turnLimit: 40), directories: Self.directories,
-                                                         logger: app.logger))
+            TableScene(app: app, client: GameStarter.tests.solo(name: "Vera", opponents: 1, level: .normal, speed: 0.02,
+                                                                rules: Rules(turnLimit: 40), directories: Self.directories,
+                                                                logger: app.logger))
         }
         app.probing.eachFrame = { app, now in
             guard let table = app.scene as? TableScene else { return }
@@ -515,14 +515,14 @@ struct InProcessTests {
         let second = try await Self.openingEvents(seed: 42, name: "SeedB")
         #expect(first.contains { if case .turned = $0 { true } else { false } }, "\(first)")
         #expect(first == second)
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 
     @Test("joining under a taken name offers the next one, and Enter joins under it")
     func nameTakenOffersVariant() async throws {
         let settings = Settings(name: "Tess")
         settings.save(to: Self.directories.settings)
-        let host = try await GameClient.host(name: "Dup", directories: Self.directories, logger: Self.logger)
+        let host = try await GameStarter.tests.host(name: "Dup", directories: Self.directories, logger: Self.logger)
         let path = try #require(host.socketPath)
         let first = try Self.rawJoin(path, name: "Tess")
         var clicked = false, accepted = false
@@ -551,13 +551,13 @@ struct InProcessTests {
         #expect(table.client.session.lobby.map(\.name).sorted() == ["Dup", "Tess", "Tess 2"])
         table.client.leave()
         first.close()
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 
     @Test("network input wakes the window: each message's wake reaches a presented frame (latency p50/p99 printed)")
     func wakeLatency() async throws {
         let path = "\(scratchRoot)/ip/run/snap/Wake.sock"
-        let client = try await GameClient.host(name: "Wake", socket: path, directories: Self.directories, logger: Self.logger)
+        let client = try await GameStarter.tests.host(name: "Wake", socket: path, directories: Self.directories, logger: Self.logger)
         let app = try App(options: WindowOptions(quitAfter: 6, hidden: true), logger: Self.logger) { app in
             HostLobbyScene(app: app, client: client)
         }
@@ -592,7 +592,7 @@ struct InProcessTests {
         // window (a wake is measured only when the network thread's wake event reaches the
         // loop, so a loop that polled instead would measure none) and each wake's frame was
         // presented (a measured wake is one whose frame was presented).
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 }
 }

@@ -1,13 +1,26 @@
 #if GUI
 import Foundation
+import Logging
 import SnapUI
 import Testing
 
 /// The suites whose windows and hosts live in the test process: one at a time, because
-/// they share the process's hosted games (`GameClient.endHostedGames` ends them all) and
-/// its one SDL video subsystem.
+/// they share the process's hosted games (`GameStarter.tests.hosted.endAll()` ends them all)
+/// and its one SDL video subsystem.
 @Suite("Windows and hosts in the test process", .serialized)
 enum InProcessWindows {}
+
+extension GameStarter {
+    /// How the test process starts its games: one owner of the games it hosts, as a program has.
+    static let tests = GameStarter(hosted: HostedGames())
+}
+
+extension App {
+    /// A test's window, starting its games as the test process does (`GameStarter.tests`).
+    convenience init(options: WindowOptions, logger: Logger, makeScene: (App) -> Scene) throws(SDLError) {
+        try self.init(options: options, logger: logger, games: .tests, makeScene: makeScene)
+    }
+}
 
 extension App {
     /// Runs the window on a thread of its own, as the program runs it on the main thread,

@@ -35,9 +35,9 @@ struct PingTests {
         var bot: BotConnection?
         switch peer {
         case .window:
-            client = try await GameClient.join(.unix(host.path), name: "Pip")
+            client = try await GameStarter.tests.join(.unix(host.path), name: "Pip")
         case .bot:
-            bot = BotConnection(name: "Bee", bot: BotClient(seed: 1), loop: GameClient.group.next(), logger: Self.logger)
+            bot = BotConnection(name: "Bee", bot: BotClient(seed: 1), loop: GameStarter.loops.next(), logger: Self.logger)
             _ = try bot!.run(.unix(host.path))
         }
         try host.accept()
@@ -72,9 +72,9 @@ struct PingTests {
         let base = scratchPath("snap-ping")
         try? FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         let path = base + "/Stall.sock"
-        let host = try await GameClient.host(name: "Stall", turnTimeout: nil, socket: path, logger: Self.logger)
+        let host = try await GameStarter.tests.host(name: "Stall", turnTimeout: nil, socket: path, logger: Self.logger)
         defer { host.leave() }
-        let slow = try await GameClient.join(.unix(path), name: "Slow")
+        let slow = try await GameStarter.tests.join(.unix(path), name: "Slow")
         func pollBoth(for seconds: Double, _ clients: [GameClient], until done: () -> Bool = { false }) {
             let until = Date().addingTimeInterval(seconds)
             while Date() < until, !done() {

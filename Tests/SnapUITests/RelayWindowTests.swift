@@ -73,7 +73,7 @@ struct RelayWindowTests {
     func inviteAndJoin() async throws {
         let (relay, port) = try await Self.startRelay()
         let directories = try Self.directories("invite", relay: "127.0.0.1:\(port)")
-        let host = try await GameClient.host(name: "Far", directories: directories, logger: Self.logger)
+        let host = try await GameStarter.tests.host(name: "Far", directories: directories, logger: Self.logger)
 
         // 1. The host's lobby: "Invite over the internet", then "Copy invitation" once it shows.
         var clicked = false, copyClicked = false
@@ -159,7 +159,7 @@ struct RelayWindowTests {
         }
         #expect(playing, "\(table.client.session.phase)")
         table.client.leave()
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
         await relay.shutdown()
         // The picture shows the invitation: a gold line across the row under "On this computer…".
         let gold = try Self.invitationRowGold(lobbyShot)
@@ -212,9 +212,9 @@ struct RelayWindowTests {
     func refusedInvitation(kind: String) async throws {
         let (relay, port) = try await Self.startRelay()
         let directories = try Self.directories("refused-\(kind)", relay: nil)
-        let plain = try await GameClient.host(name: "Room", directories: directories, logger: Self.logger)
-        let invite = try #require(plain.inviter)
-        let host = try await invite(HostPort(host: "127.0.0.1", port: port), Self.logger)
+        let plain = try await GameStarter.tests.host(name: "Room", directories: directories, logger: Self.logger)
+        let host = try await GameStarter.tests.invite(try #require(plain.hosting), through: HostPort(host: "127.0.0.1", port: port),
+                                                      logger: Self.logger)
         var invitation = try #require(host.invitation)
         let other = CertificateFingerprint(digest: [UInt8](repeating: 7, count: 32))
         if kind == "tampered" {
@@ -233,7 +233,7 @@ struct RelayWindowTests {
             #expect(join.dialogTitle == "Game not found")
             #expect(message == "The game at 127.0.0.1 is over or the host is offline.", "\(message)")
         }
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
         await relay.shutdown()
     }
 
@@ -241,7 +241,7 @@ struct RelayWindowTests {
           arguments: ["", "nonsense", "127.0.0.1:1"])
     func badRelay(setting: String) async throws {
         let directories = try Self.directories("bad", relay: setting)
-        let host = try await GameClient.host(name: "Near", directories: directories, logger: Self.logger)
+        let host = try await GameStarter.tests.host(name: "Near", directories: directories, logger: Self.logger)
         var clicked = false
         let shot = Self.screenshotPath("host-lobby-relay-\(setting.isEmpty ? "empty" : setting.hasPrefix("127") ? "unreachable" : "nonsense").png")
         let app = try App(options: WindowOptions(screenshot: shot, quitAfter: 60, hidden: true), logger: Self.logger) { app in
@@ -268,9 +268,9 @@ struct RelayWindowTests {
         let gold = try Self.invitationRowGold(shot)
         #expect(gold < 0.001, "gold share \(gold)")
         // The game is still open on this computer, under its name.
-        let found = await discoverHosts(in: try #require(directories.sockets), loop: GameClient.group.next())
+        let found = await discoverHosts(in: try #require(directories.sockets), loop: GameStarter.loops.next())
         #expect(found.contains { $0.info.hostName == "Near" }, "\(found.map(\.info))")
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 }
 }

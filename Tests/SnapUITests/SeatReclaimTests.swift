@@ -46,9 +46,9 @@ struct SeatReclaimTests {
     private func startedGame(host name: String, player: String,
                              keepsToken: Bool = true) async throws -> (host: GameClient, player: GameClient, path: String) {
         let path = base + "/run/\(name).sock"
-        let host = try await GameClient.host(name: name, turnTimeout: nil, socket: path, directories: directories, logger: Self.logger)
-        let joined = keepsToken ? try await GameClient.join(.unix(path), name: player, directories: directories)
-            : GameClient(link: try await connectLink(to: .unix(path), on: GameClient.group.next(), hello: Hello(name: player)),
+        let host = try await GameStarter.tests.host(name: name, turnTimeout: nil, socket: path, directories: directories, logger: Self.logger)
+        let joined = keepsToken ? try await GameStarter.tests.join(.unix(path), name: player, directories: directories)
+            : GameClient(link: try await connectLink(to: .unix(path), on: GameStarter.loops.next(), hello: Hello(name: player)),
                          name: player, server: nil, socketPath: nil, signedIn: true, endpoint: .unix(path),
                          directories: directories)
         poll([host, joined]) { host.session.lobby.contains { $0.name == player && $0.ready } }
@@ -62,11 +62,11 @@ struct SeatReclaimTests {
     /// machine keeps its token, and starts it.
     private func startedGame(host name: String, players: [String]) async throws -> (host: GameClient, players: [GameClient], path: String) {
         let path = base + "/run/\(name).sock"
-        let host = try await GameClient.host(name: name, turnTimeout: nil, socket: path, directories: directories, logger: Self.logger)
+        let host = try await GameStarter.tests.host(name: name, turnTimeout: nil, socket: path, directories: directories, logger: Self.logger)
         var joined: [GameClient] = []
         for player in players {
             // One at a time: seats follow the order of joining, so the middle name gets the middle seat.
-            joined.append(try await GameClient.join(.unix(path), name: player, directories: directories))
+            joined.append(try await GameStarter.tests.join(.unix(path), name: player, directories: directories))
             poll([host] + joined) { host.session.lobby.contains { $0.name == player && $0.ready } }
         }
         host.start()
@@ -82,7 +82,7 @@ struct SeatReclaimTests {
                         keepPolling others: [GameClient] = [],
                         until done: @escaping (TableScene?) -> Bool) async throws -> (Dialog?, TableScene?) {
         var offered: Dialog?
-        let client = try await GameClient.join(.unix(path), name: name, directories: directories)
+        let client = try await GameStarter.tests.join(.unix(path), name: name, directories: directories)
         let app = try App(options: WindowOptions(quitAfter: 30, hidden: true), logger: Self.logger) { app in
             TableScene(app: app, client: client)
         }
@@ -119,7 +119,7 @@ struct SeatReclaimTests {
         #expect(back.client.session.seat == seat)
         #expect(back.client.session.phase == .playing)
         back.client.leave()
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 
     @Test("three windows on this machine, the middle one killed: a window opened under another name offers that seat, takes it, and cuts no other")
@@ -148,7 +148,7 @@ struct SeatReclaimTests {
         }
         back.client.leave()
         for window in windows { window.leave() }
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 
     @Test("the Join screen's list: a started game where the middle of three windows was killed offers that seat, and Enter takes it")
@@ -190,7 +190,7 @@ struct SeatReclaimTests {
         }
         table.client.leave()
         for window in windows { window.leave() }
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 
     @Test("no seat kept here is away, one is playing in another window: the offer says so and moves it only if asked; No cuts nobody")
@@ -214,7 +214,7 @@ struct SeatReclaimTests {
         #expect(host.session.watchers == 0 && playing.session.watchers == 0,
                 "\(host.session.watchers), \(playing.session.watchers) watching")
         playing.leave()
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 
     @Test("a window that finds the game started and no seat kept for it offers Watch, and Yes watches")
@@ -233,7 +233,7 @@ struct SeatReclaimTests {
         #expect(watching.client.session.isWatching)
         watching.client.leave()
         player.leave()
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
     }
 }
 }

@@ -33,7 +33,7 @@ struct StatisticsWindowTests {
         configuration.rounds = 1
         configuration.rules = Rules(turnLimit: 60)
         configuration.turnTimeout = .milliseconds(20)  // the local player never turns: the host turns for it
-        let server = HostServer(configuration, loop: GameClient.group.next(), logger: logger, history: IndexedHistory())
+        let server = HostServer(configuration, loop: GameStarter.loops.next(), logger: logger, history: IndexedHistory())
         _ = try await server.startJournalLater(in: directory, onWarning: { _ in }).get()
         server.startWhen(1)
         let link = server.connectLocal()
@@ -188,8 +188,8 @@ struct StatisticsWindowTests {
     func fromTheTable() async throws {
         var directories = InProcessTests.directories
         directories.journals = scratchDirectory("stats-table")
-        let client = GameClient.solo(name: "Tess", opponents: 1, level: .easy, speed: 0.05, seed: 5, rules: Rules(turnLimit: 30),
-                                     directories: directories, logger: Self.logger)
+        let client = GameStarter.tests.solo(name: "Tess", opponents: 1, level: .easy, speed: 0.05, seed: 5, rules: Rules(turnLimit: 30),
+                                            directories: directories, logger: Self.logger)
         var table: TableScene?
         let app = try App(options: WindowOptions(quitAfter: 120, muted: true, hidden: true), logger: Self.logger) { app in
             let scene = TableScene(app: app, client: client)
@@ -228,7 +228,7 @@ struct StatisticsWindowTests {
         }
         try await app.runOffThePool()
         client.leave()
-        await GameClient.endHostedGames()
+        await GameStarter.tests.hosted.endAll()
         #expect(step == 3, "the round ended, Statistics opened and settled")
         #expect(app.scene === scene, "Back came back to the same table")
         #expect(opened?.player == "Tess")
