@@ -15,6 +15,13 @@ public final class GameLink: @unchecked Sendable {  // the inbox and handlers be
     fileprivate var closer: () -> Void = {}
     private var deliveryHandler: (@Sendable () -> Void)?
 
+    init() {}
+
+    /// A link whose intents go to `sender` and whose `close` to `closer` (set once, here).
+    init(sender: @escaping (ClientMessage) -> Void, closer: @escaping () -> Void) {
+        (self.sender, self.closer) = (sender, closer)
+    }
+
     /// Called on the delivering thread after each message (or the loss) is queued: a
     /// window's loop sleeps until input, and this wakes it (SnapUI posts an SDL event).
     public var onDelivery: (@Sendable () -> Void)? {
@@ -65,32 +72,6 @@ public final class GameLink: @unchecked Sendable {  // the inbox and handlers be
         }
         handler?()
     }
-}
-
-extension HostServer {
-    /// The host's own player: an in-process link through the same session code, with
-    /// the same validation and judging as any connection (its round trip is zero).
-    /// Returns at once: the link is attached by the loop's next task, so anything sent on
-    /// it afterwards, from any thread, reaches the loop after the attachment.
-    public func connectLocal() -> GameLink {
-        let link = GameLink()
-        let attachment = LocalAttachment()
-        loop.execute { attachment.id = self.attachLocal(link) }
-        link.sender = { [weak self] message in
-            guard let server = self else { return }
-            server.loop.execute { if let id = attachment.id { server.handleLocal(.message(id, message)) } }
-        }
-        link.closer = { [weak self] in
-            guard let server = self else { return }
-            server.loop.execute { if let id = attachment.id { server.handleLocal(.disconnected(id)) } }
-        }
-        return link
-    }
-}
-
-/// The host's own player's connection, once the loop has attached it.
-private final class LocalAttachment: @unchecked Sendable {  // written and read on the host's loop only
-    var id: ConnectionID?
 }
 
 /// A window's connection to a host on this machine or another, on a `SeatConnection`.
