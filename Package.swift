@@ -353,6 +353,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOTLS", package: "swift-nio"),
                 "SnapEngine", "SnapJournal",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                // The host's parts on embedded channels and loops (OutboundQueueTests, LocalLinksTests).
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .testTarget(
