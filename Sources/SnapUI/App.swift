@@ -158,6 +158,9 @@ public final class App {
     /// How this window's screens make games (Host Game, single player, a join, a table's join
     /// again), and the process's owner of the games it hosts.
     public let games: GameStarter
+    /// Where this window's settings, sockets, seat tokens and journals are: the player's,
+    /// or a test's. Every screen reads and saves the settings here (`settings`, `changeSettings`).
+    public let directories: UserDirectories
     public private(set) var scene: Scene
     private var needsRedraw = true
     private let start = ContinuousClock.now
@@ -201,7 +204,8 @@ public final class App {
         return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
     }
 
-    public init(options: WindowOptions, logger: Logger, games: GameStarter, makeScene: (App) -> Scene) throws(SDLError) {
+    public init(options: WindowOptions, logger: Logger, games: GameStarter, directories: UserDirectories = UserDirectories(),
+                makeScene: (App) -> Scene) throws(SDLError) {
         // NB: Xlib sets the UTF-8 window title (_NET_WM_NAME) only under a UTF-8 locale,
         // and a Swift program starts in the C locale: take the user's.
         setlocale(LC_CTYPE, "")
@@ -215,6 +219,7 @@ public final class App {
         self.options = options
         self.logger = logger
         self.games = games
+        self.directories = directories
         frameLog = options.frameLog.flatMap { FrameLog(path: $0) }
         graphics = try Graphics(title: "Snap!", hidden: options.hidden, position: options.position, size: options.size,
                                 renderer: options.renderer, fonts: try Fonts())

@@ -61,7 +61,7 @@ public final class HostLobbyScene: Scene {
         self.client = client
         self.launches = launches
         model = HostLobbyModel(game: Self.snapshot(of: client),
-                               savedRelay: Settings.load(from: client.directories.settings).relay ?? "",
+                               savedRelay: app.settings.relay ?? "",
                                launches: launches.count)
         nameField = TextField(model: model.name, frame: Rect(x: 312, y: 136, width: 400, height: 42))
         relayField = TextField(model: model.relay, frame: Rect(x: 232, y: 598, width: 290, height: 38))
@@ -161,15 +161,6 @@ public final class HostLobbyScene: Scene {
             switch effect {
             case .game(let request):
                 if let asked = perform(request, app: app) { change = asked }
-            case .saveName(let name):
-                // In the game's own settings file (a test's, or the player's).
-                var settings = Settings.load(from: client.directories.settings)
-                settings.name = name
-                settings.save(to: client.directories.settings)
-            case .saveRelay(let relay):
-                var settings = Settings.load(from: client.directories.settings)
-                settings.relay = relay
-                settings.save(to: client.directories.settings)
             case .copyToClipboard(let text):
                 if let asked = send(.clipboardTook(app.copyToClipboard(text)), app: app) { change = asked }
             default:

@@ -47,10 +47,10 @@ public final class JoinScene: Scene {
     /// The connecting overlay's heading and its way out (LAN.md quotes them).
     static let connectingTitle = "Connecting…", cancelTitle = "Cancel"
 
-    public init(app: App, directories: UserDirectories = UserDirectories()) {
-        self.directories = directories
+    public init(app: App) {
+        directories = app.directories
         scanner = HostScanner(directory: directories.sockets)
-        model = JoinModel(savedName: Settings.load(from: directories.settings).name, readAddress: Self.read)
+        model = JoinModel(savedName: app.settings.name, readAddress: Self.read)
         nameField = TextField(model: model.name, frame: Rect(x: 312, y: 122, width: 400, height: 42))
         addressField = TextField(model: model.address, frame: Rect(x: 172, y: 602, width: 480, height: 42))
         codeField = TextField(model: model.code, frame: Rect(x: 392, y: 356, width: 240, height: 46))
@@ -181,11 +181,6 @@ public final class JoinScene: Scene {
         var change: SceneChange?
         for effect in effects {
             switch effect {
-            case .screen(.saveName(let name)):
-                // This screen's settings file (a test's directories, else the player's).
-                var settings = Settings.load(from: directories.settings)
-                settings.name = name
-                settings.save(to: directories.settings)
             case .screen(let other):
                 if case .show = other { scanner.stop() }
                 change = app.perform([other]) ?? change

@@ -18,13 +18,9 @@ extension App {
             case .copyToClipboard(let text):
                 copyToClipboard(text)
             case .saveName(let name):
-                var settings = Settings.load()
-                settings.name = name
-                settings.save()
+                changeSettings { $0.name = name }
             case .saveRelay(let relay):
-                var settings = Settings.load()
-                settings.relay = relay
-                settings.save()
+                changeSettings { $0.relay = relay }
             case .play(let sound):
                 audio.play(sound)
             case .toggleMute:
@@ -32,7 +28,8 @@ extension App {
             case .show(let route):
                 change = .show(open(route))
             case .startSolo(let game):
-                let client = games.solo(name: game.name, opponents: game.opponents, level: game.level, logger: logger)
+                let client = games.solo(name: game.name, opponents: game.opponents, level: game.level, directories: directories,
+                                        logger: logger)
                 change = .show(TableScene(app: self, client: client))
             case .quit:
                 change = .quit
@@ -56,7 +53,7 @@ extension App {
         switch route {
         case .menu: menu()
         case .join: JoinScene(app: self)
-        case .soloSetup: SoloSetupScene(app: self, savedName: Settings.load().name)
+        case .soloSetup: SoloSetupScene(app: self, savedName: settings.name)
         case .story(let name): StoryScene(app: self, name: name)
         case .statistics: StatisticsScene(app: self)
         }
@@ -64,7 +61,18 @@ extension App {
 
     /// The main menu under the saved name; `notice`: why the player landed here.
     public func menu(notice: Alert? = nil) -> MenuScene {
-        MenuScene(app: self, playerName: Settings.load().name, notice: notice)
+        MenuScene(app: self, playerName: settings.name, notice: notice)
+    }
+
+    /// The settings file of this window's directories, as saved now.
+    public var settings: Settings { Settings.load(from: directories.settings) }
+
+    /// Reads the settings file, changes it, and saves it (`directories.settings`): the one
+    /// place a screen's choice (the name, the relay) is kept.
+    public func changeSettings(_ change: (inout Settings) -> Void) {
+        var settings = self.settings
+        change(&settings)
+        settings.save(to: directories.settings)
     }
 }
 #endif

@@ -71,7 +71,7 @@ public final class StatisticsScene: Scene {
         self.directory = directory
         self.trendMatches = trendMatches
         opener = back
-        model = StatisticsModel(player: player ?? Settings.load().name, opener: back == nil ? .menu : .scene, now: app.now)
+        model = StatisticsModel(player: player ?? app.settings.name, opener: back == nil ? .menu : .scene, now: app.now)
         buttons.add(.previous, Button("<", center: Point(Model.pickerCenter.x - 250, Model.pickerCenter.y), width: 56))
         buttons.add(.next, Button(">", center: Point(Model.pickerCenter.x + 250, Model.pickerCenter.y), width: 56))
         buttons.add(.back, Button("Back", center: Point(512, 706), width: 150))

@@ -102,7 +102,7 @@ struct InProcessTests {
         var typedAt: Double?
         let path = "\(scratchRoot)/ip/run/snap/Keep.sock"
         let client = try await GameStarter.tests.host(name: "Keep", socket: path, directories: Self.directories, logger: Self.logger)
-        let app = try App(options: WindowOptions(quitAfter: 2.5, hidden: true), logger: Self.logger) { app in
+        let app = try App(options: WindowOptions(quitAfter: 2.5, hidden: true), directories: Self.directories, logger: Self.logger) { app in
             HostLobbyScene(app: app, client: client)
         }
         app.probing.eachFrame = { app, now in
@@ -134,7 +134,7 @@ struct InProcessTests {
         // cooperative pool, where the new game is opened, can be held by synchronous tests for
         // minutes (a clean-clone run passed 30 s still "Opening").
         var notices: [String] = []
-        let app = try App(options: WindowOptions(quitAfter: 300, hidden: true), logger: Self.logger) { app in
+        let app = try App(options: WindowOptions(quitAfter: 300, hidden: true), directories: Self.directories, logger: Self.logger) { app in
             HostLobbyScene(app: app, client: client)
         }
         app.probing.eachFrame = { app, now in
@@ -527,8 +527,8 @@ struct InProcessTests {
         let first = try Self.rawJoin(path, name: "Tess")
         var clicked = false, accepted = false
         var offered: String?
-        let app = try App(options: WindowOptions(quitAfter: 5, hidden: true), logger: Self.logger) { app in
-            JoinScene(app: app, directories: Self.directories)
+        let app = try App(options: WindowOptions(quitAfter: 5, hidden: true), directories: Self.directories, logger: Self.logger) { app in
+            JoinScene(app: app)
         }
         app.probing.eachFrame = { app, now in
             if !clicked, now > 1.2 {
@@ -558,7 +558,7 @@ struct InProcessTests {
     func wakeLatency() async throws {
         let path = "\(scratchRoot)/ip/run/snap/Wake.sock"
         let client = try await GameStarter.tests.host(name: "Wake", socket: path, directories: Self.directories, logger: Self.logger)
-        let app = try App(options: WindowOptions(quitAfter: 6, hidden: true), logger: Self.logger) { app in
+        let app = try App(options: WindowOptions(quitAfter: 6, hidden: true), directories: Self.directories, logger: Self.logger) { app in
             HostLobbyScene(app: app, client: client)
         }
         // Players come and go while the window idles: each changes the lobby the host sees.

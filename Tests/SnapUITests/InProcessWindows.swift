@@ -17,8 +17,9 @@ extension GameStarter {
 
 extension App {
     /// A test's window, starting its games as the test process does (`GameStarter.tests`).
-    convenience init(options: WindowOptions, logger: Logger, makeScene: (App) -> Scene) throws(SDLError) {
-        try self.init(options: options, logger: logger, games: .tests, makeScene: makeScene)
+    convenience init(options: WindowOptions, directories: UserDirectories = UserDirectories(), logger: Logger,
+                     makeScene: (App) -> Scene) throws(SDLError) {
+        try self.init(options: options, logger: logger, games: .tests, directories: directories, makeScene: makeScene)
     }
 }
 

@@ -79,7 +79,8 @@ struct RelayWindowTests {
         var clicked = false, copyClicked = false
         var sawOpening = false
         let lobbyShot = Self.screenshotPath("host-lobby-invitation.png")
-        let hostApp = try App(options: WindowOptions(screenshot: lobbyShot, quitAfter: 60, hidden: true), logger: Self.logger) { app in
+        let hostApp = try App(options: WindowOptions(screenshot: lobbyShot, quitAfter: 60, hidden: true), directories: directories,
+                              logger: Self.logger) { app in
             HostLobbyScene(app: app, client: host)
         }
         hostApp.probing.eachFrame = { app, now in
@@ -111,8 +112,8 @@ struct RelayWindowTests {
         var pasted = false, entered = false
         var fieldText = ""
         let joinShot = Self.screenshotPath("join-invitation.png")
-        let joinApp = try App(options: WindowOptions(quitAfter: 60, hidden: true), logger: Self.logger) { app in
-            JoinScene(app: app, directories: directories)
+        let joinApp = try App(options: WindowOptions(quitAfter: 60, hidden: true), directories: directories, logger: Self.logger) { app in
+            JoinScene(app: app)
         }
         joinApp.probing.beforePresent = { app in
             // The screen with the pasted invitation, before Enter.
@@ -139,7 +140,7 @@ struct RelayWindowTests {
 
         // 3. The host's lobby sees Guest; Start takes both to the table.
         var started = false
-        let startApp = try App(options: WindowOptions(quitAfter: 60, hidden: true), logger: Self.logger) { app in
+        let startApp = try App(options: WindowOptions(quitAfter: 60, hidden: true), directories: directories, logger: Self.logger) { app in
             HostLobbyScene(app: app, client: invited)
         }
         startApp.probing.eachFrame = { app, _ in
@@ -176,8 +177,8 @@ struct RelayWindowTests {
     static func pasteAndEnter(_ text: String, directories: UserDirectories, screenshot: String) async throws -> JoinScene {
         var pasted = false, entered = false
         let app = try App(options: WindowOptions(screenshot: screenshotPath(screenshot), quitAfter: 60, hidden: true),
-                          logger: logger) { app in
-            JoinScene(app: app, directories: directories)
+                          directories: directories, logger: logger) { app in
+            JoinScene(app: app)
         }
         app.probing.eachFrame = { app, now in
             guard let join = app.scene as? JoinScene else { return }
@@ -244,7 +245,8 @@ struct RelayWindowTests {
         let host = try await GameStarter.tests.host(name: "Near", directories: directories, logger: Self.logger)
         var clicked = false
         let shot = Self.screenshotPath("host-lobby-relay-\(setting.isEmpty ? "empty" : setting.hasPrefix("127") ? "unreachable" : "nonsense").png")
-        let app = try App(options: WindowOptions(screenshot: shot, quitAfter: 60, hidden: true), logger: Self.logger) { app in
+        let app = try App(options: WindowOptions(screenshot: shot, quitAfter: 60, hidden: true), directories: directories,
+                          logger: Self.logger) { app in
             HostLobbyScene(app: app, client: host)
         }
         app.probing.eachFrame = { app, now in

@@ -161,8 +161,8 @@ struct SeatReclaimTests {
         Settings(name: "Zed").save(to: directories.settings)
         var clicked = false
         var offered: (title: String?, message: String?)?
-        let app = try App(options: WindowOptions(quitAfter: 20, hidden: true), logger: Self.logger) { app in
-            JoinScene(app: app, directories: directories)
+        let app = try App(options: WindowOptions(quitAfter: 20, hidden: true), directories: directories, logger: Self.logger) { app in
+            JoinScene(app: app)
         }
         app.probing.eachFrame = { app, now in
             _ = host.poll(now: 0)
