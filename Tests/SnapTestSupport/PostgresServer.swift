@@ -149,8 +149,17 @@ public final class PostgresServer: @unchecked Sendable {
         let ctl = "\(bin)/pg_ctl -D \(directory)/data stop -m immediate -w -t 10"
         let stop = runAs.map { "\(Self.runuser) -u \($0) -- \(ctl)" } ?? ctl
         let script = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf \(directory)"
-        _ = try? spawn("/bin/sh", ["-c", script], output: "/dev/null")
+        // Every descriptor it inherits is closed first: it lives as long as this process, and
+        // a connection of another test's open at its start (NIO's accepted sockets are not
+        // close-on-exec) would stay open in it after that test's host closed it: its reader
+        // never saw the end (CI's back-pressure test, "a reader that is behind…", failed so).
+        _ = try? spawn("/bin/bash", ["-c", Self.closeInherited + script], output: "/dev/null")
     }
+
+    /// Bash closes every descriptor above stderr it inherited (posix_spawn's closefrom is not
+    /// in Swift's Glibc): what `spawn` starts holds nothing of this process's.
+    private static let closeInherited =
+        "for fd in /proc/$$/fd/*; do n=${fd##*/}; [ \"$n\" -gt 2 ] 2>/dev/null && eval \"exec $n>&-\" 2>/dev/null; done; "
 
     /// Runs `path` (as `user` through runuser, when given) and returns its output; throws
     /// its exit status and output if it fails. (posix_spawn and waitpid: Foundation's
@@ -162,9 +171,7 @@ public final class PostgresServer: @unchecked Sendable {
         // thousand) and count them against its own limit ("insufficient file descriptors
         // available to start server process"): bash closes every one above stderr first
         // (posix_spawn's closefrom is not in Swift's Glibc), and the limit is raised.
-        let raise = "ulimit -n 65536 2>/dev/null || ulimit -n \"$(ulimit -Hn)\" 2>/dev/null; "
-            + "for fd in /proc/$$/fd/*; do n=${fd##*/}; [ \"$n\" -gt 2 ] 2>/dev/null && eval \"exec $n>&-\" 2>/dev/null; done; "
-            + "exec \"$@\""
+        let raise = "ulimit -n 65536 2>/dev/null || ulimit -n \"$(ulimit -Hn)\" 2>/dev/null; " + Self.closeInherited + "exec \"$@\""
         let command = ["/bin/bash", "-c", raise, "bash", "/usr/bin/env", "-C", "/"]
             + (user.map { [Self.runuser, "-u", $0, "--", path] + arguments } ?? [path] + arguments)
         let file = directory + "/out-\(UUID().uuidString)"
