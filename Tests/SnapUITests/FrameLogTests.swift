@@ -22,8 +22,8 @@ struct FrameLogTests {
         // until the host's window shows the deal; then the pointer never moves again.
         let clickStart = """
             export LC_ALL=C
-            host=$(xdotool search --sync --name 'Ann \\(host\\)' | head -1)
-            xdotool search --sync --name '^Snap! - Bob' >/dev/null
+            host=$(timeout 60 xdotool search --sync --name 'Ann \\(host\\)' | head -1)
+            timeout 60 xdotool search --sync --name '^Snap! - Bob' >/dev/null
             eval $(xdotool getwindowgeometry --shell $host)
             set -- $(awk -v w=$WIDTH -v h=$HEIGHT -v x=\(Int(start.x)) -v y=\(Int(start.y)) 'BEGIN {
               s = w / 1024; if (h / 768 < s) s = h / 768

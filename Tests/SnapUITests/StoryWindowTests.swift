@@ -141,7 +141,7 @@ struct StoryWindowTests {
               --quit-after 40 >'\(output)' 2>&1 &
             pid=$!
             for i in $(seq 1 200); do grep -q '^match \(match), ' '\(output)' && break; sleep 0.1; done
-            w=$(xdotool search --sync --name '^Story' | head -1)
+            w=$(timeout 60 xdotool search --sync --name '^Story' | head -1)
             eval $(xdotool getwindowgeometry --shell $w)
             set -- $(awk -v w=$WIDTH -v h=$HEIGHT -v x=\(Int(button.x)) -v y=\(Int(button.y)) 'BEGIN {
               s = w / 1024; if (h / 768 < s) s = h / 768

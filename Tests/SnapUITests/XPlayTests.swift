@@ -40,8 +40,8 @@ struct XPlayTests {
             # The limit only guards against a hang: the script ends the game when it is done.
             "\(binary)" play --clients 1 --name Ann --mute --quit-after 150 >/dev/null 2>&1 &
             play=$!
-            host=$(xdotool search --sync --name 'Ann \\(host\\)' | head -1)
-            client=$(xdotool search --sync --name '^Snap! - Player 2' | head -1)
+            host=$(timeout 60 xdotool search --sync --name 'Ann \\(host\\)' | head -1)
+            client=$(timeout 60 xdotool search --sync --name '^Snap! - Player 2' | head -1)
             echo "found host=$host client=$client"
             # Start, again while the client may still be joining on a busy machine (Start
             # waits for a second player); once the table is up, that spot is empty felt.
@@ -136,7 +136,7 @@ struct XPlayTests {
             # With no name: the saved one (none saved: the login name), which holds no seat here.
             "\(binary)" join --socket "$socket" --mute --quit-after 120 --position 530,440 --size 520x390 >/dev/null 2>&1 &
             again=$!
-            window=$(xdotool search --sync --pid $again | head -1)
+            window=$(timeout 60 xdotool search --sync --pid $again | head -1)
             sleep 3
             shot "\(screenshotPath("xreclaim-offer"))"
             xdotool key --window $window Return
