@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 import SnapPlatform
 import Testing
@@ -20,6 +21,10 @@ public struct BlocksThreads: SuiteTrait, TestTrait, TestScoping {
         if Self.inside { return try await function() }  // a suite inside a suite that says so too
         await BlockingTestGate.shared.enter()
         defer { BlockingTestGate.shared.leave() }
+        // Timed from its turn at the gate, not from its start: Swift Testing's own times
+        // include the wait for a place, and so overstate every test of a busy run.
+        let started = ContinuousClock.now
+        defer { TestTimes.record(test, ContinuousClock.now - started) }
         try await Self.$inside.withValue(true) {
             try await withTaskExecutorPreference(OffPoolExecutor.shared) { try await function() }
         }
@@ -33,10 +38,11 @@ extension Trait where Self == BlocksThreads {
     public static var blocksThreads: Self { Self() }
 }
 
-/// How many blocking tests run at once: three, one more than the pool's two threads on
-/// the 2-core machines CI runs on, since most of them wait rather than compute.
+/// How many blocking tests run at once: four on the 2-core machines CI runs on, since most
+/// of them wait for their processes rather than compute (a quiet run used about 0.8 of its
+/// two cores with three). `SNAP_BLOCKING_TESTS` sets another width, to try one.
 private final class BlockingTestGate: @unchecked Sendable {  // its state is guarded by `lock`
-    static let shared = BlockingTestGate(width: 3)
+    static let shared = BlockingTestGate(width: ProcessInfo.processInfo.environment["SNAP_BLOCKING_TESTS"].flatMap { Int($0) }.map { max(1, $0) } ?? 4)
     private let width: Int
     private let lock = NIOLock()
     private var running = 0
@@ -67,5 +73,23 @@ private final class BlockingTestGate: @unchecked Sendable {  // its state is gua
             return waiting.removeFirst()  // its place passes on: `running` stays
         }
         next?.resume()
+    }
+}
+
+/// Where a run's time goes: with `SNAP_TEST_TIMES` set to a file, every blocking test
+/// appends its own time (seconds, a tab, its id) there; scripts/test prints the slowest.
+enum TestTimes {
+    private static let path = ProcessInfo.processInfo.environment["SNAP_TEST_TIMES"]
+    private static let lock = NIOLock()
+
+    static func record(_ test: Test, _ took: Duration) {
+        guard let path else { return }
+        let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
+        let line = String(format: "%.2f\t%@\n", seconds, test.id.description)
+        lock.withLock {
+            guard let file = fopen(path, "a") else { return }
+            fputs(line, file)
+            fclose(file)
+        }
     }
 }
