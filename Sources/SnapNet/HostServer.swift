@@ -85,7 +85,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
         (outbound, announcement, recording) = Self.parts(loop: loop, logger: logger, history: history, origin: origin)
         listeners = makeListeners()
         try recording.continue(path, intactLength: journal.intactLength, onWarning: onWarning) { [self] wins in
-            session.setEarlierWins(wins)
+            perform(session.setEarlierWins(wins))
         }
     }
 
@@ -148,7 +148,7 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     /// `startJournal` as a future.
     public func startJournalLater(in directory: String, onWarning: @escaping @Sendable (String) -> Void) -> EventLoopFuture<String> {
         recording.start(in: directory, hostName: hostName, onWarning: onWarning, log: { [self] in session.log }) { [self] wins in
-            session.setEarlierWins(wins)
+            perform(session.setEarlierWins(wins))
         }
     }
 

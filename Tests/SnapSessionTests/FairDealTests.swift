@@ -236,4 +236,27 @@ struct WonCountTests {
             #expect(client.earlierWins.count == 3)
         }
     }
+
+    @Test("counted only after the game started, the counts go to every player and watcher again; counted the same, nothing more")
+    func countedAfterTheStart() {
+        var net = VirtualNetwork(configuration(rounds: 1, speed: 0.1, bots: 1, seed: 4))
+        net.join(.recorder(ClientSession()), name: "Pyth")
+        net.join(.recorder(ClientSession()), name: "Newt")
+        net.run(until: .seconds(1))
+        #expect(net.host.setEarlierWins(["Pyth": 1]).isEmpty, "in the lobby: told with gameStarted, not before")
+        net.start()
+        net.run(until: .seconds(2))
+        let sent = net.host.setEarlierWins(["Pyth": 3])
+        #expect(sent.count == 2, "\(sent)")
+        net.perform(sent)
+        net.run(until: .seconds(3))
+        for index in 0..<2 {
+            var client = ClientSession()
+            for message in net.messages(of: index) { _ = client.receive(message, now: .zero) }
+            let pyth = client.names.first { $0.value == "Pyth" }?.key
+            #expect(pyth.flatMap { client.earlierWins[$0] } == 3, "\(client.earlierWins)")
+            #expect(net.messages(of: index).count { if case .wonCounts = $0 { true } else { false } } == 2)
+        }
+        #expect(net.host.setEarlierWins(["Pyth": 3, "Nobody": 9]).isEmpty, "the same counts for the seated: nothing sent")
+    }
 }

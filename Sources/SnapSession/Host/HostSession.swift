@@ -122,9 +122,17 @@ public struct HostSession: Sendable {
     var wrongCodes: [String: JoinCodeGuard.WrongCodes] { seating.joinCodes.wrongCodes }
 
     /// Earlier matches' wins, read from the journals by the driver (no I/O here).
-    public mutating func setEarlierWins(_ wins: [String: Int]) {
+    /// The rounds each name won in the host's earlier matches, once counted. Counted after
+    /// the game started (a host that opens and starts at once), they go to everyone at the
+    /// table again, in a second `wonCounts` (PROTOCOL.md): never a count left at 0.
+    public mutating func setEarlierWins(_ wins: [String: Int]) -> [HostAction] {
+        let before = seating.wonCounts
         configuration.earlierWins = wins
         seating.earlierWins = wins
+        let counts = seating.wonCounts
+        guard phase == .playing, counts != before else { return [] }
+        let told = seating.players.compactMap(\.connection) + seating.watchers.sorted()
+        return told.map { .send($0, .wonCounts(counts)) }
     }
 
     // MARK: - Inputs
