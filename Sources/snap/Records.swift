@@ -93,6 +93,11 @@ struct Replay: ParsableCommand {
                 say("replay: the \(replay.commands) commands before the damage match the engine; the rest of the journal is lost")
                 throw ExitCode(1)
             }
+            if replay.ended == nil {
+                // What is there verifies, but it is not the whole match: say so, and where it stops.
+                say("journal: it stops before the match's end, after \(replay.rounds) rounds and \(replay.commands) commands: "
+                    + "no record of the end (its host is still writing it, or stopped writing: a full disk, a crash)")
+            }
             say("replay: \(replay.commands) commands, \(replay.rounds) rounds, matches the journal")
         } catch let error as ReplayMismatch {
             say("replay: differs from the journal at \(error)")
