@@ -47,7 +47,7 @@ final class MatchRecording: @unchecked Sendable {  // loop-confined (see above);
     /// Goes on writing a resumed match's journal after its last intact record, and counts the
     /// wins of the matches beside it (`counted` gets them, on the loop).
     func `continue`(_ path: String, intactLength: Int, onWarning: @escaping @Sendable (String) -> Void,
-                    counted: @escaping ([String: Int]) -> Void) throws {
+                    counted: @escaping @Sendable ([String: Int]) -> Void) throws {
         journal = try JournalWriter(continuing: path, intactLength: intactLength, onError: onWarning)
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         countEarlierWins(in: directory.isEmpty ? "." : directory, excluding: path, counted: counted)
@@ -59,7 +59,7 @@ final class MatchRecording: @unchecked Sendable {  // loop-confined (see above);
     /// everything after follows (`append`). A journal attached mid-match without its first
     /// records is damage, not a match. Then the earlier matches' wins are counted (`counted`).
     func start(in directory: String, hostName: String, onWarning: @escaping @Sendable (String) -> Void,
-               log: @escaping () -> [MatchRecord], counted: @escaping ([String: Int]) -> Void) -> EventLoopFuture<String> {
+               log: @escaping @Sendable () -> [MatchRecord], counted: @escaping @Sendable ([String: Int]) -> Void) -> EventLoopFuture<String> {
         NIOThreadPool.singleton.runIfActive(eventLoop: loop) {
             try MatchJournal.create(in: directory, hostName: hostName, onError: onWarning)
         }.map { [self] writer in
@@ -74,7 +74,7 @@ final class MatchRecording: @unchecked Sendable {  // loop-confined (see above);
     /// `history` has them (indexing any journal it lacks first). That is never done on the
     /// caller's thread (a window's) nor on the loop: the history's threads do it, and the loop takes the
     /// counts when they are ready. A game that starts before then shows this match's wins only.
-    private func countEarlierWins(in directory: String, excluding path: String, counted: @escaping ([String: Int]) -> Void) {
+    private func countEarlierWins(in directory: String, excluding path: String, counted: @escaping @Sendable ([String: Int]) -> Void) {
         guard let history else { return }
         let promise = loop.makePromise(of: [String: Int].self)
         history.roundsWon(in: directory, excluding: path) { promise.completeWith($0) }
