@@ -228,6 +228,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+                // The peer tags' HMAC (docs/RELAY.md §3).
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The settings file's text; SnapUI's Settings reads and writes the file.
@@ -368,16 +370,16 @@ let package = Package(
         .testTarget(
             name: "SnapRelayTests",
             dependencies: [
-                "SnapRelay", "SnapRelayProtocol", "SnapPlatform", "SnapBytes", "SnapTestSupport",
+                "SnapRelay", "SnapRelayProtocol", "SnapRelayClient", "SnapPlatform", "SnapBytes", "SnapTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         // Reads the package graph (`swift package describe`) and every target's imports, and fails on
         // an edge its table of allowed edges lacks (and on one the layers forbid, transitively).
         .testTarget(name: "ModuleBorderTests", dependencies: ["SnapTestSupport"]),
-        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "snapcards-story-postgres", "SnapTestSupport", "SnapJournal", "SnapMatchFiles", "SnapNet", "SnapSession", "SnapEngine", "SnapProtocol", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "SnapDBus", "StoryEngine", "SnapRelay", "SnapPlatform", "SnapBytes", "SnapLAN",
+        .testTarget(name: "SnapCLITests", dependencies: ["snap", "snap-bench", "snapcards-story-postgres", "SnapTestSupport", "SnapJournal", "SnapMatchFiles", "SnapNet", "SnapSession", "SnapEngine", "SnapProtocol", "StoryProtocol", "StoryLink", "StoryStores", "StoryService", "SnapDBus", "StoryEngine", "SnapRelay", "SnapRelayProtocol", "SnapPlatform", "SnapBytes", "SnapLAN",
                                                             .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                                                             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         .testTarget(name: "SnapBenchTests", dependencies: ["SnapBench", "SnapEngine", "SnapSimulation", "SnapTestSupport"]),

@@ -100,7 +100,7 @@ enum SyntheticRelay {
         let spliced = loop.makePromise(of: Channel.self)
         let relay = "127.0.0.1:\(port)"
         let dialled = connectLater(to: .tcp(host: "127.0.0.1", port: port), on: loop, trust: trust) {
-            RelayLineClient(request, relay: relay, onSpliced: { context in
+            RelayLineClient(request, relay: relay, onSpliced: { context, _ in
                 try context.pipeline.syncOperations.addHandler(end)
                 spliced.succeed(context.channel)
             }, onFailure: { spliced.fail($0) })
@@ -127,7 +127,7 @@ enum SyntheticRelay {
                         .whenComplete { accepted($0.map { _ in end }) }
                 default: break
                 }
-            }, onSpliced: { _ in throw RelayRefused(relay: relay, code: .malformed) }, onFailure: { granted.fail($0) })
+            }, onSpliced: { _, _ in throw RelayRefused(relay: relay, code: .malformed) }, onFailure: { granted.fail($0) })
         }
         dialled.whenFailure { granted.fail($0) }
         return dialled.and(granted.futureResult).map { both in (both.1, both.0) }

@@ -229,10 +229,16 @@ public final class HostServer: FrameServer, @unchecked Sendable {  // state touc
     package func decode(_ frame: Frame) throws -> ClientMessage { try WireCodec.decodeClientMessage(frame) }
 
     package func connected(_ channel: Channel) -> ConnectionID? {
+        // A TCP peer's address (nil on a Unix socket): the session asks it for the join code.
+        connected(channel, remote: channel.remoteAddress?.ipAddress)
+    }
+
+    /// A connection whose `remote` is not its channel's peer: a player through a relay
+    /// (`relay peer TAG`, RelayRoom), whose wrong join codes are counted by that.
+    func connected(_ channel: Channel, remote: String?) -> ConnectionID? {
         let id = newConnectionID()
         outbound.open(id, channel)
-        // A TCP peer's address (nil on a Unix socket): the session asks it for the join code.
-        handle(.connected(id, local: false, remote: channel.remoteAddress?.ipAddress))
+        handle(.connected(id, local: false, remote: remote))
         return id
     }
 

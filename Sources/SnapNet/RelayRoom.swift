@@ -3,8 +3,10 @@ import NIOCore
 import NIOSSL
 import SnapBytes
 import SnapPlatform
+import SnapProtocol
 import SnapRelayClient
 import SnapRelayProtocol
+import SnapSession
 
 /// A host's room at a relay (docs/RELAY.md §4): the control connection it keeps, and a data
 /// connection dialled for each id the relay announces (`incoming`): one for a player waiting,
@@ -12,7 +14,10 @@ import SnapRelayProtocol
 /// spliced data connection
 /// becomes the host server's connection exactly as an accepted TCP one does: the host's
 /// TLS (it is the server), then frames (`FrameConnectionHandler`); the host listens on no
-/// port for it. Touched on the server's loop only.
+/// port for it. Every player comes from the relay's address: the room is asked for with
+/// `register-peers` (docs/RELAY.md §3), and the host counts a player's wrong join codes by
+/// the tag the relay tells with `spliced` (`relay peer TAG`), so that one who guesses codes
+/// is locked out alone. Touched on the server's loop only.
 public final class RelayRoom: @unchecked Sendable {  // touched on `server.loop` only
     public let relay: HostPort
     public private(set) var room: RelayID?
@@ -43,7 +48,27 @@ public final class RelayRoom: @unchecked Sendable {  // touched on `server.loop`
     private var address: String { formatHostPort(relay.host, relay.port) }
 
     private func register() async throws {
-        _ = try await server.loop.flatSubmit { self.openControl(.register) }.get()
+        _ = try await server.loop.flatSubmit { self.openControl(asking: nil) }.get()
+    }
+
+    /// Whether the relay tells each player's tag (version 2; false: a relay of version 1,
+    /// every player counted as the relay's address).
+    private(set) var tellsPeers = true
+
+    /// Asks for a room (nil: a new one; else the room again), with players' tags
+    /// (`register-peers`). A relay of version 1 refuses that line as malformed: it is then
+    /// asked in its own words (`register`), and the host says once what that costs.
+    private func openControl(asking room: RelayID?) -> EventLoopFuture<RelayID> {
+        let loop = server.loop
+        return openControl(.registerPeers(room: room)).flatMapError { [self] error in
+            guard (error as? RelayRefused)?.code == .malformed else { return loop.makeFailedFuture(error) }
+            if tellsPeers {
+                tellsPeers = false
+                onNote?("the relay \(address) speaks version 1 of the relay protocol: every invitee reaches this game from "
+                    + "the relay's address, so one who guesses join codes keeps them all out for a while (docs/RELAY.md §3)")
+            }
+            return openControl(room.map { .reregister(room: $0) } ?? .register)
+        }
     }
 
     /// Said when the room is lost and when it is back (a line for the host's output).
@@ -66,7 +91,7 @@ public final class RelayRoom: @unchecked Sendable {  // touched on `server.loop`
                 case .incoming(let connection): accept(connection)
                 default: break
                 }
-            }, onSpliced: { _ in throw RelayRefused(relay: address, code: .malformed) },
+            }, onSpliced: { _, _ in throw RelayRefused(relay: address, code: .malformed) },
                onFailure: { error in registered.fail(error) })
         }
         dialled.whenFailure { registered.fail($0) }
@@ -96,7 +121,7 @@ public final class RelayRoom: @unchecked Sendable {  // touched on `server.loop`
     private func askAgain(_ room: RelayID, pause: TimeAmount) {
         server.loop.scheduleTask(in: pause) { [self] in
             guard !leaving else { return }
-            openControl(.reregister(room: room)).whenComplete { [self] result in
+            openControl(asking: room).whenComplete { [self] result in
                 switch result {
                 case .success: onNote?("room \(room) is open again at the relay \(address)")
                 case .failure: askAgain(room, pause: min(pause * 2, .seconds(4)))
@@ -110,12 +135,22 @@ public final class RelayRoom: @unchecked Sendable {  // touched on `server.loop`
     private func accept(_ connection: RelayID) {
         let server = self.server, tls = self.tls, logger = self.logger, address = self.address
         connectLater(to: .tcp(host: relay.host, port: relay.port), on: server.loop, trust: trust) {
-            RelayLineClient(.accept(connection: connection), relay: address, onSpliced: { [self] context in
+            RelayLineClient(.accept(connection: connection), relay: address, onSpliced: { [self] context, tag in
                 unspliced[ObjectIdentifier(context.channel)] = nil
                 try TLSTransport.addServer(to: context.channel, context: tls, plainRefusal: HostServer.plainRefusal)
-                try context.pipeline.syncOperations.addHandler(FrameConnectionHandler(server: server))
+                // What the host counts this player's wrong join codes by: the relay's tag of its own
+                // address, or (a relay of version 1) the relay's address, which every invitee shares.
+                let remote = tag.map { "relay peer \($0)" } ?? context.channel.remoteAddress?.ipAddress
+                try context.pipeline.syncOperations.addHandler(FrameConnectionHandler(server: RelayedConnection(server, remote: remote)))
             }, onFailure: { [self] error in
-                if !leaving { logger.info("a player through the relay did not arrive: \(error)") }
+                guard !leaving else { return }
+                // A line that is not the protocol's (a tag that is not one, say) is the relay's fault,
+                // worth the host's output; that connection alone is closed, the others go on.
+                if let refused = error as? RelayRefused, refused.line != nil {
+                    onNote?("a player through the relay was dropped: \(refused)")
+                } else {
+                    logger.info("a player through the relay did not arrive: \(error)")
+                }
             })
         }.whenComplete { [self] result in
             switch result {
@@ -154,4 +189,21 @@ public final class RelayRoom: @unchecked Sendable {  // touched on `server.loop`
     public func invitation(code: String?, certificate: CertificateFingerprint) -> RelayInvitation? {
         room.map { RelayInvitation(relayHost: relay.host, relayPort: relay.port, room: $0, code: code, certificate: certificate) }
     }
+}
+
+/// A player's connection through the relay, as the host server takes it: as any of its
+/// connections, but from `remote` (`relay peer TAG`), not from the channel's peer (the relay).
+final class RelayedConnection: FrameServer {
+    typealias Failure = ProtocolError
+    private let server: HostServer
+    private let remote: String?
+
+    init(_ server: HostServer, remote: String?) { (self.server, self.remote) = (server, remote) }
+
+    var maxFrameBody: Int { server.maxFrameBody }
+    func connected(_ channel: Channel) -> ConnectionID? { server.connected(channel, remote: remote) }
+    func decode(_ frame: Frame) throws -> ClientMessage { try server.decode(frame) }
+    func received(_ message: ClientMessage, from id: ConnectionID) -> Bool { server.received(message, from: id) }
+    func malformed(_ id: ConnectionID, _ reason: String) { server.malformed(id, reason) }
+    func disconnected(_ id: ConnectionID) { server.disconnected(id) }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Logging
 import NIOCore
 import NIOPosix
@@ -33,18 +34,35 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
     /// could read, or flip a byte to show that the ends notice. nil in a relay people run.
     /// Called on the loop.
     package var copyHook: (@Sendable (_ toPlayer: Bool, inout ByteBuffer) -> Void)?
+    /// Sees every line the relay is about to say (its bytes, the line feed included) and returns
+    /// what it says instead: tests play a relay that breaks its protocol (a peer tag that is not
+    /// one). nil in a relay people run. Called on the loop.
+    package var replyHook: (@Sendable (_ line: [UInt8]) -> [UInt8])?
 
     public init(limits: RelayLimits = RelayLimits(), idleLimit: TimeAmount = .seconds(120), loop: EventLoop, logger: Logger) {
         self.loop = loop
         self.logger = logger
         self.idleLimit = idleLimit
-        machine = RelayMachine(limits: limits) {
+        // Drawn at start and never shown: a host cannot turn a tag back into its address
+        // (an IPv4 address is only 32 bits: an unkeyed hash of one is no secret).
+        let secret = SymmetricKey(size: .bits256)
+        machine = RelayMachine(limits: limits, peerTag: { address, room in Self.peerTag(of: address, in: room, secret: secret) }) {
             var generator = SystemRandomNumberGenerator()
             return RelayID(bytes: (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
         }
     }
 
     private var now: Duration { ContinuousClock.now - origin }
+
+    /// What a room's host is told of a player's own address (docs/RELAY.md §3, `spliced TAG`):
+    /// the first 8 bytes of HMAC-SHA256(secret, "ROOM ADDRESS"), in hex. The same address gives
+    /// the same tag in the same room for as long as this relay runs (the host's count of wrong
+    /// join codes needs that); in another room another (hosts cannot match their players up);
+    /// another run draws another secret.
+    static func peerTag(of address: String, in room: RelayID, secret: SymmetricKey) -> RelayPeerTag {
+        let code = HMAC<SHA256>.authenticationCode(for: Array("\(room) \(address)".utf8), using: secret)
+        return RelayPeerTag(bytes: Array(code).prefix(RelayPeerTag.length / 2))
+    }
 
     /// Listens on TCP, every connection in TLS shown `identity`; returns the port bound.
     public func listen(host: String, port: Int, identity: TLSIdentity) async throws -> Int {
@@ -134,7 +152,8 @@ public final class RelayServer: @unchecked Sendable {  // state touched on `loop
         switch action {
         case .send(let connection, let reply):
             guard let channel = channels[connection] else { return }
-            channel.writeAndFlush(channel.allocator.buffer(bytes: RelayLine.encode(reply)), promise: nil)
+            let line = RelayLine.encode(reply)
+            channel.writeAndFlush(channel.allocator.buffer(bytes: replyHook?(line) ?? line), promise: nil)
             if case .error(let code) = reply { logger.info("\(connection): error \(code.rawValue)") }
         case .splice(let first, let second):
             guard let a = channels[first], let b = channels[second], let ha = handlers[first], let hb = handlers[second] else { return }

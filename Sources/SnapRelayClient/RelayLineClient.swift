@@ -17,7 +17,7 @@ public struct RelayRoomPassage: RelayPassage {
     public var wait: Duration { RelayLimits().handshakeDeadline }
 
     public func handler(relay: String, failed: @escaping (any Error) -> Void) -> any ChannelHandler {
-        RelayLineClient(.connect(room: room), relay: relay, onSpliced: { _ in }, onFailure: failed)
+        RelayLineClient(.connect(room: room), relay: relay, onSpliced: { _, _ in }, onFailure: failed)
     }
 }
 
@@ -33,7 +33,9 @@ extension Endpoint {
 /// A client's line phase at the relay (docs/RELAY.md §3): sends its one line once added
 /// (after the relay's TLS handshake), reads the answer, and on `spliced` puts what
 /// `onSpliced` adds in its place: from then on the bytes are the other end's, the very
-/// first of them included (they may come in the same read as `spliced`).
+/// first of them included (they may come in the same read as `spliced`). A host's data
+/// connection in a room asked for with `register-peers` is told its player's tag with
+/// `spliced` (`spliced TAG`); `onSpliced` gets it (nil from a relay of version 1).
 package final class RelayLineClient: ChannelInboundHandler, RemovableChannelHandler {
     package typealias InboundIn = ByteBuffer
     package typealias InboundOut = ByteBuffer
@@ -45,13 +47,13 @@ package final class RelayLineClient: ChannelInboundHandler, RemovableChannelHand
     private var done = false
     /// Told each line before `spliced`: `room` and `incoming` on a host's control connection.
     private let onReply: (RelayReply) -> Void
-    /// Adds the handlers that speak to the other end (after this one).
-    private let onSpliced: (ChannelHandlerContext) throws -> Void
+    /// Adds the handlers that speak to the other end (after this one); the player's tag, if told.
+    private let onSpliced: (ChannelHandlerContext, RelayPeerTag?) throws -> Void
     /// Fails with `RelayRefused` (or the connection closing) before `spliced`.
     private let onFailure: (Error) -> Void
 
     package init(_ request: RelayRequest, relay: String, onReply: @escaping (RelayReply) -> Void = { _ in },
-                 onSpliced: @escaping (ChannelHandlerContext) throws -> Void, onFailure: @escaping (Error) -> Void) {
+                 onSpliced: @escaping (ChannelHandlerContext, RelayPeerTag?) throws -> Void, onFailure: @escaping (Error) -> Void) {
         (self.request, self.relay, self.onReply, self.onSpliced, self.onFailure) = (request, relay, onReply, onSpliced, onFailure)
     }
 
@@ -64,11 +66,11 @@ package final class RelayLineClient: ChannelInboundHandler, RemovableChannelHand
         lines.append(unwrapInboundIn(data).readableBytesView)
         do {
             while !done, let line = try lines.nextLine() {
-                guard let reply = RelayLine.decodeReply(line) else { throw RelayRefused(relay: relay, code: nil) }
+                guard let reply = RelayLine.decodeReply(line) else { throw RelayRefused(relay: relay, code: nil, line: line) }
                 switch reply {
-                case .spliced:
+                case .spliced, .splicedPeer:
                     done = true
-                    try onSpliced(context)
+                    if case .splicedPeer(let tag) = reply { try onSpliced(context, tag) } else { try onSpliced(context, nil) }
                     let rest = lines.takeRest()
                     if !rest.isEmpty { context.fireChannelRead(wrapInboundOut(context.channel.allocator.buffer(bytes: rest))) }
                     context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
@@ -108,9 +110,11 @@ public struct RelayRefused: RelayRefusal, Equatable {
     /// Nil: a line that was not the protocol's, or the connection closed (`closed`).
     public var code: RelayErrorCode?
     public var closed = false
+    /// The line that was not the protocol's, as it came (at most 80 bytes), if one was.
+    public var line: [UInt8]?
 
-    public init(relay: String, code: RelayErrorCode?, closed: Bool = false) {
-        (self.relay, self.code, self.closed) = (relay, code, closed)
+    public init(relay: String, code: RelayErrorCode?, closed: Bool = false, line: ArraySlice<UInt8>? = nil) {
+        (self.relay, self.code, self.closed, self.line) = (relay, code, closed, line.map(Array.init))
     }
 
     public var description: String {
@@ -124,7 +128,20 @@ public struct RelayRefused: RelayRefusal, Equatable {
         case .tooManyRooms?: return "the relay at \(relay) holds as many rooms from this address as it allows"
         case .noSuchConnection?: return "the relay at \(relay) no longer has that player waiting"
         case .malformed?: return "the relay at \(relay) did not understand us (malformed)"
-        case nil: return closed ? "the relay at \(relay) closed the connection" : "the relay at \(relay) does not speak the relay protocol"
+        case nil:
+            if closed { return "the relay at \(relay) closed the connection" }
+            let said = line.map { " (it said \"\(Self.shown($0))\")" } ?? ""
+            return "the relay at \(relay) does not speak the relay protocol\(said)"
         }
     }
+
+    /// A line from the relay as words may show it: printable ASCII as is, any other byte as `\xNN`.
+    static func shown(_ line: [UInt8]) -> String {
+        line.map { (0x20...0x7E).contains($0) ? String(Character(UnicodeScalar($0))) : "\\x" + String($0, radix: 16, uppercase: false).leftPadded(2) }
+            .joined()
+    }
+}
+
+private extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

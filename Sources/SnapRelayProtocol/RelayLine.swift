@@ -10,6 +10,9 @@ public enum RelayRequest: Equatable, Sendable {
     case connect(room: RelayID)
     /// A host's data connection takes a waiting player's connection.
     case accept(connection: RelayID)
+    /// `register` (`room` nil) or `register ROOM`, and each player's peer tag told to the host's
+    /// data connection with `spliced` (since version 2, docs/RELAY.md §3): `register-peers`.
+    case registerPeers(room: RelayID?)
 }
 
 /// The relay's answers.
@@ -17,6 +20,9 @@ public enum RelayReply: Equatable, Sendable {
     case room(RelayID)
     case incoming(RelayID)
     case spliced
+    /// `spliced TAG`: to the host's data connection in a room registered with
+    /// `register-peers`: spliced, with a player whose own address the relay tags `TAG`.
+    case splicedPeer(RelayPeerTag)
     case error(RelayErrorCode)
 }
 
@@ -39,25 +45,54 @@ public struct RelayID: Hashable, Sendable, CustomStringConvertible {
 
     /// Nil unless `text` is exactly 32 lowercase hexadecimal digits.
     public init?(_ text: some StringProtocol) {
-        guard text.utf8.count == Self.length, text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
-        else { return nil }
+        guard text.utf8.count == Self.length, text.utf8.allSatisfy(isLowercaseHexDigit) else { return nil }
         self.text = String(text)
     }
 
     /// From 16 random bytes (the caller's generator: the system's secure one in the relay).
     public init(bytes: [UInt8]) {
         precondition(bytes.count == Self.length / 2, "a relay id is 16 bytes")
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(Self.length)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        text = String(decoding: out, as: UTF8.self)
+        text = lowercaseHex(bytes)
     }
 
     public var description: String { text }
+}
+
+/// What the relay tells a host of one player's own address (docs/RELAY.md §3): 16 lowercase
+/// hexadecimal digits, the same for the same address in the same room while the relay runs,
+/// and not the address (a keyed hash of it, the key the relay's own secret). The host counts wrong join
+/// codes by it, so a player who guesses codes is locked out alone, not every invitee of the
+/// room (all of whom reach the host from the relay's address).
+public struct RelayPeerTag: Hashable, Sendable, CustomStringConvertible {
+    public let text: String
+    public static let length = 16
+
+    /// Nil unless `text` is exactly 16 lowercase hexadecimal digits.
+    public init?(_ text: some StringProtocol) {
+        guard text.utf8.count == Self.length, text.utf8.allSatisfy(isLowercaseHexDigit) else { return nil }
+        self.text = String(text)
+    }
+
+    /// From 8 bytes (the relay's: the first 8 of an HMAC-SHA256 of the room and the address).
+    public init(bytes: some Collection<UInt8>) {
+        precondition(bytes.count == Self.length / 2, "a peer tag is 8 bytes")
+        text = lowercaseHex(bytes)
+    }
+
+    public var description: String { text }
+}
+
+private func isLowercaseHexDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) }
+
+private func lowercaseHex(_ bytes: some Collection<UInt8>) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+        out.append(digits[Int(byte >> 4)])
+        out.append(digits[Int(byte & 0x0F)])
+    }
+    return String(decoding: out, as: UTF8.self)
 }
 
 public enum RelayLine {
@@ -74,6 +109,8 @@ public enum RelayLine {
         case .reregister(let room): line("register \(room)")
         case .connect(let room): line("connect \(room)")
         case .accept(let connection): line("accept \(connection)")
+        case .registerPeers(let room?): line("register-peers \(room)")
+        case .registerPeers(nil): line("register-peers")
         }
     }
 
@@ -82,6 +119,7 @@ public enum RelayLine {
         case .room(let room): line("room \(room)")
         case .incoming(let connection): line("incoming \(connection)")
         case .spliced: line("spliced")
+        case .splicedPeer(let tag): line("spliced \(tag)")
         case .error(let code): line("error \(code.rawValue)")
         }
     }
@@ -112,6 +150,8 @@ public enum RelayLine {
         case ("register", let argument?): return RelayID(argument).map { .reregister(room: $0) }
         case ("connect", let argument?): return RelayID(argument).map { .connect(room: $0) }
         case ("accept", let argument?): return RelayID(argument).map { .accept(connection: $0) }
+        case ("register-peers", nil): return .registerPeers(room: nil)
+        case ("register-peers", let argument?): return RelayID(argument).map { .registerPeers(room: $0) }
         default: return nil
         }
     }
@@ -122,6 +162,7 @@ public enum RelayLine {
         case ("room", let argument?): return RelayID(argument).map { .room($0) }
         case ("incoming", let argument?): return RelayID(argument).map { .incoming($0) }
         case ("spliced", nil): return .spliced
+        case ("spliced", let argument?): return RelayPeerTag(argument).map { .splicedPeer($0) }
         case ("error", let argument?): return RelayErrorCode(rawValue: argument).map { .error($0) }
         default: return nil
         }

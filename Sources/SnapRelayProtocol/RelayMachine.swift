@@ -22,6 +22,9 @@ public struct RelayLimits: Sendable, Equatable {
     /// Keeps a host data connection waiting ahead of each room's next player (docs/RELAY.md §4).
     /// Off only for `snap-bench relay`, to time joins as the relay's first form made them.
     public var keepsAhead = true
+    /// Answers `register-peers` (version 2, docs/RELAY.md §3). Off only in tests: a relay of
+    /// version 1, which refuses it as malformed, for a host of version 2 to fall back from.
+    public var tellsPeers = true
     public init() {}
 }
 
@@ -46,8 +49,8 @@ public enum RelayAction: Sendable, Equatable {
 }
 
 /// The relay's bookkeeping as a value: connections, rooms, waiting players, caps and
-/// deadlines; no sockets, no clock, no randomness of its own (`newID` and `now` are
-/// given). `RelayServer` drives it from its sockets; the tests drive it directly. Once
+/// deadlines; no sockets, no clock, no randomness and no key of its own (`newID`, `peerTag`
+/// and `now` are given). `RelayServer` drives it from its sockets; the tests drive it directly. Once
 /// two connections are spliced it forgets what they carry: it only counts them against
 /// their room until either closes.
 ///
@@ -56,9 +59,15 @@ public enum RelayAction: Sendable, Equatable {
 /// each splice; the host accepts it as it accepts any; the connection then waits, and the
 /// next player's `connect` is spliced with it at once. With none waiting, a player is
 /// announced and waits for its own `accept`, as before.
+///
+/// A room registered with `register-peers` (docs/RELAY.md §3, version 2) hears, on the host's
+/// side of each splice, `spliced TAG`: `peerTag` of the player's own address and the room, so
+/// that the host tells its invitees apart (all of them reach it from the relay's address)
+/// without learning their addresses.
 public struct RelayMachine {
     public let limits: RelayLimits
     private let newID: () -> RelayID
+    private let peerTag: (_ address: String, _ room: RelayID) -> RelayPeerTag
 
     private enum State {
         /// Opened; its first line not yet read.
@@ -76,6 +85,8 @@ public struct RelayMachine {
     private struct Room {
         var control: RelayConnection
         var address: String
+        /// Registered with `register-peers`: its host's side of a splice hears the player's tag.
+        var tellsPeers: Bool
         /// Player connections waiting or spliced.
         var players: Set<RelayConnection> = []
         /// The id announced ahead of the next player, not yet accepted, and since when.
@@ -93,8 +104,12 @@ public struct RelayMachine {
     private var inLinePhase = 0
     private var linePhaseByAddress: [String: Int] = [:]
 
-    public init(limits: RelayLimits = RelayLimits(), newID: @escaping () -> RelayID) {
+    /// `peerTag`: what a room's host is told of a player's address (the relay's keyed hash of
+    /// both: the same address in the same room, the same tag; never the address itself).
+    public init(limits: RelayLimits = RelayLimits(), peerTag: @escaping (_ address: String, _ room: RelayID) -> RelayPeerTag,
+                newID: @escaping () -> RelayID) {
         self.limits = limits
+        self.peerTag = peerTag
         self.newID = newID
     }
 
@@ -168,12 +183,18 @@ public struct RelayMachine {
     private mutating func firstLine(_ request: RelayRequest, from connection: RelayConnection, now: Duration) -> [RelayAction] {
         let address = addresses[connection] ?? ""
         switch request {
-        case .register, .reregister:
+        case .register, .reregister, .registerPeers:
+            if case .registerPeers = request, !limits.tellsPeers { return refuse(connection, .malformed) }
             guard rooms.values.count(where: { $0.address == address }) < limits.roomsPerAddress else {
                 return refuse(connection, .tooManyRooms)
             }
+            let (asked, tellsPeers): (RelayID?, Bool) = switch request {
+            case .reregister(let room): (room, false)
+            case .registerPeers(let room): (room, true)
+            default: (nil, false)
+            }
             var room: RelayID
-            if case .reregister(let asked) = request {
+            if let asked {
                 // Whoever asks first gets a free id: a stranger who takes it can only keep the
                 // players out, never read them (they check the host's certificate).
                 guard rooms[asked] == nil else { return refuse(connection, .roomTaken) }
@@ -182,7 +203,7 @@ public struct RelayMachine {
                 room = newID()
                 while rooms[room] != nil { room = newID() }
             }
-            rooms[room] = Room(control: connection, address: address)
+            rooms[room] = Room(control: connection, address: address, tellsPeers: tellsPeers)
             connections[connection] = .control(room: room)
             leftLinePhase(connection)
             return [.send(connection, .room(room))] + announceAhead(room, now: now)
@@ -198,7 +219,8 @@ public struct RelayMachine {
                 leftLinePhase(connection)
                 splices += 1
                 splicesAhead += 1
-                return [.send(connection, .spliced), .send(ready, .spliced), .splice(connection, ready)] + announceAhead(room, now: now)
+                return [.send(connection, .spliced), .send(ready, hostSide(room, player: connection)), .splice(connection, ready)]
+                    + announceAhead(room, now: now)
             }
             let id = freshID()
             waiting[id] = connection
@@ -222,8 +244,15 @@ public struct RelayMachine {
             leftLinePhase(player)
             leftLinePhase(connection)
             splices += 1
-            return [.send(player, .spliced), .send(connection, .spliced), .splice(player, connection)] + announceAhead(room, now: now)
+            return [.send(player, .spliced), .send(connection, hostSide(room, player: player)), .splice(player, connection)]
+                + announceAhead(room, now: now)
         }
+    }
+
+    /// What the host's side of a splice hears: `spliced`, with the player's tag if its room asked.
+    private func hostSide(_ room: RelayID, player: RelayConnection) -> RelayReply {
+        guard rooms[room]?.tellsPeers == true, let address = addresses[player] else { return .spliced }
+        return .splicedPeer(peerTag(address, room))
     }
 
     /// A connection id no one is waiting under, announced or ahead.

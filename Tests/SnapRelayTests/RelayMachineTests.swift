@@ -79,16 +79,24 @@ struct RelayMachineTests {
         #expect(throws: RelayLineTooLong.self) { try longWithEnd.nextLine() }
     }
 
-    /// A machine whose ids count up (1, 2, …), so that tests can name them.
+    /// A machine whose ids count up (1, 2, …), so that tests can name them, and whose peer
+    /// tags are `tag(address)`.
     static func machine(_ limits: RelayLimits = RelayLimits()) -> RelayMachine {
         var counter: UInt8 = 0
-        return RelayMachine(limits: limits) {
+        return RelayMachine(limits: limits, peerTag: tag) {
             counter += 1
             return RelayID(bytes: Array(repeating: 0, count: 15) + [counter])
         }
     }
 
     static func id(_ n: UInt8) -> RelayID { RelayID(bytes: Array(repeating: 0, count: 15) + [n]) }
+
+    /// A test's stand-in for the relay's keyed hash: distinct addresses (or rooms), distinct tags (FNV-1a).
+    static func tag(_ address: String, _ room: RelayID = RelayMachineTests.id(1)) -> RelayPeerTag {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "\(room) \(address)".utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return RelayPeerTag(bytes: (0..<8).map { UInt8(truncatingIfNeeded: hash >> (8 * $0)) })
+    }
     let host = RelayConnection(1), player = RelayConnection(2), data = RelayConnection(3)
 
     @Test("register, incoming ahead, accept, connect, spliced at once: the room's life")
@@ -426,7 +434,7 @@ struct RelayReregisterTests {
     @Test("a free room is granted under the same id; a held one is refused as taken; once its holder goes it is free again")
     func reregister() {
         var counter: UInt8 = 0
-        var relay = RelayMachine {
+        var relay = RelayMachine(peerTag: RelayMachineTests.tag) {
             counter += 1
             return RelayID(bytes: Array(repeating: 9, count: 15) + [counter])
         }
@@ -443,5 +451,118 @@ struct RelayReregisterTests {
         let player = RelayConnection(4)
         _ = relay.handle(.opened(player, address: "p"), now: .zero)
         #expect(relay.handle(.line(player, .connect(room: Self.room)), now: .zero) == [.send(third, .incoming(id(3)))])
+    }
+}
+
+/// Peer tags (docs/RELAY.md §3, version 2): a host that asks with `register-peers` is told, with
+/// `spliced`, a tag of each player's own address, so that it tells its invitees apart (all of
+/// them reach it from the relay's address) without learning where they are.
+@Suite("Relay: peer tags")
+struct RelayPeerTagTests {
+    let host = RelayConnection(1), data = RelayConnection(2)
+    static let tag = RelayPeerTag("0123456789abcdef")!
+
+    @Test("register-peers, register-peers ROOM and spliced TAG, byte for byte, and back")
+    func lines() {
+        let room = RelayMachineTests.room
+        #expect(RelayLine.encode(.registerPeers(room: nil)) == Array("register-peers\n".utf8))
+        #expect(RelayLine.encode(.registerPeers(room: room)) == Array("register-peers 0123456789abcdef0123456789abcdef\n".utf8))
+        #expect(RelayLine.encode(.registerPeers(room: room)).count == 48)
+        #expect(RelayLine.encode(.splicedPeer(Self.tag)) == Array("spliced 0123456789abcdef\n".utf8))
+        #expect(RelayLine.encode(.splicedPeer(Self.tag)).count == 25)
+        for request in [RelayRequest.registerPeers(room: nil), .registerPeers(room: room)] {
+            #expect(RelayLine.decodeRequest(RelayLine.encode(request).dropLast()) == request)
+        }
+        #expect(RelayLine.decodeReply(RelayLine.encode(.splicedPeer(Self.tag)).dropLast()) == .splicedPeer(Self.tag))
+        #expect(RelayPeerTag(bytes: [0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef]) == Self.tag)
+    }
+
+    @Test("a tag that is not 16 lowercase hex digits is not a line of the protocol (a host refuses it)", arguments: [
+        "spliced 0123456789abcde", "spliced 0123456789abcdef0", "spliced 0123456789ABCDEF", "spliced 0123456789abcdeg",
+        "spliced 10.0.0.2", "spliced  0123456789abcdef", "spliced 0123456789abcdef ", "register-peers 0123", "register-peers x",
+    ])
+    func malformed(_ text: String) {
+        let line = ArraySlice(Array(text.utf8))
+        #expect(RelayLine.decodeReply(line) == nil && RelayLine.decodeRequest(line) == nil)
+    }
+
+    /// A room asked for with `register-peers`, its data connection accepted ahead.
+    func room() -> RelayMachine {
+        var relay = RelayMachineTests.machine()
+        _ = relay.handle(.opened(host, address: "10.0.0.1"), now: .zero)
+        #expect(relay.handle(.line(host, .registerPeers(room: nil)), now: .zero)
+            == [.send(host, .room(RelayMachineTests.id(1))), .send(host, .incoming(RelayMachineTests.id(2)))])
+        _ = relay.handle(.opened(data, address: "10.0.0.1"), now: .zero)
+        #expect(relay.handle(.line(data, .accept(connection: RelayMachineTests.id(2))), now: .zero).isEmpty)
+        return relay
+    }
+
+    @Test("spliced at once or announced, the host's side hears the player's tag and the player plain spliced; one address, one tag; another, another")
+    func tagged() {
+        var relay = room()
+        let room = RelayMachineTests.id(1)
+        let guesser = RelayConnection(3), honest = RelayConnection(4), again = RelayConnection(5)
+        let guesserTag = RelayMachineTests.tag("192.0.2.7"), honestTag = RelayMachineTests.tag("198.51.100.9")
+        #expect(guesserTag != honestTag)
+        // Spliced at once with the connection ahead.
+        _ = relay.handle(.opened(guesser, address: "192.0.2.7"), now: .zero)
+        #expect(relay.handle(.line(guesser, .connect(room: room)), now: .zero)
+            == [.send(guesser, .spliced), .send(data, .splicedPeer(guesserTag)), .splice(guesser, data),
+                .send(host, .incoming(RelayMachineTests.id(3)))])
+        // Announced (the id ahead not yet taken), then accepted: the same.
+        _ = relay.handle(.opened(honest, address: "198.51.100.9"), now: .zero)
+        #expect(relay.handle(.line(honest, .connect(room: room)), now: .zero) == [.send(host, .incoming(RelayMachineTests.id(4)))])
+        let own = RelayConnection(6)
+        _ = relay.handle(.opened(own, address: "10.0.0.1"), now: .zero)
+        #expect(relay.handle(.line(own, .accept(connection: RelayMachineTests.id(4))), now: .zero)
+            == [.send(honest, .spliced), .send(own, .splicedPeer(honestTag)), .splice(honest, own)])
+        // The guesser again, on a new connection: the same tag (the host's count goes on).
+        let ahead = RelayConnection(7)
+        _ = relay.handle(.opened(ahead, address: "10.0.0.1"), now: .zero)
+        _ = relay.handle(.line(ahead, .accept(connection: RelayMachineTests.id(3))), now: .zero)
+        _ = relay.handle(.opened(again, address: "192.0.2.7"), now: .zero)
+        #expect(relay.handle(.line(again, .connect(room: room)), now: .zero).prefix(2)
+            == [.send(again, .spliced), .send(ahead, .splicedPeer(guesserTag))])
+    }
+
+    @Test("a room asked for with plain register (a host of version 1) hears plain spliced, as before")
+    func untaggedForTheFirstForm() {
+        var relay = RelayMachineTests.machine()
+        _ = relay.handle(.opened(host, address: "10.0.0.1"), now: .zero)
+        _ = relay.handle(.line(host, .register), now: .zero)
+        _ = relay.handle(.opened(data, address: "10.0.0.1"), now: .zero)
+        _ = relay.handle(.line(data, .accept(connection: RelayMachineTests.id(2))), now: .zero)
+        let player = RelayConnection(3)
+        _ = relay.handle(.opened(player, address: "192.0.2.7"), now: .zero)
+        #expect(relay.handle(.line(player, .connect(room: RelayMachineTests.id(1))), now: .zero).prefix(3)
+            == [.send(player, .spliced), .send(data, .spliced), .splice(player, data)])
+    }
+
+    @Test("a relay of version 1 (tellsPeers off) refuses register-peers as malformed, as an unknown word; register still gets a room")
+    func version1() {
+        var limits = RelayLimits()
+        limits.tellsPeers = false
+        var relay = RelayMachineTests.machine(limits)
+        _ = relay.handle(.opened(host, address: "10.0.0.1"), now: .zero)
+        #expect(relay.handle(.line(host, .registerPeers(room: nil)), now: .zero) == [.send(host, .error(.malformed)), .close(host)])
+        _ = relay.handle(.opened(data, address: "10.0.0.1"), now: .zero)
+        #expect(relay.handle(.line(data, .register), now: .zero).first == .send(data, .room(RelayMachineTests.id(1))))
+    }
+
+    @Test("register-peers ROOM asks for the room again, tagged; taken, it is refused as register ROOM is")
+    func again() {
+        var relay = RelayMachineTests.machine()
+        let room = RelayReregisterTests.room
+        _ = relay.handle(.opened(host, address: "10.0.0.1"), now: .zero)
+        #expect(relay.handle(.line(host, .registerPeers(room: room)), now: .zero).first == .send(host, .room(room)))
+        let stranger = RelayConnection(9)
+        _ = relay.handle(.opened(stranger, address: "10.0.0.9"), now: .zero)
+        #expect(relay.handle(.line(stranger, .registerPeers(room: room)), now: .zero) == [.send(stranger, .error(.roomTaken)), .close(stranger)])
+        _ = relay.handle(.opened(data, address: "10.0.0.1"), now: .zero)
+        _ = relay.handle(.line(data, .accept(connection: RelayMachineTests.id(1))), now: .zero)
+        let player = RelayConnection(3)
+        _ = relay.handle(.opened(player, address: "192.0.2.7"), now: .zero)
+        #expect(relay.handle(.line(player, .connect(room: room)), now: .zero).prefix(2)
+            == [.send(player, .spliced), .send(data, .splicedPeer(RelayMachineTests.tag("192.0.2.7", room)))])
     }
 }

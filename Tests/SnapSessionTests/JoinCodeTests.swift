@@ -122,4 +122,27 @@ struct JoinCodeTests {
         #expect(attempt("K7QX4M", from: "192.0.2.7", at: 3.0) == nil)  // the pause is over; the count is cleared
         #expect(host.wrongCodes["192.0.2.7"] == nil)
     }
+
+    @Test("through a relay (every connection from the relay's address): counted by the relay's tag of each player, so a guesser's three wrong codes lock out that tag alone, and another invitee of the room still joins")
+    func relayedPeersCountedApart() throws {
+        var host = Self.host()
+        let guesser = "relay peer 0123456789abcdef", honest = "relay peer fedcba9876543210"
+        var next: UInt64 = 1
+        func attempt(_ code: String, from remote: String, name: String) -> [HostAction] {
+            let id = ConnectionID(next)
+            next += 1
+            _ = host.handle(.connected(id, local: false, remote: remote), now: .milliseconds(100))
+            return host.handle(.message(id, .hello(Hello(name: name, joinCode: code))), now: .milliseconds(100))
+        }
+        for count in 1...3 {
+            let actions = attempt("AAAAAA", from: guesser, name: "Mallory")
+            #expect(actions.contains(.announce("wrong join code from \(guesser) (\(count) in a row)")), "\(actions)")
+        }
+        // The guesser is refused unheard, even with the right code…
+        let unheard = try #require(Self.closes(attempt("K7QX4M", from: guesser, name: "Mallory"), ConnectionID(4)))
+        #expect(unheard.1 == "too many wrong join codes from \(guesser): try again in 1 s")
+        // …and the honest invitee beside it, through the same relay, joins at once.
+        #expect(Self.welcomed(attempt("K7QX4M", from: honest, name: "Ann"), ConnectionID(5)))
+        #expect(host.wrongCodes[guesser] != nil && host.wrongCodes[honest] == nil)
+    }
 }

@@ -4,7 +4,10 @@ import SnapProtocol
 /// The join code a TCP connection's hello must carry (`JoinCode`), and the wrong ones
 /// counted per address: past `wrongCodesAllowed` in a row, that address is refused unheard
 /// for 1 s after the next, then 2 s, 4 s… up to `wrongCodeMaxPause`. Unix-socket
-/// connections (no address) never need the code: file permissions guard them.
+/// connections (no address) never need the code: file permissions guard them. The address
+/// is the connection's `remote`: a TCP peer's IP address, or for a player through a relay
+/// (whose connections all come from the relay) `relay peer TAG`, the relay's tag of the
+/// player's own address (docs/RELAY.md §3), so that one guesser is locked out alone.
 struct JoinCodeGuard: Sendable {
     /// Wrong join codes from one address, and until when it is refused without a look.
     struct WrongCodes: Sendable {
