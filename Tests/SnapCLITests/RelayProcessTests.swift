@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import SnapPlatform
 import SnapRelay
+import SnapRelayProtocol
 import SnapTestSupport
 import Testing
 
@@ -22,8 +23,22 @@ final class InProcessRelay: Sendable {
     /// `flipAfter`: the first buffer of 32 bytes or more from a host to a player, copied once
     /// that many bytes have gone through, gets its last byte inverted (a record's ciphertext
     /// or tag, not its header).
-    init(in directory: String, flipAfter: Int? = nil) throws {
-        server = RelayServer(loop: MultiThreadedEventLoopGroup.singleton.next(), logger: Logger(label: "relay"))
+    /// `spliceFirstAs`: the first `spliced TAG` said to a host is this line instead (a hostile
+    /// relay's tag that is not one); the later ones are said as they are.
+    /// `version1`: a relay of the protocol's version 1, which tells no peer tags (it refuses
+    /// `register-peers` as an unknown word).
+    init(in directory: String, flipAfter: Int? = nil, spliceFirstAs: String? = nil, version1: Bool = false) throws {
+        var limits = RelayLimits()
+        limits.tellsPeers = !version1
+        server = RelayServer(limits: limits, loop: MultiThreadedEventLoopGroup.singleton.next(), logger: Logger(label: "relay"))
+        if let spliceFirstAs {
+            let said = NIOLockedValueBox(false)
+            server.replyHook = { line in
+                guard line.starts(with: Array("spliced ".utf8)), said.withLockedValue({ done in defer { done = true }; return !done })
+                else { return line }
+                return Array(spliceFirstAs.utf8) + [0x0a]
+            }
+        }
         let (copied, flipped) = (copied, flipped)
         server.copyHook = { toPlayer, buffer in
             let before = copied.withLockedValue { bytes in
@@ -55,8 +70,8 @@ struct RelayProcessTests {
     static let fast = ["--speed", "0.01"]
 
     /// A `snapcards relay serve` process; its address.
-    func relay(in directory: String) throws -> (SnapProcess, String) {
-        let relay = try SnapProcess(["relay", "serve", "--listen", "127.0.0.1:0", "--verbose"],
+    func relay(in directory: String, listen: String = "127.0.0.1:0") throws -> (SnapProcess, String) {
+        let relay = try SnapProcess(["relay", "serve", "--listen", listen, "--verbose"],
                                     runtimeDirectory: directory, environment: ["XDG_STATE_HOME": directory + "/relay-state"])
         let listening = try #require(relay.line(startingWith: "listening on tcp:"), "relay: \(relay.output) \(relay.errors)")
         #expect(relay.lines.contains { $0.hasPrefix("certificate: SHA256:") })
@@ -244,6 +259,101 @@ struct RelayProcessTests {
             #expect(relay.exitStatus() == 64)
             #expect(relay.errors.contains(words), "\(relay.errors)")
         }
+    }
+
+    @Test("an invitee who guesses join codes through the relay is locked out alone: the host counts each player by the relay's tag of its own address, not by the relay's address every invitee shares, and two honest invitees beside it join and play to the end",
+          .timeLimit(.minutes(5)))
+    func guesserLockedOutAlone() throws {
+        // Two addresses at the relay on one machine: the guesser dials it on ::1, the honest
+        // invitees on 127.0.0.1; all of them reach the host from the relay's address.
+        if let why = Self.ipv6LoopbackMissing() {
+            print("skipped: a guessing invitee beside honest ones through the relay: \(why)")
+            return
+        }
+        let directory = makeRuntimeDirectory()
+        let (relay, listening) = try relay(in: directory, listen: "[::]:0")
+        let port = try #require(listening.split(separator: ":").last.map(String.init))
+        let (host, invite) = try host(["--rounds", "1", "--start-when", "2"], relay: "127.0.0.1:\(port)", in: directory)
+        let code = String(try #require(host.line(startingWith: "join code: ")).dropFirst("join code: ".count))
+        let guessing = invite.replacingOccurrences(of: "snap://127.0.0.1:\(port)/", with: "snap://[::1]:\(port)/")
+            .replacingOccurrences(of: "#\(code),", with: "#\(code == "AAAAAA" ? "BBBBBB" : "AAAAAA"),")
+        #expect(guessing.hasPrefix("snap://[::1]:") && !guessing.contains("#\(code),"), "\(guessing)")
+        for count in 1...3 {
+            let guesser = try join("Mallory", guessing, in: directory)
+            let status = guesser.exitStatus()
+            #expect(status != nil && status != 0, "guesser: \(guesser.output) \(guesser.errors)")
+            #expect(guesser.output.contains("(wrongCode): wrong join code"), "guesser: \(guesser.output)")
+            #expect(host.line(startingWith: "wrong join code from relay peer ", timeout: 60) != nil, "host: \(host.output)")
+            #expect(eventually(60) { host.lines.contains { $0.hasSuffix("(\(count) in a row)") } }, "host: \(host.output)")
+        }
+        // The guesser's three, all under one tag (16 hex digits): neither the relay's address nor its own.
+        let counted = host.lines.filter { $0.hasPrefix("wrong join code from ") }
+        let tags = Set(counted.map { $0.dropFirst("wrong join code from relay peer ".count).prefix(16) })
+        #expect(counted.count == 3 && tags.count == 1 && counted.allSatisfy { $0.hasPrefix("wrong join code from relay peer ") },
+                "host: \(host.output)")
+        #expect(tags.allSatisfy { $0.count == 16 && $0.allSatisfy(\.isHexDigit) }, "\(tags)")
+        #expect(!host.output.contains("127.0.0.1 (") && !host.output.contains("::1"), "host: \(host.output)")
+        // The honest invitees join by the same room at once and play the match to its end.
+        let players = try ["Ann", "Bob"].map { try join($0, invite, in: directory) }
+        for player in players {
+            #expect(player.exitStatus() == 0, "player: \(player.output) \(player.errors)")
+            #expect(!player.output.contains("too many wrong join codes"), "player: \(player.output)")
+        }
+        #expect(host.exitStatus() == 0, "host: \(host.output) \(host.errors)")
+        #expect(host.lines.filter { $0.hasPrefix("round 1: ") }.count == 1, "host: \(host.output)")
+        relay.signal(SIGTERM)
+        _ = relay.exitStatus()
+    }
+
+    @Test("a host of version 2 with a relay of version 1: it says once that every invitee counts as the relay's address, asks in the first form's words, and players join and play to the end",
+          .timeLimit(.minutes(5)))
+    func hostWithVersion1Relay() throws {
+        let directory = makeRuntimeDirectory()
+        let relay = try InProcessRelay(in: directory, version1: true)
+        let (host, invite) = try host(["--rounds", "1", "--start-when", "2"], relay: relay.address, in: directory)
+        let told = host.lines.filter { $0.contains("speaks version 1 of the relay protocol") }
+        #expect(told == ["relay: the relay \(relay.address) speaks version 1 of the relay protocol: every invitee reaches this game "
+            + "from the relay's address, so one who guesses join codes keeps them all out for a while (docs/RELAY.md §3)"],
+                "host: \(host.output)")
+        let players = try ["Ann", "Bob"].map { try join($0, invite, in: directory) }
+        for player in players { #expect(player.exitStatus() == 0, "player: \(player.output) \(player.errors)") }
+        #expect(host.exitStatus() == 0, "host: \(host.output) \(host.errors)")
+        #expect(host.lines.filter { $0.hasPrefix("round 1: ") }.count == 1, "host: \(host.output)")
+        try relay.shutdown()
+    }
+
+    /// Why this machine cannot put a TCP listener on ::1 (no IPv6 loopback), or nil if it can.
+    static func ipv6LoopbackMissing() -> String? {
+        let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return "no IPv6 sockets here (\(String(cString: strerror(errno))))" }
+        defer { close(fd) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_addr = in6addr_loopback
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        }
+        return bound == 0 ? nil : "no IPv6 loopback address ::1 (\(String(cString: strerror(errno))))"
+    }
+
+    @Test("a relay that tells the host a tag that is not one: that player's connection alone is dropped, the host says why quoting the line, and two players after it play to the end",
+          .timeLimit(.minutes(5)))
+    func malformedTagFromRelay() throws {
+        let directory = makeRuntimeDirectory()
+        let relay = try InProcessRelay(in: directory, spliceFirstAs: "spliced 10.0.0.2")
+        let (host, invite) = try host(["--rounds", "1", "--start-when", "2"], relay: relay.address, in: directory)
+        let first = try join("Eve", invite, in: directory)
+        let status = first.exitStatus()
+        #expect(status != nil && status != 0, "first: \(first.output) \(first.errors)")
+        let dropped = try #require(host.line(startingWith: "relay: a player through the relay was dropped: ", timeout: 60),
+                                   "host: \(host.output) \(host.errors)")
+        #expect(dropped.hasSuffix("the relay at \(relay.address) does not speak the relay protocol (it said \"spliced 10.0.0.2\")"),
+                "\(dropped)")
+        let players = try ["Ann", "Bob"].map { try join($0, invite, in: directory) }
+        for player in players { #expect(player.exitStatus() == 0, "player: \(player.output) \(player.errors)") }
+        #expect(host.exitStatus() == 0, "host: \(host.output) \(host.errors)")
+        #expect(host.lines.filter { $0.hasPrefix("round 1: ") }.count == 1, "host: \(host.output)")
+        try relay.shutdown()
     }
 
     func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
