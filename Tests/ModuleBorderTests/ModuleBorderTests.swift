@@ -4,7 +4,7 @@ import SnapTestSupport
 
 /// The architecture's borders (docs/ARCHITECTURE.md, "Layers") as allowed edges: each target
 /// of the package lists what it may depend on directly, and any other edge fails, whether
-/// declared in Package.swift (read from `swift package describe`) or made by an `import` in
+/// declared in Package.swift (read from `swift package dump-package`) or made by an `import` in
 /// the target's sources. A new edge fails until someone adds it to `allowed` on purpose; so
 /// does a target with no row. The doc's table is drawn from the same rows (`documentedTable`).
 @Suite("Module borders", .blocksThreads)
@@ -218,7 +218,7 @@ struct ModuleBorderTests {
         ("SnapCommandLine", snapGame.union(["PostgresNIO", "SnapUI"]), "the PostgreSQL helper is the story service alone"),
     ]
 
-    @Test("no module links what its layer forbids (swift package describe, transitively)")
+    @Test("no module links what its layer forbids (the manifest, transitively)")
     func noForbiddenEdge() throws {
         let graph = try PackageGraph.described()
         var broken: [String] = []
@@ -323,9 +323,11 @@ struct PackageGraph {
 
     static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// `swift package describe --type json` of this package, once for the suites. Its own
-    /// scratch directory, so it never waits for the `.build` lock the running `swift test`
-    /// holds; describing builds nothing.
+    /// The manifest of this package (`swift package dump-package`), once for the suites: the
+    /// targets as Package.swift declares them. Not `describe`, which resolves every dependency
+    /// into its scratch directory first (46 s of a CI run, holding four of the blocking tests'
+    /// places); a manifest names its edges without them. Its own scratch directory, so it never
+    /// waits for the `.build` lock the running `swift test` holds.
     static func described() throws -> PackageGraph { try once.get() }
     private static let once = Result { try describe() }
 
@@ -334,33 +336,46 @@ struct PackageGraph {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let process = Process()
         process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["swift", "package", "--package-path", root.path, "--scratch-path", scratch.path,
-                             "describe", "--type", "json"]
+        process.arguments = ["swift", "package", "--package-path", root.path, "--scratch-path", scratch.path, "dump-package"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failure("swift package describe exited \(process.terminationStatus)") }
+        guard process.terminationStatus == 0 else { throw Failure("swift package dump-package exited \(process.terminationStatus)") }
         return try PackageGraph(json: data)
     }
 
+    /// The targets of a manifest's JSON: each dependency (`byName`, `target` or `product`, any
+    /// condition) is an edge; a target's type is named as `describe` names it (`library`,
+    /// `executable`, `test`, `system-target`), its directory the manifest's or the default one.
     init(json: Data) throws {
-        struct Description: Decodable {
+        struct Manifest: Decodable {
             struct Target: Decodable {
                 var name: String
                 var type: String
-                var path: String
-                var target_dependencies: [String]?
-                var product_dependencies: [String]?
+                var path: String?
+                var dependencies: [[String: [Dependency?]]]
+            }
+            /// The first element of each dependency's array is the name; the rest (package,
+            /// conditions) are read and dropped.
+            enum Dependency: Decodable {
+                case name(String), other
+                init(from decoder: any Decoder) throws {
+                    self = (try? decoder.singleValueContainer().decode(String.self)).map(Dependency.name) ?? .other
+                }
             }
             var targets: [Target]
         }
-        for target in try JSONDecoder().decode(Description.self, from: json).targets {
-            edges[target.name] = (target.target_dependencies ?? []) + (target.product_dependencies ?? [])
-            targets[target.name] = target.type
-            paths[target.name] = target.path
+        for target in try JSONDecoder().decode(Manifest.self, from: json).targets {
+            edges[target.name] = target.dependencies.compactMap { dependency in
+                guard let first = dependency.values.first?.first, case .name(let name)? = first else { return nil }
+                return name
+            }
+            let type = ["regular": "library", "system": "system-target"][target.type] ?? target.type
+            targets[target.name] = type
+            paths[target.name] = target.path ?? (type == "test" ? "Tests/" : "Sources/") + target.name
         }
     }
 
