@@ -5,14 +5,14 @@ import SnapTable
 import SnapTestSupport
 import Testing
 
-/// "The window never lags the game": a host window and a client window play ten rounds
+/// "The window never lags the game": a host window and a client window play five rounds
 /// that nobody touches after Start (the host turns for both players, then computer players
 /// take their seats), and each window's `--frame-log` shows every visible change (the
 /// deal finished, whose turn, the status line, the deal's verdict, away and back)
 /// presented in the frame of the loop pass that found it, soon after it reached the process.
 @Suite("Every window shows each change within a frame, the mouse untouched", .blocksThreads, .serialized)
 struct FrameLogTests {
-    static let rounds = 10
+    static let rounds = 5
 
     @Test("under Xvfb: Start clicked with xdotool, then no input; host and client windows present each change at once",
           .enabled(if: WindowTests.haveTools(["xvfb-run", "xdotool"])), .timeLimit(.minutes(5)))
@@ -96,7 +96,7 @@ struct FrameLogTests {
         let base = scratchPath("snap-frames-\(name)")
         try? FileManager.default.removeItem(atPath: base)
         try FileManager.default.createDirectory(atPath: base + "/run", withIntermediateDirectories: true)
-        // Fast enough for ten rounds in about a minute: host delays ×0.2, six turns a round,
+        // Fast enough for five rounds in well under a minute: host delays ×0.2, six turns a round,
         // the next round at once. A turn timer of 5.5 s leaves half a second after each
         // activation with nothing on the table moving (its countdown shows in the last 5 s):
         // the moment a window that stops drawing when its animations stop would miss.
@@ -139,7 +139,7 @@ struct FrameLogTests {
             let text = try String(contentsOfFile: path, encoding: .utf8)
             let log = FrameLogReport(text)
             #expect(log.problems.isEmpty, "\(window): \(log.problems.prefix(12).joined(separator: "\n"))")
-            // Ten rounds, each dealt, each with someone's turn, and the end of the game, all shown.
+            // Every round dealt, each with someone's turn, and the end of the game, all shown.
             for round in 1...Self.rounds {
                 #expect(log.presented.contains("deal finished round \(round)"), "\(window): round \(round) never shown dealt")
             }

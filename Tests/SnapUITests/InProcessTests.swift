@@ -495,6 +495,12 @@ struct InProcessTests {
         }
         app.probing.eachFrame = { app, now in
             guard let table = app.scene as? TableScene else { return }
+            // Vera turns when it is her turn: her turn timer (15 s) would otherwise run out
+            // three times before a computer played her seat (45 s of the suite's slowest tests).
+            let session = table.client.session
+            if let state = session.table, let seat = session.seat, state.phase == .playing, state.active == seat, !state.hasTurned {
+                table.client.send(.turn, now: now)
+            }
             if shownAt == nil, table.dealNotice != nil { shownAt = now }
             // A few frames later, so the line is drawn in the screenshot.
             if let shownAt, now > shownAt + 0.3 { app.quit() }
