@@ -19,19 +19,14 @@ public struct BlocksThreads: SuiteTrait, TestTrait, TestScoping {
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
         if Self.inside { return try await function() }  // a suite inside a suite that says so too
+        await BlockingTestGate.shared.enter()
+        defer { BlockingTestGate.shared.leave() }
+        // Timed from its turn at the gate, not from its start: Swift Testing's own times
+        // include the wait for a place, and so overstate every test of a busy run.
+        let started = ContinuousClock.now
+        defer { TestTimes.record(test, ContinuousClock.now - started) }
         try await Self.$inside.withValue(true) {
-            // The gate is entered and left on OffPoolExecutor's threads: a place is never held
-            // while the test's continuation waits for the cooperative pool, which CPU-bound
-            // tests beside it keep busy (four places once sat 35 s on pure tests so).
-            try await withTaskExecutorPreference(OffPoolExecutor.shared) {
-                await BlockingTestGate.shared.enter()
-                defer { BlockingTestGate.shared.leave() }
-                // Timed from its turn at the gate, not from its start: Swift Testing's own
-                // times include the wait for a place, and so overstate every test of a busy run.
-                let started = ContinuousClock.now
-                defer { TestTimes.record(test, ContinuousClock.now - started) }
-                try await function()
-            }
+            try await withTaskExecutorPreference(OffPoolExecutor.shared) { try await function() }
         }
     }
 
