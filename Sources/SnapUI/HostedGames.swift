@@ -20,7 +20,9 @@ public final class HostedGames: Service, Sendable {
     /// Among the hosted games until it is over.
     func keep(_ server: HostServer) {
         servers.withLock { $0.append(server) }
-        server.finished.whenComplete { [weak self] _ in self?.servers.withLock { $0.removeAll { $0 === server } } }
+        // Held strongly until the game is over (the owner lives as long as its process): a weak
+        // capture here made the release build warn, once inlined, that it is always nil.
+        server.finished.whenComplete { [self] _ in servers.withLock { $0.removeAll { $0 === server } } }
     }
 
     /// Ends every game this process hosts: the players hear "host quit", the socket files go.
